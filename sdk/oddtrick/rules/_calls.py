@@ -1,0 +1,161 @@
+"""Contract Whist's calls: the 35 bids of the ladder, pass and double.
+
+Like cards, calls are interned (37 objects), so they compare by identity.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Final
+
+from oddtrick.rules._cards import Suit
+from oddtrick.rules._errors import ParseError
+
+
+class Denomination(enum.IntEnum):
+    """What a bid names: a trump suit or no trumps, in ladder order."""
+
+    CLUBS = 0
+    DIAMONDS = 1
+    HEARTS = 2
+    SPADES = 3
+    NO_TRUMPS = 4
+
+    @property
+    def suit(self) -> Suit | None:
+        """The trump suit it makes, or ``None`` at no trumps."""
+        return None if self is Denomination.NO_TRUMPS else Suit(self)
+
+    @property
+    def letters(self) -> str:
+        return "NT" if self is Denomination.NO_TRUMPS else Suit(self).letter
+
+    @property
+    def symbol(self) -> str:
+        return "NT" if self is Denomination.NO_TRUMPS else Suit(self).symbol
+
+    @classmethod
+    def parse(cls, text: str) -> Denomination:
+        key = text.strip().upper()
+        if key in ("NT", "N", "NOTRUMP", "NOTRUMPS", "NO_TRUMPS"):
+            return Denomination.NO_TRUMPS
+        try:
+            return Denomination(Suit.parse(key))
+        except ParseError:
+            raise ParseError(f"not a denomination: {text!r} (expected C, D, H, S or NT)") from None
+
+    def __str__(self) -> str:
+        return self.letters
+
+
+class CallKind(enum.Enum):
+    BID = "bid"
+    PASS = "pass"
+    DOUBLE = "double"
+
+
+MIN_LEVEL: Final = 7
+MAX_LEVEL: Final = 13
+
+
+class Call:
+    """A call in the auction. Build one with :meth:`bid`, :data:`PASS`, :data:`DOUBLE`
+    or :meth:`parse`.
+
+    ``str()`` gives ``7C`` … ``13NT``, ``pass`` or ``double``. Bids compare by
+    their place on the ladder (:attr:`step`, 0 for 7♣ to 34 for 13NT).
+    """
+
+    __slots__ = ("denomination", "kind", "level", "step")
+
+    kind: CallKind
+    level: int
+    denomination: Denomination | None
+    step: int
+
+    def __new__(
+        cls, kind: CallKind, level: int = 0, denomination: Denomination | None = None
+    ) -> Call:
+        if kind is CallKind.PASS:
+            return _PASS
+        if kind is CallKind.DOUBLE:
+            return _DOUBLE
+        return cls.bid(level, denomination if denomination is not None else Denomination.CLUBS)
+
+    @classmethod
+    def bid(cls, level: int, denomination: Denomination) -> Call:
+        if not MIN_LEVEL <= level <= MAX_LEVEL:
+            raise ParseError(f"not a bid: level {level} (levels go from 7 to 13)")
+        return _BIDS[(level - MIN_LEVEL) * 5 + denomination]
+
+    @classmethod
+    def from_step(cls, step: int) -> Call:
+        return _BIDS[step]
+
+    @classmethod
+    def parse(cls, text: str) -> Call:
+        """Parse ``7C``, ``13NT``, ``10♠``, ``pass`` (or ``p``), ``double`` (or ``x``)."""
+        key = text.strip().lower()
+        if key in ("pass", "p"):
+            return _PASS
+        if key in ("double", "dbl", "x"):
+            return _DOUBLE
+        digits = len(key) - len(key.lstrip("0123456789"))
+        if digits:
+            try:
+                return cls.bid(int(key[:digits]), Denomination.parse(key[digits:]))
+            except ParseError:
+                pass
+        raise ParseError(f"not a call: {text!r} (expected e.g. 7C, 13NT, pass or double)")
+
+    @property
+    def is_bid(self) -> bool:
+        return self.kind is CallKind.BID
+
+    @property
+    def pretty(self) -> str:
+        if self.denomination is None:
+            return self.kind.value
+        return f"{self.level}{self.denomination.symbol}"
+
+    def __str__(self) -> str:
+        if self.denomination is None:
+            return self.kind.value
+        return f"{self.level}{self.denomination.letters}"
+
+    def __repr__(self) -> str:
+        return f"Call.parse({str(self)!r})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("calls are immutable")
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (Call.parse, (str(self),))
+
+    def __copy__(self) -> Call:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Call:
+        return self
+
+
+def _make(kind: CallKind, level: int, denomination: Denomination | None, step: int) -> Call:
+    call = object.__new__(Call)
+    object.__setattr__(call, "kind", kind)
+    object.__setattr__(call, "level", level)
+    object.__setattr__(call, "denomination", denomination)
+    object.__setattr__(call, "step", step)
+    return call
+
+
+_PASS: Final = _make(CallKind.PASS, 0, None, -1)
+_DOUBLE: Final = _make(CallKind.DOUBLE, 0, None, -1)
+_BIDS: Final = tuple(
+    _make(CallKind.BID, level, denomination, (level - MIN_LEVEL) * 5 + denomination)
+    for level in range(MIN_LEVEL, MAX_LEVEL + 1)
+    for denomination in Denomination
+)
+PASS: Final = _PASS
+DOUBLE: Final = _DOUBLE
+BIDS: Final = _BIDS
+"""The 35 bids, lowest (7♣) first."""

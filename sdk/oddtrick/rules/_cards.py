@@ -1,0 +1,273 @@
+"""Suits, ranks, cards, hands and deals, each with a text round trip.
+
+Cards are interned: there are exactly 52 :class:`Card` objects, so identity,
+equality and hashing are all the fast built-in ones and a card can be used as
+a dict key or compared with ``is``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final
+
+from oddtrick.rules._errors import ParseError
+from oddtrick.rules._seats import SEATS, Seat
+
+
+class Suit(enum.IntEnum):
+    """The four suits, in the order Contract Whist's auction ranks them."""
+
+    CLUBS = 0
+    DIAMONDS = 1
+    HEARTS = 2
+    SPADES = 3
+
+    @property
+    def letter(self) -> str:
+        return "CDHS"[self]
+
+    @property
+    def symbol(self) -> str:
+        return "♣♦♥♠"[self]
+
+    @classmethod
+    def parse(cls, text: str) -> Suit:
+        """Accept a letter (``H``), a symbol (``♥``) or a name (``hearts``)."""
+        key = text.strip()
+        for suit in SUITS:
+            if key.upper() in (suit.letter, suit.name, suit.name[:-1]) or key == suit.symbol:
+                return suit
+        raise ParseError(f"not a suit: {text!r} (expected C, D, H, S or ♣ ♦ ♥ ♠)")
+
+    def __str__(self) -> str:
+        return self.letter
+
+
+SUITS: Final = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
+
+
+class Rank(enum.IntEnum):
+    """Card ranks; the value is the pip count (jack 11 … ace 14), so higher wins."""
+
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+    SEVEN = 7
+    EIGHT = 8
+    NINE = 9
+    TEN = 10
+    JACK = 11
+    QUEEN = 12
+    KING = 13
+    ACE = 14
+
+    @property
+    def letter(self) -> str:
+        """One character: ``2``–``9``, ``T``, ``J``, ``Q``, ``K``, ``A``."""
+        return "23456789TJQKA"[self - 2]
+
+    @property
+    def label(self) -> str:
+        """How a person writes it: ``10`` rather than ``T``."""
+        return "10" if self is Rank.TEN else self.letter
+
+    @classmethod
+    def parse(cls, text: str) -> Rank:
+        key = text.strip().upper()
+        if key == "10":
+            return Rank.TEN
+        if len(key) == 1 and key in _RANK_LETTERS:
+            return RANKS[_RANK_LETTERS.index(key)]
+        raise ParseError(f"not a rank: {text!r} (expected 2-9, 10 or T, J, Q, K, A)")
+
+    def __str__(self) -> str:
+        return self.letter
+
+
+_RANK_LETTERS: Final = "23456789TJQKA"
+RANKS: Final = tuple(Rank)
+
+
+class Card:
+    """One of the 52 cards; ``Card(Suit.HEARTS, Rank.QUEEN)`` is ``Card.parse("QH")``.
+
+    ``str(card)`` is the canonical two-character form (rank then suit, ``T`` for
+    ten), the same letters a deal in PBN uses; :attr:`pretty` is for people.
+    ``index`` numbers the pack clubs 2 … clubs ace, diamonds, hearts, spades
+    (``suit * 13 + rank - 2``): it is the order the dealing algorithm shuffles.
+    """
+
+    __slots__ = ("index", "rank", "suit")
+
+    suit: Suit
+    rank: Rank
+    index: int
+
+    def __new__(cls, suit: Suit, rank: Rank) -> Card:
+        return _PACK[suit * 13 + rank - 2]
+
+    @classmethod
+    def from_index(cls, index: int) -> Card:
+        if not 0 <= index < 52:
+            raise ParseError(f"not a card index: {index!r} (expected 0-51)")
+        return _PACK[index]
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Parse ``QH``, ``10H``, ``TH``, ``qh`` or ``Q♥``."""
+        key = text.strip()
+        if len(key) < 2:
+            raise ParseError(f"not a card: {text!r} (expected rank then suit, e.g. QH or 10H)")
+        try:
+            return Card(Suit.parse(key[-1]), Rank.parse(key[:-1]))
+        except ParseError:
+            raise ParseError(
+                f"not a card: {text!r} (expected rank then suit, e.g. QH or 10H)"
+            ) from None
+
+    @property
+    def pretty(self) -> str:
+        """``Q♥``, ``10♠``: how a person reads a card."""
+        return self.rank.label + self.suit.symbol
+
+    def __str__(self) -> str:
+        return self.rank.letter + self.suit.letter
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+    def __lt__(self, other: Card) -> bool:
+        return self.index < other.index
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("cards are immutable")
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return (Card.from_index, (self.index,))
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
+
+
+def _make_pack() -> tuple[Card, ...]:
+    pack = []
+    for suit in SUITS:
+        for rank in RANKS:
+            card = object.__new__(Card)
+            object.__setattr__(card, "suit", suit)
+            object.__setattr__(card, "rank", rank)
+            object.__setattr__(card, "index", suit * 13 + rank - 2)
+            pack.append(card)
+    return tuple(pack)
+
+
+_PACK: Final = _make_pack()
+PACK: Final = _PACK
+"""All 52 cards, in :attr:`Card.index` order."""
+
+
+def sort_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
+    """Cards in the order used everywhere: by suit (clubs first), then by rank."""
+    return tuple(sorted(cards, key=_index))
+
+
+def _index(card: Card) -> int:
+    return card.index
+
+
+def format_hand(cards: Iterable[Card]) -> str:
+    """A hand in PBN order, spades first, suits separated by dots: ``AKQ.JT9.8765.432``."""
+    by_suit: list[list[str]] = [[], [], [], []]
+    for card in sorted(cards, key=_index, reverse=True):
+        by_suit[3 - card.suit].append(card.rank.letter)
+    return ".".join("".join(ranks) for ranks in by_suit)
+
+
+def parse_hand(text: str) -> tuple[Card, ...]:
+    """Parse the :func:`format_hand` form; ``10`` is accepted for ``T``."""
+    parts = text.strip().split(".")
+    if len(parts) != 4:
+        raise ParseError(
+            f"not a hand: {text!r} (expected four suits, spades first, separated by dots)"
+        )
+    cards: list[Card] = []
+    for suit, part in zip(
+        (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS), parts, strict=False
+    ):
+        letters = part.upper().replace("10", "T")
+        for letter in letters:
+            if letter not in _RANK_LETTERS:
+                raise ParseError(f"not a hand: {text!r} ({letter!r} is not a rank)")
+            card = Card(suit, Rank.parse(letter))
+            if card in cards:
+                raise ParseError(f"not a hand: {text!r} ({card} appears twice)")
+            cards.append(card)
+    return sort_cards(cards)
+
+
+class Deal(Mapping[Seat, tuple[Card, ...]]):
+    """Four hands of 13 cards that together make the pack.
+
+    The text form is PBN's: ``N:AKQ.… hand hand hand``, the first hand's seat
+    then the others clockwise.
+    """
+
+    __slots__ = ("_hands",)
+
+    def __init__(self, hands: Mapping[Seat, Iterable[Card]]) -> None:
+        sorted_hands = tuple(sort_cards(hands.get(seat, ())) for seat in SEATS)
+        seen: set[Card] = set()
+        for seat, hand in zip(SEATS, sorted_hands, strict=False):
+            if len(hand) != 13:
+                raise ParseError(f"not a deal: {seat.name.title()} has {len(hand)} cards, not 13")
+            seen.update(hand)
+        if len(seen) != 52:
+            raise ParseError("not a deal: some card is in two hands")
+        self._hands = sorted_hands
+
+    @classmethod
+    def trusted(cls, hands: Mapping[Seat, Iterable[Card]]) -> Deal:
+        """Build without checking; only for sorted hands known to partition the pack."""
+        deal = object.__new__(cls)
+        deal._hands = tuple(tuple(hands[seat]) for seat in SEATS)
+        return deal
+
+    @classmethod
+    def parse(cls, text: str) -> Deal:
+        """Parse ``N:hand hand hand hand`` (the first seat may be any of N, E, S, W)."""
+        head, colon, rest = text.strip().partition(":")
+        if not colon:
+            raise ParseError(f"not a deal: {text!r} (expected e.g. 'N:AKQ.JT9.8765.432 ...')")
+        first = Seat.parse(head)
+        parts = rest.split()
+        if len(parts) != 4:
+            raise ParseError(f"not a deal: {text!r} (expected four hands after the colon)")
+        hands = {Seat((first + i) % 4): parse_hand(part) for i, part in enumerate(parts)}
+        return cls(hands)
+
+    def __getitem__(self, seat: Seat) -> tuple[Card, ...]:
+        return self._hands[seat]
+
+    def __iter__(self) -> Iterator[Seat]:
+        return iter(SEATS)
+
+    def __len__(self) -> int:
+        return 4
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deal) and self._hands == other._hands
+
+    def __hash__(self) -> int:
+        return hash(self._hands)
+
+    def __str__(self) -> str:
+        return "N:" + " ".join(format_hand(hand) for hand in self._hands)
+
+    def __repr__(self) -> str:
+        return f"Deal.parse({str(self)!r})"

@@ -1,0 +1,148 @@
+"""Records of what happened: contracts, tricks, and hand, game and match results."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from oddtrick.rules._calls import Call, Denomination
+from oddtrick.rules._cards import Card, Deal, Suit
+from oddtrick.rules._seats import Seat, Side
+
+
+class Phase(enum.Enum):
+    AUCTION = "auction"
+    PLAY = "play"
+    HAND_OVER = "hand_over"
+    """The hand is scored and the match goes on: call ``start_next_hand()``."""
+    MATCH_OVER = "match_over"
+    """The last hand of the match is scored; nothing more can happen."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Contract:
+    level: int
+    denomination: Denomination
+    declarer: Seat
+    doubled: bool = False
+
+    @property
+    def side(self) -> Side:
+        return self.declarer.side
+
+    @property
+    def trumps(self) -> Suit | None:
+        return self.denomination.suit
+
+    @property
+    def bid(self) -> Call:
+        return Call.bid(self.level, self.denomination)
+
+    def __str__(self) -> str:
+        doubled = " doubled" if self.doubled else ""
+        return f"{self.level}{self.denomination.letters}{doubled} by {self.declarer.name.title()}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trick:
+    """A completed trick: who led, the four cards in the order played, who won."""
+
+    number: int
+    leader: Seat
+    cards: tuple[Card, Card, Card, Card]
+    winner: Seat
+
+    @property
+    def plays(self) -> tuple[tuple[Seat, Card], ...]:
+        return tuple((Seat((self.leader + i) % 4), card) for i, card in enumerate(self.cards))
+
+
+class Outcome(enum.Enum):
+    """Why a hand scored as it did."""
+
+    ODD_TRICKS = "odd_tricks"
+    """Classic Whist: the side with more than six tricks scores the excess."""
+    MADE = "made"
+    """Contract Whist: the declaring side took at least its contract."""
+    FAILED = "failed"
+    """Contract Whist: the declaring side fell short and scores nothing."""
+    THROWN_IN = "thrown_in"
+    """Contract Whist: four passes, no play, no score."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HandResult:
+    """Everything a score sheet records about one hand.
+
+    ``points`` are the trick points each side scored (after doubling);
+    ``honours`` the honour points actually added (zero when barred or when the
+    game was already won by tricks); ``scores_after`` the game scores once this
+    hand is counted. ``deal`` is ``None`` in a player's view of a thrown-in
+    hand, whose cards were never shown. ``margin`` is the odd tricks, the overtricks of a made
+    contract, or the number of tricks a failed contract fell short by.
+    """
+
+    hand_number: int
+    dealer: Seat
+    deal: Deal | None
+    trumps: Suit | None
+    turned_card: Card | None
+    cut_card: Card | None
+    contract: Contract | None
+    tricks: tuple[int, int]
+    points: tuple[int, int]
+    honours: tuple[int, int]
+    honours_barred: tuple[bool, bool]
+    outcome: Outcome
+    margin: int
+    scores_after: tuple[int, int]
+    game_won_by: Side | None
+
+    @property
+    def all_cards_played(self) -> bool:
+        """Only then may the four hands be shown to the players."""
+        return self.outcome is not Outcome.THROWN_IN
+
+    def describe(self) -> str:
+        """One line for people, e.g. ``8♥ by North made (+1): NS 9, EW 4``."""
+        ns, ew = self.points[0] + self.honours[0], self.points[1] + self.honours[1]
+        if self.outcome is Outcome.THROWN_IN:
+            head = "thrown in (four passes)"
+        elif self.outcome is Outcome.ODD_TRICKS:
+            side = Side.NORTH_SOUTH if self.tricks[0] > 6 else Side.EAST_WEST
+            head = f"{side} took {self.tricks[side]} tricks, {self.margin} odd"
+        else:
+            assert self.contract is not None
+            contract = f"{self.contract.level}{self.contract.denomination.symbol}"
+            contract += " doubled" if self.contract.doubled else ""
+            contract += f" by {self.contract.declarer.name.title()}"
+            if self.outcome is Outcome.MADE:
+                head = f"{contract} made" + (f" (+{self.margin})" if self.margin else "")
+            else:
+                head = f"{contract} failed by {self.margin}"
+        honours = ""
+        for side in Side:
+            if self.honours[side]:
+                honours += f", {side} {self.honours[side]} for honours"
+        return f"{head}{honours}: NS {ns}, EW {ew}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameResult:
+    game_number: int
+    winner: Side
+    scores: tuple[int, int]
+    hands: int
+    by_honours: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchResult:
+    """The end of a match. ``winner`` is ``None`` for a draw (level totals in a
+    fixed number of deals, or a single hand)."""
+
+    winner: Side | None
+    totals: tuple[int, int]
+    games_won: tuple[int, int]
+    hands_played: int
+    reason: str

@@ -1,0 +1,81 @@
+"""Seats and partnerships around the table."""
+
+from __future__ import annotations
+
+import enum
+
+from oddtrick.rules._errors import ParseError
+
+
+class Side(enum.IntEnum):
+    """A partnership: North-South or East-West."""
+
+    NORTH_SOUTH = 0
+    EAST_WEST = 1
+
+    @property
+    def other(self) -> Side:
+        return Side(1 - self)
+
+    @property
+    def seats(self) -> tuple[Seat, Seat]:
+        return (Seat(self), Seat(self + 2))
+
+    @property
+    def short(self) -> str:
+        """``NS`` or ``EW``, as score sheets write it."""
+        return "NS" if self is Side.NORTH_SOUTH else "EW"
+
+    def __str__(self) -> str:
+        return self.short
+
+
+class Seat(enum.IntEnum):
+    """A seat, numbered clockwise from North so that ``(seat + 1) % 4`` is its left."""
+
+    NORTH = 0
+    EAST = 1
+    SOUTH = 2
+    WEST = 3
+
+    @property
+    def left(self) -> Seat:
+        """The next seat clockwise, who plays after this one."""
+        return _SEATS[(self + 1) % 4]
+
+    @property
+    def next(self) -> Seat:
+        """Alias of :attr:`left`: turn order is always clockwise."""
+        return _SEATS[(self + 1) % 4]
+
+    @property
+    def right(self) -> Seat:
+        return _SEATS[(self + 3) % 4]
+
+    @property
+    def partner(self) -> Seat:
+        return _SEATS[(self + 2) % 4]
+
+    @property
+    def side(self) -> Side:
+        return Side(self % 2)
+
+    @property
+    def letter(self) -> str:
+        return self.name[0]
+
+    @classmethod
+    def parse(cls, text: str) -> Seat:
+        """Accept ``N``/``north``/``NORTH`` and the like."""
+        key = text.strip().upper()
+        for seat in _SEATS:
+            if key in (seat.name, seat.letter):
+                return seat
+        raise ParseError(f"not a seat: {text!r} (expected one of N, E, S, W)")
+
+    def __str__(self) -> str:
+        return self.letter
+
+
+_SEATS = (Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST)
+SEATS: tuple[Seat, ...] = _SEATS
