@@ -1,0 +1,1 @@
+"""The oddtrick.v1 protocol: code generated from proto/oddtrick/v1."""
