@@ -1,6 +1,74 @@
 """oddtrick: write bots that play classic Whist and Contract Whist.
 
-The rules live in :mod:`oddtrick.rules`.
+A bot is a class with two decisions::
+
+    import oddtrick
+
+    class MyBot(oddtrick.Bot):
+        def choose_call(self, view):
+            return oddtrick.PASS
+
+        def choose_card(self, view):
+            return view.legal_actions[0]
+
+Try it in-process with :func:`play_local`, unit-test it with
+:class:`FakeReferee`, and play it on a referee with :func:`run` or
+``oddtrick bot mybot.py:MyBot --server HOST:PORT --name NAME --token TOKEN``.
+The rules themselves are :mod:`oddtrick.rules`.
 """
 
 __version__ = "0.1.0"
+
+from oddtrick._bot import Bot, BotView, FunctionBot
+from oddtrick._fake import FakeReferee
+from oddtrick._local import play_local
+from oddtrick._run import BotRefused, run
+from oddtrick.rules import (
+    DOUBLE,
+    PASS,
+    Action,
+    Call,
+    Card,
+    Contract,
+    Denomination,
+    GameConfig,
+    GameKind,
+    IllegalAction,
+    MatchFormat,
+    Phase,
+    Rank,
+    Seat,
+    Side,
+    Suit,
+    Trick,
+    TrumpSelection,
+)
+
+__all__ = [
+    "DOUBLE",
+    "PASS",
+    "Action",
+    "Bot",
+    "BotRefused",
+    "BotView",
+    "Call",
+    "Card",
+    "Contract",
+    "Denomination",
+    "FakeReferee",
+    "FunctionBot",
+    "GameConfig",
+    "GameKind",
+    "IllegalAction",
+    "MatchFormat",
+    "Phase",
+    "Rank",
+    "Seat",
+    "Side",
+    "Suit",
+    "Trick",
+    "TrumpSelection",
+    "__version__",
+    "play_local",
+    "run",
+]

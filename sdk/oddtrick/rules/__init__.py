@@ -50,6 +50,7 @@ from oddtrick.rules._results import (
 from oddtrick.rules._scoring import contract_points, honours_held, honours_points, odd_tricks
 from oddtrick.rules._seats import SEATS, Seat, Side
 from oddtrick.rules._state import Action, GameState, replay, trumps_for_rotation
+from oddtrick.rules._transcript import transcript
 from oddtrick.rules._view import SeatView
 
 __all__ = [
@@ -106,5 +107,6 @@ __all__ = [
     "replay",
     "shuffled_pack",
     "sort_cards",
+    "transcript",
     "trumps_for_rotation",
 ]

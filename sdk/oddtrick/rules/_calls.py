@@ -24,15 +24,15 @@ class Denomination(enum.IntEnum):
     @property
     def suit(self) -> Suit | None:
         """The trump suit it makes, or ``None`` at no trumps."""
-        return None if self is Denomination.NO_TRUMPS else Suit(self)
+        return _DENOMINATION_SUITS[self]  # a table: calling Suit(...) is slow
 
     @property
     def letters(self) -> str:
-        return "NT" if self is Denomination.NO_TRUMPS else Suit(self).letter
+        return ("C", "D", "H", "S", "NT")[self]
 
     @property
     def symbol(self) -> str:
-        return "NT" if self is Denomination.NO_TRUMPS else Suit(self).symbol
+        return ("♣", "♦", "♥", "♠", "NT")[self]
 
     @classmethod
     def parse(cls, text: str) -> Denomination:
@@ -46,6 +46,9 @@ class Denomination(enum.IntEnum):
 
     def __str__(self) -> str:
         return self.letters
+
+
+_DENOMINATION_SUITS: Final = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES, None)
 
 
 class CallKind(enum.Enum):
@@ -66,12 +69,15 @@ class Call:
     their place on the ladder (:attr:`step`, 0 for 7♣ to 34 for 13NT).
     """
 
-    __slots__ = ("denomination", "kind", "level", "step")
+    __slots__ = ("_bit", "denomination", "kind", "level", "step")
 
     kind: CallKind
     level: int
     denomination: Denomination | None
     step: int
+    _bit: int
+    """The call's own bit, above the 52 cards' (private: the engine checks a call
+    is legal with one AND, see ``_cards``)."""
 
     def __new__(
         cls, kind: CallKind, level: int = 0, denomination: Denomination | None = None
@@ -139,19 +145,29 @@ class Call:
         return self
 
 
-def _make(kind: CallKind, level: int, denomination: Denomination | None, step: int) -> Call:
+def _make(
+    kind: CallKind, level: int, denomination: Denomination | None, step: int, bit: int
+) -> Call:
     call = object.__new__(Call)
     object.__setattr__(call, "kind", kind)
     object.__setattr__(call, "level", level)
     object.__setattr__(call, "denomination", denomination)
     object.__setattr__(call, "step", step)
+    object.__setattr__(call, "_bit", 1 << bit)
     return call
 
 
-_PASS: Final = _make(CallKind.PASS, 0, None, -1)
-_DOUBLE: Final = _make(CallKind.DOUBLE, 0, None, -1)
+# Bits 0-51 are the cards', 52 pass, 53 double, 54-88 the bids.
+_PASS: Final = _make(CallKind.PASS, 0, None, -1, 52)
+_DOUBLE: Final = _make(CallKind.DOUBLE, 0, None, -1, 53)
 _BIDS: Final = tuple(
-    _make(CallKind.BID, level, denomination, (level - MIN_LEVEL) * 5 + denomination)
+    _make(
+        CallKind.BID,
+        level,
+        denomination,
+        (level - MIN_LEVEL) * 5 + denomination,
+        54 + (level - MIN_LEVEL) * 5 + denomination,
+    )
     for level in range(MIN_LEVEL, MAX_LEVEL + 1)
     for denomination in Denomination
 )

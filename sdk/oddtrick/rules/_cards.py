@@ -3,6 +3,11 @@
 Cards are interned: there are exactly 52 :class:`Card` objects, so identity,
 equality and hashing are all the fast built-in ones and a card can be used as
 a dict key or compared with ``is``.
+
+Inside the engine a set of cards is often an ``int`` with bit ``card.index``
+set for each card (a *mask*): comparing two different cards with ``==`` (so
+``in`` on a tuple, ``list.remove``) goes through Python-level comparison
+because :class:`Card` defines ``__lt__``, and costs far more than a bit test.
 """
 
 from __future__ import annotations
@@ -100,11 +105,15 @@ class Card:
     (``suit * 13 + rank - 2``): it is the order the dealing algorithm shuffles.
     """
 
-    __slots__ = ("index", "rank", "suit")
+    __slots__ = ("_bit", "_suit_bits", "index", "rank", "suit")
 
     suit: Suit
     rank: Rank
     index: int
+    _bit: int
+    """``1 << index``: the card in a mask (private, for the engine's speed)."""
+    _suit_bits: int
+    """The mask of all 13 cards of this card's suit (private)."""
 
     def __new__(cls, suit: Suit, rank: Rank) -> Card:
         return _PACK[suit * 13 + rank - 2]
@@ -163,6 +172,8 @@ def _make_pack() -> tuple[Card, ...]:
             object.__setattr__(card, "suit", suit)
             object.__setattr__(card, "rank", rank)
             object.__setattr__(card, "index", suit * 13 + rank - 2)
+            object.__setattr__(card, "_bit", 1 << card.index)
+            object.__setattr__(card, "_suit_bits", 0x1FFF << 13 * suit)
             pack.append(card)
     return tuple(pack)
 
@@ -170,6 +181,40 @@ def _make_pack() -> tuple[Card, ...]:
 _PACK: Final = _make_pack()
 PACK: Final = _PACK
 """All 52 cards, in :attr:`Card.index` order."""
+
+SUIT_BITS: Final = tuple(0x1FFF << 13 * suit for suit in SUITS)
+"""The mask of each suit's 13 cards, clubs first."""
+
+
+class _SuitCards(dict[int, tuple[Card, ...]]):
+    """Cache: a mask of cards of at most one suit -> those cards, in index order.
+
+    Filled on first use; at most 4 * 8192 entries (every subset of every suit).
+    """
+
+    def __missing__(self, mask: int) -> tuple[Card, ...]:
+        cards = tuple(card for card in _PACK if mask & card._bit)
+        self[mask] = cards
+        return cards
+
+
+SUIT_CARDS: Final = _SuitCards()
+
+
+def cards_of_mask(mask: int) -> tuple[Card, ...]:
+    """The cards of a mask (any suits), in index order: the sorted hand."""
+    cache = SUIT_CARDS
+    return (
+        cache[mask & 0x1FFF]
+        + cache[mask & 0x3FFE000]
+        + cache[mask & 0x7FFC000000]
+        + cache[mask & 0xFFF8000000000]
+    )
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    """The mask of some distinct cards."""
+    return sum(card._bit for card in cards)
 
 
 def sort_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -218,7 +263,12 @@ class Deal(Mapping[Seat, tuple[Card, ...]]):
     then the others clockwise.
     """
 
-    __slots__ = ("_hands",)
+    __slots__ = ("_hands", "_masks")
+
+    _hands: tuple[tuple[Card, ...], ...]
+    _masks: tuple[int, ...]
+    """Each seat's cards as a mask, set by :func:`fast_deal` or on first use of
+    :func:`deal_masks` (private, for the engine)."""
 
     def __init__(self, hands: Mapping[Seat, Iterable[Card]]) -> None:
         sorted_hands = tuple(sort_cards(hands.get(seat, ())) for seat in SEATS)
@@ -271,3 +321,21 @@ class Deal(Mapping[Seat, tuple[Card, ...]]):
 
     def __repr__(self) -> str:
         return f"Deal.parse({str(self)!r})"
+
+
+def fast_deal(hands: tuple[tuple[Card, ...], ...], masks: tuple[int, ...]) -> Deal:
+    """A deal from four sorted hands (North first) that partition the pack, and
+    their masks; no checks, no copies (the dealing hot path)."""
+    deal = object.__new__(Deal)
+    deal._hands = hands
+    deal._masks = masks
+    return deal
+
+
+def deal_masks(deal: Deal) -> tuple[int, ...]:
+    """Each seat's cards as a mask, North first (cached on the deal)."""
+    try:
+        return deal._masks
+    except AttributeError:
+        masks = deal._masks = tuple(mask_of(hand) for hand in deal._hands)
+        return masks

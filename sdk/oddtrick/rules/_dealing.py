@@ -26,13 +26,15 @@ import hashlib
 import secrets
 import struct
 from hashlib import sha256 as _sha256
-from typing import Final
+from operator import mod
+from typing import Final, TypeVar
 
-from oddtrick.rules._cards import PACK, Card, Deal
-from oddtrick.rules._seats import SEATS, Seat
+from oddtrick.rules._cards import PACK, SUIT_CARDS, Card, Deal, fast_deal
+from oddtrick.rules._seats import Seat
 
 _DOMAIN: Final = b"oddtrick-deal-v1"
 _TWO_32: Final = 1 << 32
+_T = TypeVar("_T")
 
 
 def _words(seed: bytes, deal_number: int, first_block: int, blocks: int) -> tuple[int, ...]:
@@ -47,6 +49,16 @@ def _words(seed: bytes, deal_number: int, first_block: int, blocks: int) -> tupl
 
 _LIMITS: Final = tuple(_TWO_32 - (_TWO_32 % n) if n else 0 for n in range(53))
 """Rejection thresholds: a word below ``_LIMITS[n]`` maps uniformly onto ``[0, n)``."""
+
+# The fast path of the shuffle (see _shuffle) ---------------------------------
+_COUNTERS: Final = tuple(c.to_bytes(4, "big") for c in range(7))
+_UNPACK_7_BLOCKS: Final = struct.Struct(">56I").unpack
+_NEVER_REJECTED: Final = min(_LIMITS[2:])
+"""A word below this is accepted by every ``draw(n)`` of a deal (n = 2 … 52)."""
+_SWAP_AT: Final = tuple(range(51, 0, -1))
+_DRAW_SIZES: Final = tuple(range(52, 1, -1))
+_INDICES: Final = tuple(range(52))
+_BITS: Final = tuple(1 << i for i in range(52))
 
 
 def new_seed() -> str:
@@ -63,12 +75,35 @@ def shuffled_indices(seed: str, deal_number: int) -> tuple[list[int], int]:
     """The shuffled pack as card indices, and the index a cut would draw."""
     if deal_number < 1:
         raise ValueError(f"deal numbers start at 1, not {deal_number}")
-    seed_bytes = seed.encode("utf-8")
-    # 52 draws need 52 words unless a word is rejected (about 1 in 10^8 per
-    # draw), so seven blocks are hashed up front and more only when needed.
-    words = _words(seed_bytes, deal_number, 0, 7)
+    return _shuffle(seed.encode("utf-8"), deal_number, _INDICES)
+
+
+def _shuffle(seed_bytes: bytes, deal_number: int, pack: tuple[_T, ...]) -> tuple[list[_T], int]:
+    """Fisher-Yates over a copy of ``pack`` (the 52 cards in index order, as
+    indices or as anything else standing for them), and the index of the cut card.
+
+    Fast path for speed: seven blocks give 56 words, and when none of them is
+    high enough to be rejected by any draw (all but about one deal in a million)
+    the 51 swaps and the cut use words 0 … 51 in order, with no bookkeeping.
+    """
+    prefix = _DOMAIN + deal_number.to_bytes(4, "big")
+    words = _UNPACK_7_BLOCKS(
+        b"".join([_sha256(prefix + counter + seed_bytes).digest() for counter in _COUNTERS])
+    )
+    if max(words) >= _NEVER_REJECTED:
+        return _shuffle_with_rejection(seed_bytes, deal_number, pack, words)
+    shuffled = list(pack)
+    for i, j in zip(_SWAP_AT, map(mod, words, _DRAW_SIZES)):
+        shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+    return shuffled, words[51] % 52
+
+
+def _shuffle_with_rejection(
+    seed_bytes: bytes, deal_number: int, pack: tuple[_T, ...], words: tuple[int, ...]
+) -> tuple[list[_T], int]:
+    """The general algorithm, word by word; ``words`` are the first seven blocks."""
     position = 0
-    pack = list(range(52))
+    shuffled = list(pack)
     limits = _LIMITS
     # Fisher-Yates from the top; n == 1 is the extra draw(52) for the cut card.
     for i in range(51, -1, -1):
@@ -82,8 +117,8 @@ def shuffled_indices(seed: str, deal_number: int) -> tuple[list[int], int]:
                 break
         if i:
             j = word % n
-            pack[i], pack[j] = pack[j], pack[i]
-    return pack, word % 52
+            shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+    return shuffled, word % 52
 
 
 def shuffled_pack(seed: str, deal_number: int) -> tuple[tuple[Card, ...], Card]:
@@ -94,7 +129,25 @@ def shuffled_pack(seed: str, deal_number: int) -> tuple[tuple[Card, ...], Card]:
 
 def deal_cards(seed: str, deal_number: int, dealer: Seat) -> tuple[Deal, Card, Card]:
     """The deal, the card turned up (the dealer's last) and the cut card."""
-    pack, cut = shuffled_indices(seed, deal_number)
+    if deal_number < 1:
+        raise ValueError(f"deal numbers start at 1, not {deal_number}")
+    # Shuffle the cards' bits rather than their indices: a hand's mask is then
+    # the sum of its positions, and its sorted cards come from the mask.
+    pack, cut = _shuffle(seed.encode("utf-8"), deal_number, _BITS)
     first = (dealer + 1) % 4
-    hands = {seat: [PACK[i] for i in sorted(pack[(seat - first) % 4 :: 4])] for seat in SEATS}
-    return Deal.trusted(hands), PACK[pack[51]], PACK[cut]
+    # Position k goes to seat (first + k) % 4, so seat s gets positions (s - first) % 4, +4, …
+    masks = (
+        sum(pack[-first % 4 :: 4]),
+        sum(pack[(1 - first) % 4 :: 4]),
+        sum(pack[(2 - first) % 4 :: 4]),
+        sum(pack[(3 - first) % 4 :: 4]),
+    )
+    cache = SUIT_CARDS
+    hands = tuple(
+        cache[mask & 0x1FFF]
+        + cache[mask & 0x3FFE000]
+        + cache[mask & 0x7FFC000000]
+        + cache[mask & 0xFFF8000000000]
+        for mask in masks
+    )
+    return fast_deal(hands, masks), PACK[pack[51].bit_length() - 1], PACK[cut]

@@ -1,0 +1,145 @@
+"""The bot API: a class with two decisions, a call and a card.
+
+A bot never sees the wire protocol. The SDK turns what the referee says into
+a :class:`BotView` and asks the bot for a decision; the same bot runs against
+a real referee (:func:`oddtrick.run`), in-process against other bots
+(:func:`oddtrick.play_local`) or under a scripted fake referee in unit tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, ClassVar, TypeAlias
+
+from oddtrick.rules import (
+    Action,
+    Call,
+    Card,
+    GameResult,
+    HandResult,
+    MatchResult,
+    Seat,
+    SeatView,
+    Trick,
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BotView(SeatView):
+    """Everything a bot may know when it decides: its :class:`SeatView` (own hand,
+    legal actions, the trick so far, tricks, auction, contract, trumps, turned
+    card, scores and helpers such as :meth:`~SeatView.cards_out` and
+    :meth:`~SeatView.voids`) plus who sits where and the time left.
+    """
+
+    players: Mapping[Seat, str]
+    """The bot name at each seat."""
+    time_left_ms: int | None
+    """Time left for this decision, or ``None`` outside a decision."""
+    match_id: str = ""
+    request_id: int = 0
+
+
+Decision: TypeAlias = Action | Awaitable[Action]
+
+
+class Bot:
+    """Subclass this and override :meth:`choose_call` and :meth:`choose_card`.
+
+    Either may be ``async`` (they are awaited on asyncio, the loop gRPC's
+    client runs on, so use asyncio libraries inside them). The hooks (``on_…``) are called after the event
+    they name, with the view as it is then; override the ones you need.
+    One instance plays one seat: keep whatever memory you like on ``self``.
+    """
+
+    name: ClassVar[str] = "bot"
+    version: ClassVar[str] = "0"
+
+    def choose_call(self, view: BotView) -> Decision:
+        """Contract Whist auction: return one of ``view.legal_actions`` (all Calls)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement choose_call")
+
+    def choose_card(self, view: BotView) -> Decision:
+        """Play: return one of ``view.legal_actions`` (all Cards)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement choose_card")
+
+    def on_match_start(self, view: BotView) -> None:
+        """A match begins: ``view.config``, ``view.seat`` and ``view.players`` are set."""
+
+    def on_hand_start(self, view: BotView) -> None:
+        """A hand is dealt: ``view.hand`` holds the new cards."""
+
+    def on_call(self, view: BotView, seat: Seat, call: Call) -> None:
+        """Someone (possibly this bot) made a call."""
+
+    def on_card(self, view: BotView, seat: Seat, card: Card) -> None:
+        """Someone (possibly this bot) played a card."""
+
+    def on_trick(self, view: BotView, trick: Trick) -> None:
+        """A trick was completed."""
+
+    def on_hand_end(self, view: BotView, result: HandResult) -> None:
+        """A hand was scored (``result.deal`` shows all four hands once all were played)."""
+
+    def on_game_end(self, view: BotView, result: GameResult) -> None:
+        """A game was won."""
+
+    def on_match_end(self, view: BotView, result: MatchResult) -> None:
+        """The match is over; ``view.seed`` now reveals the deals."""
+
+
+class FunctionBot(Bot):
+    """Wraps a plain function ``f(view) -> action`` as a bot for both decisions."""
+
+    def __init__(self, function: Callable[[BotView], Decision], name: str = "") -> None:
+        self._function = function
+        self.display_name = name or getattr(function, "__name__", "bot")
+
+    def choose_call(self, view: BotView) -> Decision:
+        return self._function(view)
+
+    def choose_card(self, view: BotView) -> Decision:
+        return self._function(view)
+
+
+def make_bot(target: Any) -> Bot:
+    """A bot instance from a Bot subclass, a Bot instance or a plain function."""
+    if isinstance(target, Bot):
+        return target
+    if inspect.isclass(target) and issubclass(target, Bot):
+        return target()
+    if callable(target):
+        return FunctionBot(target)
+    raise TypeError(f"not a bot: {target!r} (expected a Bot subclass or a function of a view)")
+
+
+async def decide(bot: Bot, view: BotView) -> Action:
+    """Ask ``bot`` for the decision ``view`` needs, awaiting it if it is async."""
+    first = view.legal_actions[0] if view.legal_actions else None
+    choice = bot.choose_call(view) if isinstance(first, Call) else bot.choose_card(view)
+    if inspect.isawaitable(choice):
+        choice = await choice
+    return choice
+
+
+def decide_sync(bot: Bot, view: BotView) -> Action:
+    """:func:`decide` for synchronous callers; an async decision is run to completion."""
+    first = view.legal_actions[0] if view.legal_actions else None
+    choice = bot.choose_call(view) if isinstance(first, Call) else bot.choose_card(view)
+    if inspect.isawaitable(choice):
+        return _run_awaitable(choice)
+    return choice
+
+
+def _run_awaitable(awaitable: Awaitable[Action]) -> Action:
+    async def wait() -> Action:
+        return await awaitable
+
+    return asyncio.run(wait())
+
+
+def bot_name(bot: Bot) -> str:
+    return getattr(bot, "display_name", None) or type(bot).name

@@ -1,0 +1,207 @@
+"""Run a bot against a referee: one gRPC stream per seat, reconnecting as needed.
+
+The client is plain grpc.aio (asyncio). Each seat is a loop: open ``Play``,
+say Hello, then answer every decision request with the bot's choice. A
+dropped connection is resumed with the session's resume token, with
+backoff; a refusal that cannot be fixed by retrying (bad token, unsupported
+protocol) stops the bot with the referee's reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import random
+from collections.abc import AsyncIterator, Callable
+
+import grpc
+
+from oddtrick._bot import Bot, decide
+from oddtrick._codec import MalformedMessage, action_to_wire, game_kind_to_wire
+from oddtrick._seat_state import SeatState, dispatch_hooks
+from oddtrick.rules import GameKind
+from oddtrick.v1 import referee_pb2, referee_pb2_grpc
+
+log = logging.getLogger("oddtrick.bot")
+
+PROTOCOL = referee_pb2.ProtocolVersion(name="oddtrick.v1", minor=0)
+
+_FATAL = {
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED,
+}
+
+CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+]
+
+
+class BotRefused(Exception):
+    """The referee refused this bot for a reason retrying will not fix."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+
+
+@dataclasses.dataclass
+class ClientOptions:
+    server: str
+    name: str
+    token: str
+    version: str = "0"
+    games: tuple[GameKind, ...] = (GameKind.CLASSIC, GameKind.CONTRACT)
+    seats: int = 1
+    max_matches: int | None = None
+    """Stop each seat after this many matches (None: play until stopped)."""
+    reconnect_for_s: float = 60.0
+    """Give up when the referee cannot be reached for this long."""
+
+
+class _Seat:
+    def __init__(self, bot: Bot, options: ClientOptions, index: int) -> None:
+        self.bot = bot
+        self.options = options
+        self.index = index
+        self.state = SeatState()
+        self.resume_token: str | None = None
+        self.matches = 0
+        self.seated = False
+
+    async def run(self, channel: grpc.aio.Channel) -> None:
+        stub = referee_pb2_grpc.RefereeStub(channel)
+        loop = asyncio.get_running_loop()
+        unreachable_since: float | None = None
+        backoff = 0.2
+        while True:
+            try:
+                finished = await self._session(stub)
+                unreachable_since = None
+                backoff = 0.2
+                if finished:
+                    return
+            except grpc.aio.AioRpcError as error:
+                code = error.code()
+                if code in _FATAL:
+                    raise BotRefused(code, error.details() or "") from None
+                if code is grpc.StatusCode.ABORTED:
+                    log.warning("seat %d: another connection took this session over", self.index)
+                    return
+                if code is grpc.StatusCode.NOT_FOUND:
+                    self.resume_token = None
+                if code is grpc.StatusCode.OK:
+                    return
+                now = loop.time()
+                unreachable_since = unreachable_since or now
+                if now - unreachable_since > self.options.reconnect_for_s:
+                    raise BotRefused(
+                        code, f"referee unreachable for {self.options.reconnect_for_s:.0f} s"
+                    ) from None
+                log.info("seat %d: connection lost (%s); reconnecting", self.index, code.name)
+            await asyncio.sleep(backoff * (0.5 + random.random()))
+            backoff = min(backoff * 2, 5.0)
+
+    async def _session(self, stub: referee_pb2_grpc.RefereeStub) -> bool:
+        """One stream; True when the bot is done (max matches reached, or told to stop)."""
+        outbox: asyncio.Queue[referee_pb2.BotMessage | None] = asyncio.Queue()
+        hello = referee_pb2.Hello(
+            bot_name=self.options.name,
+            bot_version=self.options.version,
+            token=self.options.token,
+            protocol=PROTOCOL,
+            games=[game_kind_to_wire(g) for g in self.options.games],
+            max_seats=self.options.seats,
+        )
+        if self.resume_token and self.seated:
+            hello.resume_token = self.resume_token
+        outbox.put_nowait(referee_pb2.BotMessage(hello=hello))
+
+        async def requests() -> AsyncIterator[referee_pb2.BotMessage]:
+            while True:
+                message = await outbox.get()
+                if message is None:
+                    return
+                yield message
+
+        call = stub.Play(requests())
+        async for message in call:
+            kind = message.WhichOneof("kind")
+            if kind == "welcome":
+                self.resume_token = message.welcome.resume_token
+                if message.welcome.resumed:
+                    log.info("seat %d: resumed", self.index)
+            elif kind == "update":
+                done = await self._update(message.update, outbox)
+                if done:
+                    outbox.put_nowait(referee_pb2.BotMessage(leave=referee_pb2.Leave()))
+            elif kind == "refusal":
+                refusal = message.refusal
+                log.warning(
+                    "seat %d: %s refused: %s",
+                    self.index,
+                    referee_pb2.RefusalReason.Name(refusal.reason),
+                    refusal.message,
+                )
+            elif kind == "resync":
+                resync = message.resync
+                self.state.start_match(resync.match)
+                self.state.last_sequence = resync.last_sequence
+                if resync.HasField("request"):
+                    await self._answer(resync.request, outbox)
+        outbox.put_nowait(None)
+        self.seated = False
+        return self.options.max_matches is not None and self.matches >= self.options.max_matches
+
+    async def _update(
+        self, update: referee_pb2.Update, outbox: asyncio.Queue[referee_pb2.BotMessage | None]
+    ) -> bool:
+        for event in update.events:
+            self.state.apply([event])
+            kind = event.WhichOneof("kind")
+            if kind == "match_started":
+                self.seated = True
+            dispatch_hooks(self.bot, self.state, event)
+            if kind == "match_ended":
+                self.matches += 1
+                self.seated = False
+        if update.HasField("request"):
+            await self._answer(update.request, outbox)
+        return self.options.max_matches is not None and self.matches >= self.options.max_matches
+
+    async def _answer(
+        self,
+        request: referee_pb2.DecisionRequest,
+        outbox: asyncio.Queue[referee_pb2.BotMessage | None],
+    ) -> None:
+        try:
+            view = self.state.view(request)
+        except MalformedMessage as error:
+            log.error("seat %d: cannot read the request: %s", self.index, error)
+            return
+        try:
+            action = await decide(self.bot, view)
+        except Exception:
+            log.exception(
+                "seat %d: the bot raised while deciding; playing the first legal action", self.index
+            )
+            action = view.legal_actions[0]
+        outbox.put_nowait(
+            referee_pb2.BotMessage(
+                decision=referee_pb2.Decision(
+                    request_id=request.request_id, action=action_to_wire(action)
+                )
+            )
+        )
+
+
+async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:
+    """Play ``options.seats`` seats with fresh bots from ``make`` until done."""
+    async with grpc.aio.insecure_channel(options.server, options=CHANNEL_OPTIONS) as channel:
+        seats = [_Seat(make(), options, index) for index in range(options.seats)]
+        await asyncio.gather(*(seat.run(channel) for seat in seats))

@@ -1,0 +1,77 @@
+"""A scripted fake referee for a bot's unit tests: no network, no threads.
+
+>>> from oddtrick import Card, FakeReferee, GameConfig, Seat
+>>> lowest = lambda view: view.legal_actions[0]
+>>> fake = FakeReferee(lowest, seat=Seat.EAST, config=GameConfig.classic(), seed="doc")
+>>> fake.ask() in fake.state.legal_actions
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oddtrick._bot import Bot, BotView, decide_sync, make_bot
+from oddtrick._codec_text import parse_action
+from oddtrick._local import bot_view
+from oddtrick.rules import Action, GameConfig, GameState, Phase, Seat
+
+
+class FakeReferee:
+    """Puts one bot in chosen situations and records what it decides.
+
+    The other three seats are scripted: :meth:`play` applies their actions
+    (or any actions) directly; :meth:`ask` asks the bot at its seat and
+    returns its choice without applying it; :meth:`step` asks and applies.
+    """
+
+    def __init__(
+        self,
+        bot: Any,
+        *,
+        seat: Seat = Seat.SOUTH,
+        config: GameConfig | None = None,
+        seed: str = "fake-referee",
+        players: dict[Seat, str] | None = None,
+        time_left_ms: int = 5000,
+    ) -> None:
+        self.bot: Bot = make_bot(bot)
+        self.seat = seat
+        self.state = GameState(config or GameConfig.classic(), seed)
+        self.players = players or {s: ("bot" if s is seat else f"scripted-{s}") for s in Seat}
+        self.time_left_ms = time_left_ms
+        self.decisions: list[tuple[BotView, Action]] = []
+
+    def play(self, *actions: Action | str) -> None:
+        """Apply actions for whoever is to act (text such as ``"QH"`` or ``"7C"`` is parsed)."""
+        for action in actions:
+            if self.state.phase is Phase.HAND_OVER:
+                self.state.start_next_hand()
+            self.state.apply(parse_action(action, self.state) if isinstance(action, str) else action)
+
+    def play_until_bot_turn(self) -> None:
+        """Let the other seats play their first legal action until the bot must decide."""
+        while self.state.to_act is not self.seat:
+            if self.state.phase is Phase.MATCH_OVER:
+                raise RuntimeError("the match ended before the bot's turn")
+            if self.state.phase is Phase.HAND_OVER:
+                self.state.start_next_hand()
+                continue
+            self.state.apply(self.state.legal_actions[0])
+
+    def view(self) -> BotView:
+        return bot_view(self.state, self.seat, self.players, self.time_left_ms)
+
+    def ask(self) -> Action:
+        """The bot's decision now (it must be its turn); not applied."""
+        self.play_until_bot_turn()
+        view = self.view()
+        action = decide_sync(self.bot, view)
+        self.decisions.append((view, action))
+        return action
+
+    def step(self) -> Action:
+        """Ask the bot and apply its decision; raises IllegalAction if it is illegal."""
+        action = self.ask()
+        self.state.apply(action, self.seat)
+        return action

@@ -1,0 +1,105 @@
+"""Play bots against each other in this process, with the referee's rules.
+
+For trying a bot out and for its unit tests: no server, no network, the same
+rules engine, the same views and hooks a real referee gives. An illegal
+decision raises at once (with the reason), since here it can only be a bug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from oddtrick._bot import Bot, BotView, bot_name, decide_sync, make_bot
+from oddtrick._events import (
+    CallMade,
+    CardPlayed,
+    EventCursor,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchEvent,
+    TrickCompleted,
+)
+from oddtrick.rules import GameConfig, GameState, Phase, Seat
+
+
+def bot_view(
+    state: GameState,
+    seat: Seat,
+    players: Mapping[Seat, str],
+    time_left_ms: int | None = None,
+    match_id: str = "",
+    request_id: int = 0,
+) -> BotView:
+    """The :class:`BotView` of ``seat``: its engine view plus names and time."""
+    view = state.view(seat)
+    fields = {name: getattr(view, name) for name in view.__dataclass_fields__}
+    return BotView(
+        **fields,
+        players=dict(players),
+        time_left_ms=time_left_ms,
+        match_id=match_id,
+        request_id=request_id,
+    )
+
+
+def notify(bot: Bot, view: BotView, event: MatchEvent) -> None:
+    """Call the hook of ``bot`` that ``event`` names."""
+    if isinstance(event, HandStarted):
+        bot.on_hand_start(view)
+    elif isinstance(event, CallMade):
+        bot.on_call(view, event.seat, event.call)
+    elif isinstance(event, CardPlayed):
+        bot.on_card(view, event.seat, event.card)
+    elif isinstance(event, TrickCompleted):
+        bot.on_trick(view, event.trick)
+    elif isinstance(event, HandEnded):
+        bot.on_hand_end(view, view.hand_results[event.result.hand_number - 1])
+    elif isinstance(event, GameEnded):
+        bot.on_game_end(view, event.result)
+    elif isinstance(event, MatchEnded):
+        bot.on_match_end(view, event.result)
+
+
+def play_local(
+    bots: Mapping[Seat, object],
+    config: GameConfig | None = None,
+    seed: str | None = None,
+) -> GameState:
+    """Play a whole match between ``bots`` (one per seat: Bot subclasses, instances
+    or functions of a view) and return the finished state.
+
+    >>> from oddtrick import Seat, play_local
+    >>> first = lambda view: view.legal_actions[0]
+    >>> state = play_local({seat: first for seat in Seat}, seed="doc")
+    >>> state.match_result is not None
+    True
+    """
+    players_bots = {seat: make_bot(bots[seat]) for seat in Seat}
+    state = GameState(config or GameConfig(), seed)
+    names = {seat: bot_name(bot) for seat, bot in players_bots.items()}
+    cursor = EventCursor(state)
+    for seat, bot in players_bots.items():
+        bot.on_match_start(bot_view(state, seat, names))
+
+    def report() -> None:
+        events = cursor.poll()
+        if not events:
+            return
+        for seat, bot in players_bots.items():
+            view = bot_view(state, seat, names)
+            for event in events:
+                notify(bot, view, event)
+
+    while True:
+        report()
+        if state.phase is Phase.MATCH_OVER:
+            return state
+        if state.phase is Phase.HAND_OVER:
+            state.start_next_hand()
+            continue
+        seat = state.to_act
+        assert seat is not None
+        action = decide_sync(players_bots[seat], bot_view(state, seat, names))
+        state.apply(action, seat)

@@ -1,0 +1,74 @@
+"""Running a bot against a referee from Python or from the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from oddtrick._bot import Bot, make_bot
+from oddtrick._client import BotRefused, ClientOptions, run_bot_async
+from oddtrick.rules import GameKind
+
+__all__ = ["BotRefused", "load_bot", "run"]
+
+
+def run(
+    bot: Any,
+    *,
+    server: str,
+    name: str,
+    token: str,
+    seats: int = 1,
+    version: str = "0",
+    games: Sequence[GameKind] = (GameKind.CLASSIC, GameKind.CONTRACT),
+    max_matches: int | None = None,
+) -> None:
+    """Play ``bot`` (a Bot subclass or a function of a view) on ``seats`` seats of
+    the referee at ``server`` until stopped (Ctrl-C) or ``max_matches`` are played
+    on each seat. Each seat gets its own bot instance when ``bot`` is a class.
+    """
+    options = ClientOptions(
+        server=server,
+        name=name,
+        token=token,
+        version=version,
+        games=tuple(games),
+        seats=seats,
+        max_matches=max_matches,
+    )
+    asyncio.run(run_bot_async(_factory(bot), options))
+
+
+def _factory(bot: Any) -> Callable[[], Bot]:
+    if isinstance(bot, type):
+        return lambda: make_bot(bot)
+    if isinstance(bot, Bot):
+        return lambda: bot
+    return lambda: make_bot(bot)
+
+
+def load_bot(spec: str) -> Any:
+    """Load ``path/to/file.py:Name`` (a Bot subclass or a function)."""
+    path_text, colon, attribute = spec.rpartition(":")
+    if not colon or not path_text or not attribute:
+        raise ValueError(f"expected FILE.py:ClassName, got {spec!r}")
+    path = Path(path_text)
+    if not path.is_file():
+        raise FileNotFoundError(f"no bot file {path} (expected FILE.py:ClassName)")
+    module_name = f"oddtrick_bot_{path.stem}"
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    module_spec.loader.exec_module(module)
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        found = [n for n, v in vars(module).items() if isinstance(v, type) and issubclass(v, Bot) and v is not Bot]
+        hint = f"; bots in that file: {', '.join(found)}" if found else ""
+        raise AttributeError(f"{path} has no {attribute!r}{hint}") from None

@@ -1,0 +1,289 @@
+"""What one seat knows, rebuilt on the bot's side from the referee's messages.
+
+Each decision request carries the whole public state of the hand (a
+``HandState``), so the view for a decision is rebuilt from it, never from a
+chain of events that a reconnect could break; events feed the bot's hooks
+and the results of earlier hands.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from oddtrick._bot import Bot, BotView
+from oddtrick._codec import (
+    MalformedMessage,
+    action_from_wire,
+    call_from_wire,
+    card_from_wire,
+    config_from_wire,
+    contract_from_wire,
+    per_side_from_wire,
+    seat_from_wire,
+    side_from_wire,
+    trick_from_wire,
+)
+from oddtrick.rules import (
+    Card,
+    Contract,
+    Deal,
+    GameConfig,
+    GameResult,
+    HandResult,
+    MatchResult,
+    Outcome,
+    Phase,
+    Seat,
+    Suit,
+)
+from oddtrick.v1 import game_pb2, referee_pb2
+
+log = logging.getLogger("oddtrick.bot")
+
+_PHASES = {
+    referee_pb2.HAND_PHASE_AUCTION: Phase.AUCTION,
+    referee_pb2.HAND_PHASE_PLAY: Phase.PLAY,
+    referee_pb2.HAND_PHASE_ENDED: Phase.HAND_OVER,
+}
+_OUTCOMES = {
+    game_pb2.HAND_OUTCOME_ODD_TRICKS: Outcome.ODD_TRICKS,
+    game_pb2.HAND_OUTCOME_CONTRACT_MADE: Outcome.MADE,
+    game_pb2.HAND_OUTCOME_CONTRACT_FAILED: Outcome.FAILED,
+    game_pb2.HAND_OUTCOME_THROWN_IN: Outcome.THROWN_IN,
+}
+
+
+def _trumps(value: int) -> Suit | None:
+    return Suit(value - 1) if 1 <= value <= 4 else None
+
+
+def _card(message: game_pb2.Trick | object, field: str) -> Card | None:
+    if message.HasField(field):  # type: ignore[attr-defined]
+        return card_from_wire(getattr(message, field))
+    return None
+
+
+def hand_result_from_wire(message: game_pb2.HandResult) -> HandResult:
+    deal = None
+    if len(message.hands) == 4:
+        deal = Deal(
+            {seat_from_wire(h.seat): [card_from_wire(c) for c in h.cards] for h in message.hands}
+        )
+    honours = [0, 0]
+    barred = [False, False]
+    if message.HasField("honours"):
+        side = side_from_wire(message.honours.side)
+        honours[side] = message.honours.points
+        barred[side] = message.honours.status == game_pb2.HONOURS_STATUS_BARRED
+    return HandResult(
+        hand_number=message.hand_number,
+        dealer=seat_from_wire(message.dealer),
+        deal=deal,
+        trumps=_trumps(message.trumps),
+        turned_card=None,
+        cut_card=None,
+        contract=contract_from_wire(message.contract) if message.HasField("contract") else None,
+        tricks=per_side_from_wire(message.tricks),
+        points=per_side_from_wire(message.points),
+        honours=(honours[0], honours[1]),
+        honours_barred=(barred[0], barred[1]),
+        outcome=_OUTCOMES.get(message.outcome, Outcome.ODD_TRICKS),
+        margin=message.margin,
+        scores_after=per_side_from_wire(message.score.game),
+        game_won_by=None,
+    )
+
+
+class SeatState:
+    """One seat's knowledge during one match, fed by the referee's messages."""
+
+    def __init__(self) -> None:
+        self.match_id = ""
+        self.seat = Seat.NORTH
+        self.config = GameConfig()
+        self.seed_commitment = ""
+        self.players: dict[Seat, str] = {}
+        self.hand_results: list[HandResult] = []
+        self.game_results: list[GameResult] = []
+        self.match_result: MatchResult | None = None
+        self.seed: str | None = None
+        self.last_sequence = 0
+        self.hand = referee_pb2.HandState()
+
+    def start_match(self, message: referee_pb2.MatchStarted) -> None:
+        self.__init__()  # type: ignore[misc]
+        self.match_id = message.match_id
+        self.seat = seat_from_wire(message.seat)
+        self.config = config_from_wire(message.config)
+        self.seed_commitment = message.seed_commitment
+        self.players = {seat_from_wire(p.seat): p.bot_name for p in message.players}
+
+    def apply(self, events: Iterable[referee_pb2.Event]) -> None:
+        for event in events:
+            self.last_sequence = event.sequence
+            kind = event.WhichOneof("kind")
+            hand = self.hand
+            if kind == "match_started":
+                self.start_match(event.match_started)
+            elif kind == "hand_started":
+                started = event.hand_started
+                self.hand = referee_pb2.HandState(
+                    hand_number=started.hand_number,
+                    game_number=started.game_number,
+                    dealer=started.dealer,
+                    phase=referee_pb2.HAND_PHASE_PLAY
+                    if started.trumps
+                    else referee_pb2.HAND_PHASE_AUCTION,
+                    cards=started.cards,
+                    trumps=started.trumps,
+                    turned_card_face_up=started.HasField("turned_card"),
+                    score=started.score,
+                )
+                if started.HasField("turned_card"):
+                    self.hand.turned_card.CopyFrom(started.turned_card)
+                if started.HasField("cut_card"):
+                    self.hand.cut_card.CopyFrom(started.cut_card)
+            elif kind == "call_made":
+                hand.auction.append(event.call_made)
+            elif kind == "auction_ended":
+                if event.auction_ended.HasField("contract"):
+                    contract = event.auction_ended.contract
+                    hand.contract.CopyFrom(contract)
+                    hand.trumps = contract.denomination
+                    hand.phase = referee_pb2.HAND_PHASE_PLAY
+                else:
+                    hand.phase = referee_pb2.HAND_PHASE_ENDED
+            elif kind == "card_played":
+                played = event.card_played
+                hand.current_trick.cards.add(seat=played.seat, card=played.card)
+                if played.seat == hand.dealer:
+                    hand.turned_card_face_up = False
+                if seat_from_wire(played.seat) is self.seat:
+                    for index, card in enumerate(hand.cards):
+                        if card == played.card:
+                            del hand.cards[index]
+                            break
+            elif kind == "trick_completed":
+                hand.tricks.append(event.trick_completed.trick)
+                hand.ClearField("current_trick")
+                hand.tricks_won.CopyFrom(event.trick_completed.tricks)
+            elif kind == "hand_ended":
+                self.hand_results.append(hand_result_from_wire(event.hand_ended))
+                hand.phase = referee_pb2.HAND_PHASE_ENDED
+                hand.score.CopyFrom(event.hand_ended.score)
+            elif kind == "game_ended":
+                game = event.game_ended
+                self.game_results.append(
+                    GameResult(
+                        game.game_number,
+                        side_from_wire(game.winner),
+                        per_side_from_wire(game.score),
+                        game.hands,
+                        game.reason == game_pb2.GAME_END_REASON_HONOURS,
+                    )
+                )
+            elif kind == "match_ended":
+                result = event.match_ended
+                totals = per_side_from_wire(result.score.total)
+                winner = side_from_wire(result.winner) if result.winner else None
+                self.match_result = MatchResult(
+                    winner,
+                    totals,
+                    per_side_from_wire(result.score.games_won),
+                    result.hands_played,
+                    f"{winner} won" if winner is not None else "drawn",
+                )
+                self.seed = result.seed
+
+    def view(self, request: referee_pb2.DecisionRequest | None = None) -> BotView:
+        """The bot's view now; with a request, the one that request is about."""
+        hand = request.hand if request is not None else self.hand
+        if request is not None:
+            self.hand = hand
+        try:
+            return self._build(hand, request)
+        except MalformedMessage:
+            raise
+        except (ValueError, KeyError) as error:
+            raise MalformedMessage(f"the referee sent an inconsistent state: {error}") from None
+
+    def _build(
+        self, hand: referee_pb2.HandState, request: referee_pb2.DecisionRequest | None
+    ) -> BotView:
+        current = tuple(
+            (seat_from_wire(play.seat), card_from_wire(play.card))
+            for play in hand.current_trick.cards
+        )
+        tricks = tuple(trick_from_wire(t) for t in hand.tricks)
+        contract: Contract | None = (
+            contract_from_wire(hand.contract) if hand.HasField("contract") else None
+        )
+        scores = hand.score
+        return BotView(
+            seat=self.seat,
+            config=self.config,
+            seed_commitment=self.seed_commitment,
+            phase=Phase.MATCH_OVER
+            if self.match_result is not None
+            else _PHASES.get(hand.phase, Phase.PLAY),
+            hand_number=hand.hand_number,
+            dealer=seat_from_wire(hand.dealer) if hand.dealer else Seat.NORTH,
+            to_act=seat_from_wire(hand.turn) if hand.turn else None,
+            hand=tuple(card_from_wire(c) for c in hand.cards),
+            legal_actions=tuple(action_from_wire(a) for a in request.legal_actions)
+            if request
+            else (),
+            trumps=_trumps(hand.trumps),
+            turned_card=_card(hand, "turned_card"),
+            turned_card_face_up=hand.turned_card_face_up,
+            cut_card=_card(hand, "cut_card"),
+            auction=tuple((seat_from_wire(c.seat), call_from_wire(c.call)) for c in hand.auction),
+            contract=contract,
+            current_trick=current,
+            tricks=tricks,
+            tricks_won=per_side_from_wire(hand.tricks_won),
+            scores=per_side_from_wire(scores.game),
+            totals=per_side_from_wire(scores.total),
+            games_won=per_side_from_wire(scores.games_won),
+            game_number=hand.game_number,
+            hand_results=tuple(self.hand_results),
+            game_results=tuple(self.game_results),
+            match_result=self.match_result,
+            seed=self.seed,
+            players=dict(self.players),
+            time_left_ms=request.time_left_ms if request else None,
+            match_id=self.match_id,
+            request_id=request.request_id if request else 0,
+        )
+
+
+def dispatch_hooks(bot: Bot, state: SeatState, event: referee_pb2.Event) -> None:
+    """Call the hook of ``bot`` that ``event`` names (after ``state`` has applied it).
+
+    A hook that raises is logged and ignored: a bug in a hook must not cost
+    the bot its seat.
+    """
+    kind = event.WhichOneof("kind")
+    try:
+        if kind == "match_started":
+            bot.on_match_start(state.view())
+        elif kind == "hand_started":
+            bot.on_hand_start(state.view())
+        elif kind == "call_made":
+            made = event.call_made
+            bot.on_call(state.view(), seat_from_wire(made.seat), call_from_wire(made.call))
+        elif kind == "card_played":
+            played = event.card_played
+            bot.on_card(state.view(), seat_from_wire(played.seat), card_from_wire(played.card))
+        elif kind == "trick_completed":
+            bot.on_trick(state.view(), trick_from_wire(event.trick_completed.trick))
+        elif kind == "hand_ended":
+            bot.on_hand_end(state.view(), state.hand_results[-1])
+        elif kind == "game_ended":
+            bot.on_game_end(state.view(), state.game_results[-1])
+        elif kind == "match_ended":
+            assert state.match_result is not None
+            bot.on_match_end(state.view(), state.match_result)
+    except Exception:
+        log.exception("the bot's hook for %s raised; carrying on", kind)

@@ -1,0 +1,197 @@
+"""The referee's commands: ``serve``, ``demo`` and ``check``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
+from oddtrick_referee._matchlog import check_log
+
+log = logging.getLogger("oddtrick.referee")
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    """Every RULES.md option, shared by the commands that start matches."""
+    group = parser.add_argument_group("game (RULES.md options)")
+    group.add_argument("--game", choices=[g.value for g in GameKind], default="contract", help="default: contract")
+    group.add_argument(
+        "--trumps",
+        choices=[t.value for t in TrumpSelection],
+        default=None,
+        help="classic Whist: how trumps are chosen (default turn_last_card)",
+    )
+    group.add_argument(
+        "--no-trump-every-fifth", action="store_true", help="classic fixed_rotation: every 5th deal at no trumps"
+    )
+    group.add_argument("--honours", action="store_true", help="classic Whist: score honours")
+    group.add_argument("--target", type=int, default=None, help="game target (default 5 classic, 100 contract)")
+    group.add_argument("--doubling", action="store_true", help="Contract Whist: allow doubles")
+    group.add_argument(
+        "--format",
+        choices=[f.value for f in MatchFormat],
+        default=None,
+        help="hand, game, rubber or deals (default: game; 'deals' with --deals)",
+    )
+    group.add_argument("--deals", type=int, default=None, metavar="N", help="play a fixed number of deals")
+    group.add_argument("--config", type=Path, default=None, metavar="FILE.json", help="game options as JSON")
+
+
+def config_from_args(args: argparse.Namespace) -> GameConfig:
+    """The game configuration the options describe; raises ConfigError with the reason."""
+    data: dict[str, Any] = {}
+    if args.config is not None:
+        data.update(json.loads(args.config.read_text(encoding="utf-8")))
+    data.setdefault("game", args.game)
+    if args.trumps:
+        data["trump_selection"] = args.trumps
+    for flag in ("no_trump_every_fifth", "honours", "doubling"):
+        if getattr(args, flag):
+            data[flag] = True
+    if args.target is not None:
+        data["target"] = args.target
+    if args.deals is not None:
+        data["deals"] = args.deals
+        data.setdefault("format", "deals")
+    if args.format is not None:
+        data["format"] = args.format
+    return GameConfig.from_dict(data)
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="run a referee and play matches between connected bots",
+        description=(
+            "Listen for bots and play the configured match(es) as soon as the seated bots are "
+            "connected. Each seat is one stream: a bot named for both seats of a partnership "
+            "must open two streams (oddtrick bot --seats 2)."
+        ),
+        epilog="example: oddtrick serve --port 50051 --game classic --deals 8 --ns alice --ew bob",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=50051, help="port (0: any free port; default 50051)")
+    serve.add_argument(
+        "--data-dir", type=Path, default=Path("oddtrick-data"), help="logs and the SQLite index (default ./oddtrick-data)"
+    )
+    serve.add_argument(
+        "--tokens",
+        type=Path,
+        default=None,
+        metavar="FILE.json",
+        help='bot credentials as {"name": "token", ...}; without it any token is accepted',
+    )
+    seating = serve.add_argument_group("seating (bot names)")
+    seating.add_argument("--ns", metavar="NAME", help="the bot holding North and South")
+    seating.add_argument("--ew", metavar="NAME", help="the bot holding East and West")
+    for seat in Seat:
+        seating.add_argument(f"--{seat.name.lower()}", metavar="NAME", help=f"the bot at {seat.name.title()}")
+    add_game_options(serve)
+    arena = serve.add_argument_group("arena rules")
+    arena.add_argument("--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)")
+    arena.add_argument("--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)")
+    arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
+    arena.add_argument("--matches", type=int, default=1, metavar="N", help="matches to play, then exit (default 1)")
+    arena.add_argument("--forever", action="store_true", help="keep serving after the matches, until Ctrl-C")
+    serve.add_argument("-v", "--verbose", action="store_true", help="log every action")
+    serve.set_defaults(handler=_serve)
+
+    demo = commands.add_parser(
+        "demo",
+        help="a referee and four sample-bot processes play a short match of each game",
+        description=(
+            "Starts a referee on a free localhost port, starts four sample-bot processes, "
+            "plays a match of classic Whist and one of Contract Whist, and prints the results "
+            "and where the logs are."
+        ),
+    )
+    demo.add_argument(
+        "--data-dir", type=Path, default=Path("oddtrick-data"), help="logs and the SQLite index (default ./oddtrick-data)"
+    )
+    demo.add_argument("--deals", type=int, default=4, metavar="N", help="deals per match (default 4)")
+    demo.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
+    demo.set_defaults(handler=_demo)
+
+    check = commands.add_parser(
+        "check",
+        help="replay match logs and verify every action, result and the seed",
+        description="Re-creates each match from its log with the rules engine and the revealed seed.",
+    )
+    check.add_argument("logs", nargs="+", type=Path, metavar="LOG.jsonl")
+    check.set_defaults(handler=_check)
+
+
+def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
+    seating: dict[Seat, str] = {}
+    for seat in Seat:
+        name = getattr(args, seat.name.lower()) or (args.ns if seat.side == 0 else args.ew)
+        if not name:
+            raise ValueError(
+                f"nobody sits {seat.name.title()}: give --ns and --ew, or --{seat.name.lower()}"
+            )
+        seating[seat] = name
+    return seating
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from oddtrick_referee._referee import MatchSpec, RefereeSettings, running_referee
+    from oddtrick_referee._table import TableRules
+
+    try:
+        config = config_from_args(args)
+        seating = seating_from_args(args)
+        tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
+    except (ConfigError, ValueError, OSError) as error:
+        print(f"oddtrick serve: {error}", file=sys.stderr)
+        return 2
+    logging.getLogger("oddtrick").setLevel(logging.INFO)
+    settings = RefereeSettings(host=args.host, port=args.port, data_dir=args.data_dir, tokens=tokens)
+    rules = TableRules(deadline_s=args.deadline, grace_s=args.grace)
+
+    async def main() -> None:
+        async with running_referee(settings) as referee:
+            print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
+            for number in range(1, args.matches + 1):
+                print(f"match {number}/{args.matches}: waiting for {', '.join(sorted(set(seating.values())))}", flush=True)
+                seed = args.seed if args.matches == 1 else (f"{args.seed}/{number}" if args.seed else None)
+                record = await referee.play_match(MatchSpec(config, seating, rules, seed=seed))
+                result = record.state.match_result
+                assert result is not None
+                print(f"match {record.match_id}: {result.reason}; log {record.log_path}", flush=True)
+            if args.forever:
+                await trio.sleep_forever()
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        return 130
+    except OSError as error:
+        print(f"oddtrick serve: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from oddtrick_referee._demo import run_demo
+
+    return run_demo(args.data_dir, args.deals)
+
+
+def _check(args: argparse.Namespace) -> int:
+    failed = 0
+    for path in args.logs:
+        try:
+            report = check_log(path)
+        except (OSError, ValueError, KeyError) as error:
+            print(f"{path}: cannot read: {error}")
+            failed += 1
+            continue
+        print(f"{path}: {report.describe()}")
+        failed += not report.ok
+    return 1 if failed else 0

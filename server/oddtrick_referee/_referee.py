@@ -1,0 +1,313 @@
+"""The referee: the gRPC services, the lobby, and matches played on tables.
+
+``async with running_referee(settings) as referee:`` listens, accepts bots
+and plays whatever :meth:`Referee.play_match` is asked, each match in its
+own nursery, until the block ends; then every bot is told UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import secrets
+import threading
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+import trio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from oddtrick import __version__
+from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire
+from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick_referee._bridge import BotStream, grpc_server
+from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter, read_log
+from oddtrick_referee._sessions import (
+    PROTOCOL_MINOR,
+    PROTOCOL_NAME,
+    Credentials,
+    Lobby,
+    SeatLink,
+    SessionLimits,
+)
+from oddtrick_referee._store import MatchStore
+from oddtrick_referee._table import SeatRecord, Table, TableRules
+
+log = logging.getLogger("oddtrick.referee")
+
+ALL_GAMES = frozenset(GameKind)
+
+
+@dataclasses.dataclass(frozen=True)
+class RefereeSettings:
+    host: str = "127.0.0.1"
+    port: int = 0
+    """0 picks a free port (see :attr:`Referee.port`)."""
+    data_dir: Path = Path("oddtrick-data")
+    """Match logs go in ``data_dir/logs``, the index in ``data_dir/oddtrick.sqlite3``."""
+    tokens: Mapping[str, str] | None = None
+    limits: SessionLimits = SessionLimits()
+    games: frozenset[GameKind] = ALL_GAMES
+    default_rules: TableRules = TableRules()
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSpec:
+    """A match to play: the game, which bot sits where, the arena's rules."""
+
+    config: GameConfig
+    seating: Mapping[Seat, str]
+    rules: TableRules = TableRules()
+    seed: str | None = None
+    match_id: str | None = None
+    table_id: str = ""
+
+
+@dataclasses.dataclass
+class MatchRecord:
+    match_id: str
+    state: GameState
+    seats: dict[Seat, SeatRecord]
+    log_path: Path
+    added_latency_s: list[float]
+
+
+class Referee:
+    def __init__(self, settings: RefereeSettings, nursery: trio.Nursery) -> None:
+        self.settings = settings
+        self._nursery = nursery
+        self.lobby = Lobby(Credentials(settings.tokens), settings.limits, settings.games)
+        self.log_dir = settings.data_dir / "logs"
+        self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
+        self.port = 0
+        self.live: dict[str, dict[str, Any]] = {}
+        """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
+        self._live_lock = threading.Lock()
+
+    @property
+    def address(self) -> str:
+        return f"{self.settings.host}:{self.port}"
+
+    def _on_stream(self, stream: BotStream) -> None:
+        self._nursery.start_soon(self.lobby.serve_stream, stream, name=f"session {stream.peer}")
+
+    async def play_match(self, spec: MatchSpec, wait_s: float | None = None) -> MatchRecord:
+        """Wait for the seated bots to be connected, then play the match to its end.
+
+        With ``wait_s``, raise :class:`trio.TooSlowError` if the bots are not all
+        there in time (nothing is recorded then).
+        """
+        needs: dict[str, int] = {}
+        for name in spec.seating.values():
+            needs[name] = needs.get(name, 0) + 1
+        with trio.fail_after(wait_s) if wait_s is not None else contextlib.nullcontext():
+            await self.lobby.wait_for(needs, spec.config.game)
+        match_id = spec.match_id or time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+        links: dict[Seat, SeatLink] = {}
+        for seat in Seat:
+            session = self.lobby.take(spec.seating[seat], spec.config.game)
+            links[seat] = self.lobby.seat(session, seat, spec.rules.grace_s)
+        log_path = self.log_dir / f"{match_id}.jsonl"
+        seed = spec.seed if spec.seed is not None else new_seed()
+        table = Table(
+            match_id=match_id,
+            table_id=spec.table_id or match_id,
+            config=spec.config,
+            seed=seed,
+            rules=spec.rules,
+            links=links,
+            log_writer=MatchLogWriter(log_path),
+            max_attempts=self.settings.limits.max_attempts,
+            max_comment_bytes=self.settings.limits.max_comment_bytes,
+        )
+        players = {str(seat): link.bot_name for seat, link in links.items()}
+        await trio.to_thread.run_sync(
+            self.store.match_started,
+            match_id,
+            table.started_at_ms,
+            spec.config.to_dict(),
+            players,
+            log_path,
+        )
+        self._set_live(match_id, {"table": table, "players": players})
+        log.info(
+            "match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players)
+        )
+        try:
+            state = await table.run()
+        finally:
+            self._set_live(match_id, None)
+            for link in links.values():
+                self.lobby.release(link)
+        result = state.match_result
+        assert result is not None
+        await trio.to_thread.run_sync(
+            self.store.match_ended,
+            match_id,
+            int(time.time() * 1000),
+            "finished",
+            {
+                "winner": result.winner.short if result.winner is not None else None,
+                "totals": list(result.totals),
+                "games_won": list(result.games_won),
+                "hands": result.hands_played,
+                "reason": result.reason,
+                "seats": {str(s): r.to_dict() for s, r in table.records.items()},
+            },
+        )
+        log.info("match %s over: %s", match_id, result.reason)
+        return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
+
+    def _set_live(self, match_id: str, entry: dict[str, Any] | None) -> None:
+        with self._live_lock:
+            live = dict(self.live)
+            if entry is None:
+                live.pop(match_id, None)
+            else:
+                live[match_id] = entry
+            self.live = live
+
+
+def _seating_text(players: Mapping[str, str]) -> str:
+    return ", ".join(f"{seat} {name}" for seat, name in players.items())
+
+
+class _ArenaService(arena_pb2_grpc.ArenaServicer):
+    """Unary RPCs for people and tools; runs on the gRPC thread, reads SQLite."""
+
+    def __init__(self, referee: Referee) -> None:
+        self._referee = referee
+
+    async def GetServerInfo(self, request: Any, context: Any) -> arena_pb2.GetServerInfoResponse:  # noqa: N802
+        settings = self._referee.settings
+        games = []
+        for kind in sorted(settings.games, key=lambda g: g.value):
+            classic = kind is GameKind.CLASSIC
+            games.append(
+                arena_pb2.GameSupport(
+                    kind=game_kind_to_wire(kind),
+                    targets=[5, 7, 9, 10] if classic else [100, 50],
+                    trump_selections=[1, 2, 3] if classic else [],
+                    no_trump_every_fifth=classic,
+                    honours=classic,
+                    doubling=not classic,
+                    match_formats=[1, 2, 3, 4],
+                )
+            )
+        return arena_pb2.GetServerInfoResponse(
+            server_name="oddtrick",
+            server_version=__version__,
+            protocols=[referee_pb2.ProtocolVersion(name=PROTOCOL_NAME, minor=PROTOCOL_MINOR)],
+            games=games,
+            default_table_rules=settings.default_rules.to_wire(),
+            session_limits=settings.limits.to_wire(settings.limits.max_seats_per_bot),
+            log_format_versions=[1],
+        )
+
+    async def ListMatches(self, request: Any, context: Any) -> arena_pb2.ListMatchesResponse:  # noqa: N802
+        page_size = min(request.page_size or 50, 500)
+        offset = int(request.page_token) if request.page_token.isdigit() else 0
+        rows = await asyncio.to_thread(
+            self._referee.store.list_matches, None, page_size + 1, offset
+        )
+        response = arena_pb2.ListMatchesResponse()
+        wanted = set(request.statuses)
+        for row in rows[:page_size]:
+            status = (
+                arena_pb2.MATCH_STATUS_IN_PROGRESS
+                if row["status"] == "running"
+                else arena_pb2.MATCH_STATUS_FINISHED
+            )
+            if wanted and status not in wanted:
+                continue
+            if request.bot_name and request.bot_name not in row["players"].values():
+                continue
+            summary = arena_pb2.MatchSummary(
+                match_id=row["match_id"],
+                status=status,
+                config=config_to_wire(GameConfig.from_dict(row["config"])),
+                players=[
+                    game_pb2.SeatPlayer(seat=seat_to_wire(Seat.parse(seat)), bot_name=name)
+                    for seat, name in row["players"].items()
+                ],
+                started_at_unix_ms=row["started_at"],
+            )
+            if row["finished_at"] is not None:
+                summary.ended_at_unix_ms = row["finished_at"]
+            if row["result"]:
+                summary.hands_played = row["result"]["hands"]
+                summary.score.total.CopyFrom(per_side(tuple(row["result"]["totals"])))  # type: ignore[arg-type]
+            response.matches.append(summary)
+        if len(rows) > page_size:
+            response.next_page_token = str(offset + page_size)
+        return response
+
+    async def GetMatchLog(self, request: Any, context: Any) -> arena_pb2.GetMatchLogResponse:  # noqa: N802
+        row = await asyncio.to_thread(self._referee.store.get, request.match_id)
+        if row is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+        if row["status"] != "finished":
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"match {request.match_id!r} is still in progress; its log is served once it ends",
+            )
+        lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
+        return arena_pb2.GetMatchLogResponse(
+            match_id=request.match_id, format_version=int(LOG_FORMAT.rsplit("/", 1)[1]), lines=lines
+        )
+
+
+def _log_lines(path: Path) -> list[str]:
+    import json
+
+    return [
+        json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)
+    ]
+
+
+@asynccontextmanager
+async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
+    """Listen and referee until the block ends."""
+    async with trio.open_nursery() as nursery:
+        referee = Referee(settings, nursery)
+        health_servicer = health.aio.HealthServicer()
+
+        def register(server: grpc.aio.Server, play_handler: Any) -> None:
+            referee_pb2_grpc.add_RefereeServicer_to_server(play_handler, server)
+            arena_pb2_grpc.add_ArenaServicer_to_server(_ArenaService(referee), server)
+            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+            names = (
+                referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name,
+                arena_pb2.DESCRIPTOR.services_by_name["Arena"].full_name,
+                health.SERVICE_NAME,
+                reflection.SERVICE_NAME,
+            )
+            reflection.enable_server_reflection(names, server)
+
+        address = f"{settings.host}:{settings.port}"
+        async with grpc_server(
+            address, referee._on_stream, register, inbox_size=settings.limits.max_unsolicited
+        ) as endpoint:
+            referee.port = endpoint.port
+            endpoint.loop.call_soon_threadsafe(
+                lambda: asyncio.ensure_future(
+                    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+                )
+            )
+            if referee.lobby.credentials.open:
+                log.warning(
+                    "no bot tokens configured: any token is accepted (fine on a private machine)"
+                )
+            log.info("referee listening on %s; logs in %s", referee.address, referee.log_dir)
+            try:
+                yield referee
+            finally:
+                referee.lobby.close_all(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+                nursery.cancel_scope.cancel()

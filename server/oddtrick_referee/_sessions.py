@@ -1,0 +1,389 @@
+"""Bot sessions: the Hello handshake, credentials, the lobby of idle sessions,
+and the seat links that survive a dropped connection.
+
+A session is one ``Play`` stream. Its reader task is the only thing that
+reads the stream: it forwards decisions to the seat the session holds,
+counts what the bot sends unasked, and turns a hang-up into a disconnect
+that the table handles in one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hmac
+import logging
+import secrets
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import grpc
+import trio
+from oddtrick import __version__
+from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
+from oddtrick.rules import GameKind, Seat
+from oddtrick.v1 import referee_pb2
+from oddtrick_referee._bridge import BotStream
+
+log = logging.getLogger("oddtrick.referee.sessions")
+
+PROTOCOL_NAME = "oddtrick.v1"
+PROTOCOL_MINOR = 0
+MAX_NAME_LENGTH = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionLimits:
+    hello_timeout_s: float = 10.0
+    max_unsolicited: int = 16
+    max_attempts: int = 8
+    max_message_bytes: int = 64 * 1024
+    max_comment_bytes: int = 256
+    max_seats_per_bot: int = 64
+
+    def to_wire(self, max_seats: int) -> referee_pb2.SessionLimits:
+        return referee_pb2.SessionLimits(
+            max_unsolicited_messages=self.max_unsolicited,
+            max_attempts_per_request=self.max_attempts,
+            max_message_bytes=self.max_message_bytes,
+            max_comment_bytes=self.max_comment_bytes,
+            max_seats=max_seats,
+        )
+
+
+class Credentials:
+    """Which bot names may play, and with which token.
+
+    With no tokens configured the arena is open: any token is accepted (the
+    demo and local tests run this way, and the referee says so at start).
+    """
+
+    def __init__(self, tokens: Mapping[str, str] | None = None) -> None:
+        self._tokens = dict(tokens or {})
+
+    @property
+    def open(self) -> bool:
+        return not self._tokens
+
+    def accepts(self, name: str, token: str) -> bool:
+        if self.open:
+            return True
+        expected = self._tokens.get(name)
+        return expected is not None and hmac.compare_digest(expected.encode(), token.encode())
+
+
+class Refused(Exception):
+    """The handshake failed; the call ends with this status."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class Session:
+    """One connected stream after a successful Hello."""
+
+    def __init__(
+        self, stream: BotStream, hello: referee_pb2.Hello, games: frozenset[GameKind]
+    ) -> None:
+        self.id = secrets.token_hex(8)
+        self.resume_token = secrets.token_urlsafe(24)
+        self.stream = stream
+        self.name = hello.bot_name
+        self.version = hello.bot_version
+        self.games = games
+        self.link: SeatLink | None = None
+        self.leaving = False
+        self.connected = True
+
+    def __repr__(self) -> str:
+        return f"<Session {self.name} {self.id}>"
+
+
+class SeatLink:
+    """A table's hold on one seat, which outlives the stream that holds it.
+
+    The table reads decisions from :attr:`decisions`; a disconnect arrives
+    there too (as :data:`DISCONNECTED`), so a table waiting for an answer
+    wakes at once when its bot hangs up.
+    """
+
+    def __init__(self, seat: Seat, session: Session, grace_s: float) -> None:
+        self.seat = seat
+        self.bot_name = session.name
+        self.bot_version = session.version
+        self.session: Session | None = session
+        self.resume_token = session.resume_token
+        self.grace_s = grace_s
+        self.disconnected_at: float | None = None
+        self.forfeited = False
+        self.reconnected = trio.Event()
+        self.sequence = 0
+        self.unsolicited = 0
+        self.open_request = 0
+        """The request id the table waits on (0: none); the reader passes only its answers."""
+        self.last_request = 0
+        self._send, self.decisions = trio.open_memory_channel[Any](float("inf"))
+        self.on_resume: Callable[[SeatLink], None] = lambda link: None
+        session.link = self
+
+    def deliver(self, message: Any) -> None:
+        self._send.send_nowait(message)
+
+    def count_unsolicited(self, limit: int) -> bool:
+        """Count one message not asked for; False once the budget is exceeded."""
+        self.unsolicited += 1
+        return self.unsolicited <= limit
+
+    def refuse_unknown(self, decision: referee_pb2.Decision) -> None:
+        self.send(
+            referee_pb2.RefereeMessage(
+                refusal=referee_pb2.Refusal(
+                    request_id=decision.request_id,
+                    reason=referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST,
+                    message=f"request {decision.request_id} was never issued on this seat",
+                    action=decision.action,
+                )
+            )
+        )
+
+    def detach(self, session: Session) -> None:
+        """The session's stream ended while holding this seat."""
+        if self.session is not session:
+            return
+        self.session = None
+        self.disconnected_at = trio.current_time()
+        self.reconnected = trio.Event()
+        self.deliver(DISCONNECTED)
+
+    def attach(self, session: Session) -> None:
+        old = self.session
+        if old is not None and old is not session:
+            old.link = None
+            old.stream.close(grpc.StatusCode.ABORTED, "another stream resumed this session")
+        session.link = self
+        session.resume_token = self.resume_token
+        self.session = session
+        self.disconnected_at = None
+        self.reconnected.set()
+        self.on_resume(self)
+
+    def grace_over(self) -> bool:
+        if self.forfeited:
+            return True
+        if self.session is None and self.disconnected_at is not None:
+            return trio.current_time() >= self.disconnected_at + self.grace_s
+        return False
+
+    def send(self, message: referee_pb2.RefereeMessage) -> None:
+        if self.session is not None:
+            self.session.stream.send(message)
+
+
+DISCONNECTED = object()
+"""Put in a seat's decisions when its stream ends."""
+
+
+class Lobby:
+    """Connected sessions: who is idle, who is seated, which seats can be resumed."""
+
+    def __init__(
+        self, credentials: Credentials, limits: SessionLimits, games: frozenset[GameKind]
+    ) -> None:
+        self.credentials = credentials
+        self.limits = limits
+        self.games = games
+        self._idle: dict[str, list[Session]] = {}
+        self._links: dict[str, SeatLink] = {}
+        self._changed = trio.Event()
+        self.sessions: dict[str, Session] = {}
+
+    # ------------------------------------------------------------ handshake
+
+    async def serve_stream(self, stream: BotStream) -> None:
+        """Run one stream from its Hello to its end. Never raises."""
+        session = None
+        try:
+            with trio.fail_after(self.limits.hello_timeout_s):
+                first = await stream.inbox.receive()
+            session = self._admit(stream, first)
+        except trio.TooSlowError:
+            stream.close(grpc.StatusCode.INVALID_ARGUMENT, "no Hello within the time allowed")
+            return
+        except trio.EndOfChannel:
+            return
+        except Refused as refusal:
+            log.info("refused %s: %s", stream.peer, refusal.details)
+            stream.close(refusal.code, refusal.details)
+            return
+        try:
+            await self._read(session)
+        finally:
+            self._drop(session)
+
+    def _admit(self, stream: BotStream, message: referee_pb2.BotMessage) -> Session:
+        if message.WhichOneof("kind") != "hello":
+            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
+        hello = message.hello
+        name = hello.bot_name
+        if (
+            not name
+            or len(name) > MAX_NAME_LENGTH
+            or not name.isprintable()
+            or name != name.strip()
+        ):
+            raise Refused(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"bot_name must be 1-{MAX_NAME_LENGTH} printable characters without edge spaces",
+            )
+        if hello.protocol.name != PROTOCOL_NAME:
+            raise Refused(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol {hello.protocol.name!r} is not spoken here; use {PROTOCOL_NAME!r}",
+            )
+        if not self.credentials.accepts(name, hello.token):
+            raise Refused(
+                grpc.StatusCode.UNAUTHENTICATED, f"the token for bot {name!r} is not valid"
+            )
+        wanted = {game_kind_from_wire(g) for g in hello.games} - {None}
+        games = frozenset(g for g in wanted if g is not None) & self.games
+        if not games:
+            raise Refused(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "none of the games in the Hello is played here (this referee plays "
+                + ", ".join(sorted(g.value for g in self.games))
+                + ")",
+            )
+        session = Session(stream, hello, games)
+        resumed = False
+        link: SeatLink | None = None
+        if hello.HasField("resume_token"):
+            link = self._links.get(hello.resume_token)
+            if link is None or link.grace_over() or link.bot_name != name:
+                raise Refused(
+                    grpc.StatusCode.NOT_FOUND,
+                    "the resume token is unknown or its grace period is over; "
+                    "connect without it to start a new session",
+                )
+            resumed = True
+        self.sessions[session.id] = session
+        stream.send(
+            referee_pb2.RefereeMessage(
+                welcome=referee_pb2.Welcome(
+                    session_id=session.id,
+                    resume_token=link.resume_token if link is not None else session.resume_token,
+                    server_name="oddtrick",
+                    server_version=__version__,
+                    protocol=referee_pb2.ProtocolVersion(name=PROTOCOL_NAME, minor=PROTOCOL_MINOR),
+                    limits=self.limits.to_wire(self.limits.max_seats_per_bot),
+                    resumed=resumed,
+                    games=[game_kind_to_wire(g) for g in sorted(games, key=lambda g: g.value)],
+                )
+            )
+        )
+        if link is not None:
+            log.info("%s resumed its seat %s", name, link.seat.name.title())
+            link.attach(session)
+        else:
+            log.info("%s connected from %s", name, stream.peer)
+            self._idle.setdefault(name, []).append(session)
+            self._notify()
+        return session
+
+    # -------------------------------------------------------------- reading
+
+    async def _read(self, session: Session) -> None:
+        limits = self.limits
+        unsolicited_idle = 0
+        async for message in session.stream.inbox:
+            kind = message.WhichOneof("kind")
+            link = session.link
+            if kind == "decision" and link is not None:
+                decision = message.decision
+                if decision.request_id == link.open_request:
+                    link.deliver(decision)
+                    continue
+                if decision.request_id > link.last_request:
+                    link.refuse_unknown(decision)
+                if link.count_unsolicited(limits.max_unsolicited):
+                    continue
+                session.stream.close(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "too many answers the referee did not ask for; answer each request once",
+                )
+                return
+            if kind == "leave" and not session.leaving:
+                session.leaving = True
+                if link is None:
+                    session.stream.close(grpc.StatusCode.OK, "goodbye")
+                    return
+                continue
+            if kind == "hello":
+                session.stream.close(grpc.StatusCode.INVALID_ARGUMENT, "a second Hello was sent")
+                return
+            unsolicited_idle += 1
+            if unsolicited_idle > limits.max_unsolicited:
+                session.stream.close(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "too many messages the referee did not ask for",
+                )
+                return
+
+    def _drop(self, session: Session) -> None:
+        session.connected = False
+        self.sessions.pop(session.id, None)
+        idle = self._idle.get(session.name, [])
+        if session in idle:
+            idle.remove(session)
+        if session.link is not None:
+            log.warning(
+                "%s lost its connection while seated at %s",
+                session.name,
+                session.link.seat.name.title(),
+            )
+            session.link.detach(session)
+        self._notify()
+
+    # -------------------------------------------------------------- seating
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def idle_count(self, name: str, game: GameKind) -> int:
+        return sum(1 for s in self._idle.get(name, []) if game in s.games and not s.leaving)
+
+    async def wait_for(self, needs: Mapping[str, int], game: GameKind) -> None:
+        """Wait until each named bot has the given number of idle sessions."""
+        while any(self.idle_count(name, game) < count for name, count in needs.items()):
+            await self._changed.wait()
+
+    def take(self, name: str, game: GameKind) -> Session:
+        for session in self._idle.get(name, []):
+            if game in session.games and not session.leaving:
+                self._idle[name].remove(session)
+                return session
+        raise LookupError(f"no idle session of {name!r}")
+
+    def seat(self, session: Session, seat: Seat, grace_s: float) -> SeatLink:
+        link = SeatLink(seat, session, grace_s)
+        self._links[link.resume_token] = link
+        return link
+
+    def release(self, link: SeatLink) -> None:
+        """The match is over: the seat's session (if still here) becomes idle again."""
+        self._links.pop(link.resume_token, None)
+        session = link.session
+        link.session = None
+        if session is None or not session.connected:
+            return
+        session.link = None
+        if session.leaving:
+            session.stream.close(grpc.StatusCode.OK, "goodbye: you asked to leave")
+            return
+        self._idle.setdefault(session.name, []).append(session)
+        self._notify()
+
+    def close_all(self, code: grpc.StatusCode, details: str) -> None:
+        for session in list(self.sessions.values()):
+            session.stream.close(code, details)

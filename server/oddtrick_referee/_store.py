@@ -1,0 +1,108 @@
+"""The referee's SQLite file: an index of every match and where its log is.
+
+SQLite is the embedded default: one file, no server. Writes happen when a
+match starts and when it ends, in a worker thread so the tables never wait
+on the disk. Each call opens its own connection, so the gRPC thread can read
+while trio writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    match_id     TEXT PRIMARY KEY,
+    status       TEXT NOT NULL CHECK (status IN ('running', 'finished', 'aborted')),
+    started_at   INTEGER NOT NULL,
+    finished_at  INTEGER,
+    config       TEXT NOT NULL,
+    players      TEXT NOT NULL,
+    result       TEXT,
+    log_path     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS matches_by_start ON matches (started_at);
+"""
+
+
+class MatchStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.executescript(_SCHEMA)
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.row_factory = sqlite3.Row
+            yield db
+        finally:
+            db.close()
+
+    def match_started(
+        self,
+        match_id: str,
+        started_at_ms: int,
+        config: dict[str, Any],
+        players: dict[str, str],
+        log_path: Path,
+    ) -> None:
+        with self._lock, self._connect() as db:
+            db.execute(
+                "INSERT INTO matches (match_id, status, started_at, config, players, log_path) "
+                "VALUES (?, 'running', ?, ?, ?, ?)",
+                (match_id, started_at_ms, json.dumps(config), json.dumps(players), str(log_path)),
+            )
+
+    def match_ended(
+        self, match_id: str, finished_at_ms: int, status: str, result: dict[str, Any]
+    ) -> None:
+        with self._lock, self._connect() as db:
+            db.execute(
+                "UPDATE matches SET status = ?, finished_at = ?, result = ? WHERE match_id = ?",
+                (status, finished_at_ms, json.dumps(result), match_id),
+            )
+
+    def list_matches(
+        self, status: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        query = "SELECT * FROM matches"
+        params: list[Any] = []
+        if status is not None:
+            query += " WHERE status = ?"
+            params.append(status)
+        query += " ORDER BY started_at DESC, match_id LIMIT ? OFFSET ?"
+        params += [limit, offset]
+        with self._connect() as db:
+            rows = db.execute(query, params).fetchall()
+        return [
+            {
+                "match_id": row["match_id"],
+                "status": row["status"],
+                "started_at": row["started_at"],
+                "finished_at": row["finished_at"],
+                "config": json.loads(row["config"]),
+                "players": json.loads(row["players"]),
+                "result": json.loads(row["result"]) if row["result"] else None,
+                "log_path": row["log_path"],
+            }
+            for row in rows
+        ]
+
+    def get(self, match_id: str) -> dict[str, Any] | None:
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        if row is None:
+            return None
+        return {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row

@@ -1,0 +1,606 @@
+"""One table running one match: requests, deadlines, refusals, faults, events, log.
+
+Everything a seat is told is built from ``state.view(seat)``, the rules
+engine's one door for hidden information. Each decision lives in its own
+cancel scope whose deadline is the referee's clock, never the bot's word.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import itertools
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import trio
+from oddtrick._codec import (
+    MalformedMessage,
+    action_from_wire,
+    action_to_wire,
+    call_to_wire,
+    card_to_wire,
+    cards_to_wire,
+    config_to_wire,
+    contract_to_wire,
+    game_result_to_wire,
+    hand_result_to_wire,
+    hand_state,
+    per_side,
+    scoreboard,
+    seat_to_wire,
+    side_to_wire,
+    trick_to_wire,
+    trumps_to_wire,
+)
+from oddtrick._events import (
+    AuctionEnded,
+    CallMade,
+    CardPlayed,
+    EventCursor,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchEvent,
+    TrickCompleted,
+)
+from oddtrick.rules import (
+    PASS,
+    Action,
+    Card,
+    GameConfig,
+    GameKind,
+    GameState,
+    IllegalAction,
+    Phase,
+    Reason,
+    Seat,
+)
+from oddtrick.v1 import game_pb2, referee_pb2
+from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
+from oddtrick_referee._sessions import DISCONNECTED, SeatLink
+
+log = logging.getLogger("oddtrick.referee.table")
+
+_request_ids = itertools.count(1)
+"""Request ids are unique across the referee, hence within every session."""
+
+
+class Fault(enum.Enum):
+    TIMEOUT = "timeout"
+    ILLEGAL = "illegal"
+    DISCONNECTED = "disconnected"
+    FORFEITED = "forfeited"
+
+
+_FAULT_WIRE = {
+    Fault.TIMEOUT: game_pb2.FAULT_KIND_TIMEOUT,
+    Fault.ILLEGAL: game_pb2.FAULT_KIND_ILLEGAL,
+    Fault.DISCONNECTED: game_pb2.FAULT_KIND_DISCONNECTED,
+    Fault.FORFEITED: game_pb2.FAULT_KIND_FORFEITED,
+}
+
+_REFUSAL_WIRE = {
+    Reason.NOT_YOUR_TURN: referee_pb2.REFUSAL_REASON_NOT_YOUR_TURN,
+    Reason.WRONG_PHASE: referee_pb2.REFUSAL_REASON_WRONG_PHASE,
+    Reason.CARD_NOT_HELD: referee_pb2.REFUSAL_REASON_CARD_NOT_HELD,
+    Reason.MUST_FOLLOW_SUIT: referee_pb2.REFUSAL_REASON_MUST_FOLLOW_SUIT,
+    Reason.BID_TOO_LOW: referee_pb2.REFUSAL_REASON_BID_TOO_LOW,
+    Reason.DOUBLE_NOT_ALLOWED: referee_pb2.REFUSAL_REASON_DOUBLE_NOT_ALLOWED,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class TableRules:
+    """The arena's rules for one match (RULES.md, "Illegal actions and time")."""
+
+    deadline_s: float = 5.0
+    grace_s: float = 30.0
+    open: bool = False
+
+    def to_wire(self) -> game_pb2.TableRules:
+        return game_pb2.TableRules(
+            decision_deadline_ms=round(self.deadline_s * 1000),
+            reconnect_grace_ms=round(self.grace_s * 1000),
+            open=self.open,
+        )
+
+
+@dataclasses.dataclass
+class SeatRecord:
+    """What a seat did in a match, for the log, the result and the standings."""
+
+    bot_name: str
+    faults: dict[Fault, int] = dataclasses.field(default_factory=dict)
+    refusals: int = 0
+    forfeited: bool = False
+    decisions: int = 0
+    think_ms_total: int = 0
+    think_ms_max: int = 0
+
+    def add_fault(self, fault: Fault) -> None:
+        self.faults[fault] = self.faults.get(fault, 0) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot_name,
+            "faults": {fault.value: count for fault, count in self.faults.items()},
+            "refusals": self.refusals,
+            "forfeited": self.forfeited,
+            "decisions": self.decisions,
+            "think_ms_total": self.think_ms_total,
+            "think_ms_max": self.think_ms_max,
+        }
+
+    def to_wire(self, seat: Seat) -> game_pb2.SeatRecord:
+        return game_pb2.SeatRecord(
+            seat=seat_to_wire(seat),
+            faults=[
+                game_pb2.FaultCount(kind=_FAULT_WIRE[fault], count=count)
+                for fault, count in self.faults.items()
+            ],
+            refusals=self.refusals,
+            forfeited=self.forfeited,
+            decisions=self.decisions,
+            think_ms_total=self.think_ms_total,
+            think_ms_max=self.think_ms_max,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Decided:
+    action: Action
+    fault: Fault | None
+    think_ms: int | None
+    comment: str | None
+
+
+def fallback_action(state: GameState) -> Action:
+    """Pass in the auction; in play the lowest legal card (lowest rank, then clubs first)."""
+    legal = state.legal_actions
+    if state.phase is Phase.AUCTION:
+        return PASS
+    return min(legal, key=lambda card: (card.rank, card.suit) if isinstance(card, Card) else (0, 0))
+
+
+class Table:
+    """Runs one match between the four seat links to the end, whatever the bots do."""
+
+    def __init__(
+        self,
+        *,
+        match_id: str,
+        table_id: str,
+        config: GameConfig,
+        seed: str,
+        rules: TableRules,
+        links: Mapping[Seat, SeatLink],
+        log_writer: MatchLogWriter,
+        max_attempts: int,
+        max_comment_bytes: int,
+        on_progress: Callable[[Table], None] | None = None,
+    ) -> None:
+        self.match_id = match_id
+        self.table_id = table_id
+        self.state = GameState(config, seed)
+        self.rules = rules
+        self.links = dict(links)
+        self.records = {seat: SeatRecord(link.bot_name) for seat, link in self.links.items()}
+        self._log = log_writer
+        self._cursor = EventCursor(self.state)
+        self._max_attempts = max_attempts
+        self._max_comment_bytes = max_comment_bytes
+        self._pending: dict[Seat, list[referee_pb2.Event]] = {seat: [] for seat in Seat}
+        self._open: dict[Seat, tuple[referee_pb2.DecisionRequest, float]] = {}
+        self._last_decided: _Decided | None = None
+        self._on_progress = on_progress
+        self.started_at_ms = int(time.time() * 1000)
+        self.added_latency_s: list[float] = []
+        self._answer_arrived: float | None = None
+        for link in self.links.values():
+            link.on_resume = self._resync
+
+    # ------------------------------------------------------------------ run
+
+    async def run(self) -> GameState:
+        state = self.state
+        self._log.write(
+            {
+                "type": "match_start",
+                "format": LOG_FORMAT,
+                "match_id": self.match_id,
+                "table_id": self.table_id,
+                "started_at_ms": self.started_at_ms,
+                "config": state.config.to_dict(),
+                "rules": {
+                    "deadline_ms": round(self.rules.deadline_s * 1000),
+                    "grace_ms": round(self.rules.grace_s * 1000),
+                },
+                "players": {
+                    str(seat): {"name": link.bot_name, "version": link.bot_version}
+                    for seat, link in self.links.items()
+                },
+                "seed_commitment": state.commitment,
+            }
+        )
+        for seat in Seat:
+            self._queue(seat, match_started=self._match_started(seat))
+        while True:
+            self._report(self._cursor.poll())
+            if state.phase is Phase.MATCH_OVER:
+                break
+            if state.phase is Phase.HAND_OVER:
+                self._flush_all()
+                state.start_next_hand()
+                continue
+            seat = state.to_act
+            assert seat is not None
+            decided = await self._decide(seat)
+            self._last_decided = decided
+            record = self.records[seat]
+            record.decisions += 1
+            if decided.think_ms is not None:
+                record.think_ms_total += decided.think_ms
+                record.think_ms_max = max(record.think_ms_max, decided.think_ms)
+            entry: dict[str, Any] = {
+                "type": "action",
+                "hand": state.hand_number,
+                "seat": str(seat),
+                "action": str(decided.action),
+                "think_ms": decided.think_ms,
+            }
+            if decided.fault is not None:
+                entry["fault"] = decided.fault.value
+            if decided.comment:
+                entry["comment"] = decided.comment
+            self._log.write(entry)
+            if self._on_progress is not None:
+                self._on_progress(self)
+        self._flush_all()
+        self._finish_log()
+        return state
+
+    def _finish_log(self) -> None:
+        result = self.state.match_result
+        assert result is not None
+        self._log.write(
+            {
+                "type": "match_end",
+                "result": {
+                    "winner": result.winner.short if result.winner is not None else None,
+                    "totals": list(result.totals),
+                    "games_won": list(result.games_won),
+                    "hands": result.hands_played,
+                    "reason": result.reason,
+                },
+                "seats": {str(seat): record.to_dict() for seat, record in self.records.items()},
+                "seed": self.state.seed,
+            }
+        )
+        self._log.close()
+
+    # ------------------------------------------------------------ decisions
+
+    async def _decide(self, seat: Seat) -> _Decided:
+        link = self.links[seat]
+        record = self.records[seat]
+        state = self.state
+        if link.forfeited:
+            action = fallback_action(state)
+            state.apply(action, seat)
+            return _Decided(action, Fault.FORFEITED, None, None)
+        request_id = next(_request_ids)
+        deadline = trio.current_time() + self.rules.deadline_s
+        link.open_request = link.last_request = request_id
+        link.unsolicited = 0
+        request = referee_pb2.DecisionRequest(
+            request_id=request_id,
+            kind=referee_pb2.DECISION_KIND_CALL
+            if state.phase is Phase.AUCTION
+            else referee_pb2.DECISION_KIND_CARD,
+            legal_actions=[action_to_wire(a) for a in state.legal_actions],
+            time_left_ms=round(self.rules.deadline_s * 1000),
+            match_id=self.match_id,
+            seat=seat_to_wire(seat),
+            hand=hand_state(state.view(seat)),
+        )
+        self._open[seat] = (request, deadline)
+        self._flush(seat, request)
+        sent = time.perf_counter()
+        if self._answer_arrived is not None:
+            self.added_latency_s.append(sent - self._answer_arrived)
+            self._answer_arrived = None
+        attempts = 0
+        fault = Fault.TIMEOUT
+        try:
+            with trio.move_on_at(deadline):
+                while True:
+                    if link.session is None:
+                        fault = Fault.DISCONNECTED
+                        if not await self._await_reconnect(link):
+                            fault = Fault.FORFEITED
+                            break
+                        continue
+                    item = await link.decisions.receive()
+                    if item is DISCONNECTED or item.request_id != request_id:
+                        continue
+                    if attempts >= self._max_attempts:
+                        link.count_unsolicited(10**9)
+                        continue
+                    attempts += 1
+                    refusal = self._try(seat, item)
+                    if refusal is None:
+                        arrived = time.perf_counter()
+                        self._answer_arrived = arrived
+                        think = round((arrived - sent) * 1000)
+                        comment = (
+                            item.comment[: self._max_comment_bytes]
+                            if item.HasField("comment")
+                            else None
+                        )
+                        return _Decided(state.history[-1][1], None, think, comment)
+                    record.refusals += 1
+                    fault = Fault.ILLEGAL
+                    reason, text = refusal
+                    self._refuse(seat, item, reason, text, deadline, self._max_attempts - attempts)
+        finally:
+            link.open_request = 0
+            self._open.pop(seat, None)
+        action = fallback_action(state)
+        state.apply(action, seat)
+        record.add_fault(fault)
+        if fault is Fault.FORFEITED and not link.forfeited:
+            link.forfeited = True
+            record.forfeited = True
+            self._log.write({"type": "forfeit", "hand": state.hand_number, "seat": str(seat)})
+        log.info("%s (%s) %s: fallback %s", link.bot_name, seat.name.title(), fault.value, action)
+        return _Decided(action, fault, None, None)
+
+    async def _await_reconnect(self, link: SeatLink) -> bool:
+        """Wait (within the decision's scope) for the seat's bot to come back."""
+        if link.grace_over():
+            return False
+        assert link.disconnected_at is not None
+        with trio.move_on_at(link.disconnected_at + link.grace_s):
+            await link.reconnected.wait()
+        return link.session is not None
+
+    def _try(self, seat: Seat, decision: referee_pb2.Decision) -> tuple[int, str] | None:
+        """Apply the bot's answer; on refusal, the reason code and text (state unchanged)."""
+        try:
+            action = action_from_wire(decision.action)
+        except MalformedMessage as error:
+            return referee_pb2.REFUSAL_REASON_MALFORMED, f"malformed action: {error}"
+        try:
+            self.state.apply(action, seat)
+        except IllegalAction as error:
+            return _REFUSAL_WIRE[error.reason], str(error)
+        return None
+
+    def _refuse(
+        self,
+        seat: Seat,
+        decision: referee_pb2.Decision,
+        reason: int,
+        text: str,
+        deadline: float,
+        attempts_left: int,
+    ) -> None:
+        left_ms = max(0, round((deadline - trio.current_time()) * 1000))
+        self._log.write(
+            {
+                "type": "refusal",
+                "hand": self.state.hand_number,
+                "seat": str(seat),
+                "request_id": decision.request_id,
+                "reason": referee_pb2.RefusalReason.Name(reason),
+                "message": text,
+            }
+        )
+        self.links[seat].send(
+            referee_pb2.RefereeMessage(
+                refusal=referee_pb2.Refusal(
+                    request_id=decision.request_id,
+                    reason=reason,  # type: ignore[arg-type]
+                    message=text,
+                    time_left_ms=left_ms,
+                    attempts_left=max(0, attempts_left),
+                    action=decision.action,
+                )
+            )
+        )
+
+    # --------------------------------------------------------------- events
+
+    def _queue(self, seat: Seat, **event: Any) -> None:
+        link = self.links[seat]
+        link.sequence += 1
+        self._pending[seat].append(referee_pb2.Event(sequence=link.sequence, **event))
+
+    def _flush(self, seat: Seat, request: referee_pb2.DecisionRequest | None = None) -> None:
+        link = self.links[seat]
+        events = self._pending[seat]
+        if request is not None:
+            request.last_sequence = link.sequence
+        if not events and request is None:
+            return
+        self._pending[seat] = []
+        update = referee_pb2.Update(events=events)
+        if request is not None:
+            update.request.CopyFrom(request)
+        link.send(referee_pb2.RefereeMessage(update=update))
+
+    def _flush_all(self) -> None:
+        for seat in Seat:
+            self._flush(seat)
+
+    def _report(self, events: list[MatchEvent]) -> None:
+        """Turn the engine's public events into each seat's wire events."""
+        if not events:
+            return
+        state = self.state
+        views = {seat: state.view(seat) for seat in Seat}
+        decided = self._last_decided
+        meta: dict[str, Any] = {}
+        if decided is not None:
+            meta = {"by_referee": decided.fault is not None}
+            if decided.fault is not None:
+                meta["fault"] = _FAULT_WIRE[decided.fault]
+            if decided.think_ms is not None:
+                meta["think_ms"] = decided.think_ms
+        for event in events:
+            for seat in Seat:
+                view = views[seat]
+                if isinstance(event, HandStarted):
+                    message = referee_pb2.HandStarted(
+                        hand_number=view.hand_number,
+                        game_number=view.game_number,
+                        dealer=seat_to_wire(view.dealer),
+                        cards=cards_to_wire(view.hand),
+                        trumps=trumps_to_wire(view.trumps, view.config.game is GameKind.CLASSIC),
+                        score=scoreboard(view),
+                    )
+                    if view.turned_card is not None:
+                        message.turned_card.CopyFrom(card_to_wire(view.turned_card))
+                    if view.cut_card is not None:
+                        message.cut_card.CopyFrom(card_to_wire(view.cut_card))
+                    self._queue(seat, hand_started=message)
+                elif isinstance(event, CallMade):
+                    self._queue(
+                        seat,
+                        call_made=referee_pb2.CallMade(
+                            seat=seat_to_wire(event.seat), call=call_to_wire(event.call), **meta
+                        ),
+                    )
+                elif isinstance(event, AuctionEnded):
+                    if event.contract is None:
+                        self._queue(
+                            seat,
+                            auction_ended=referee_pb2.AuctionEnded(
+                                thrown_in=referee_pb2.ThrownIn()
+                            ),
+                        )
+                    else:
+                        self._queue(
+                            seat,
+                            auction_ended=referee_pb2.AuctionEnded(
+                                contract=contract_to_wire(event.contract)
+                            ),
+                        )
+                elif isinstance(event, CardPlayed):
+                    self._queue(
+                        seat,
+                        card_played=referee_pb2.CardPlayed(
+                            seat=seat_to_wire(event.seat),
+                            card=card_to_wire(event.card),
+                            trick_number=event.trick_number,
+                            **meta,
+                        ),
+                    )
+                elif isinstance(event, TrickCompleted):
+                    self._queue(
+                        seat,
+                        trick_completed=referee_pb2.TrickCompleted(
+                            trick=trick_to_wire(event.trick), tricks=per_side(event.tricks_won)
+                        ),
+                    )
+                elif isinstance(event, HandEnded):
+                    result = view.hand_results[event.result.hand_number - 1]
+                    self._queue(
+                        seat, hand_ended=hand_result_to_wire(result, view.game_number, view)
+                    )
+                elif isinstance(event, GameEnded):
+                    self._queue(seat, game_ended=game_result_to_wire(event.result, view.games_won))
+                elif isinstance(event, MatchEnded):
+                    self._queue(seat, match_ended=self._match_result(view))
+            self._log_event(event)
+
+    def _log_event(self, event: MatchEvent) -> None:
+        state = self.state
+        if isinstance(event, HandStarted):
+            self._log.write(
+                {"type": "hand_start", "hand": event.hand_number, "dealer": str(state.dealer)}
+            )
+        elif isinstance(event, HandEnded):
+            result = event.result
+            self._log.write(
+                {
+                    "type": "hand_result",
+                    "hand": result.hand_number,
+                    "outcome": result.outcome.value,
+                    "tricks": list(result.tricks),
+                    "points": list(result.points),
+                    "honours": list(result.honours),
+                    "scores": list(result.scores_after),
+                    "text": result.describe(),
+                }
+            )
+        elif isinstance(event, GameEnded):
+            self._log.write(
+                {
+                    "type": "game_result",
+                    "game": event.result.game_number,
+                    "winner": event.result.winner.short,
+                    "scores": list(event.result.scores),
+                }
+            )
+
+    def _match_result(self, view: Any) -> game_pb2.MatchResult:
+        result = self.state.match_result
+        assert result is not None
+        message = game_pb2.MatchResult(
+            outcome=game_pb2.MATCH_OUTCOME_WIN
+            if result.winner is not None
+            else game_pb2.MATCH_OUTCOME_DRAW,
+            score=game_pb2.Scoreboard(
+                game=per_side(view.scores),
+                games_won=per_side(result.games_won),
+                total=per_side(result.totals),
+            ),
+            hands_played=result.hands_played,
+            seats=[record.to_wire(seat) for seat, record in self.records.items()],
+            seed=self.state.seed,
+            seed_commitment=self.state.commitment,
+        )
+        if result.winner is not None:
+            message.winner = side_to_wire(result.winner)
+        return message
+
+    def _match_started(self, seat: Seat) -> referee_pb2.MatchStarted:
+        return referee_pb2.MatchStarted(
+            match_id=self.match_id,
+            table_id=self.table_id,
+            config=config_to_wire(self.state.config),
+            rules=self.rules.to_wire(),
+            seat=seat_to_wire(seat),
+            players=[
+                game_pb2.SeatPlayer(
+                    seat=seat_to_wire(s), bot_name=link.bot_name, bot_version=link.bot_version
+                )
+                for s, link in self.links.items()
+            ],
+            seed_commitment=self.state.commitment,
+            started_at_unix_ms=self.started_at_ms,
+        )
+
+    # --------------------------------------------------------------- resume
+
+    def _resync(self, link: SeatLink) -> None:
+        """A bot took its seat back: send what it needs to go on."""
+        seat = link.seat
+        self._pending[seat] = []
+        self._log.write({"type": "reconnect", "hand": self.state.hand_number, "seat": str(seat)})
+        resync = referee_pb2.Resync(
+            last_sequence=link.sequence,
+            match=self._match_started(seat),
+            hand=hand_state(self.state.view(seat)),
+        )
+        open_request = self._open.get(seat)
+        if open_request is not None:
+            request, deadline = open_request
+            request.time_left_ms = max(0, round((deadline - trio.current_time()) * 1000))
+            resync.request.CopyFrom(request)
+        link.send(referee_pb2.RefereeMessage(resync=resync))
