@@ -27,7 +27,9 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         epilog="example: oddtrick bot sample_bots/random_bot.py:RandomBot --server localhost:50051 "
         "--name alice --token s3cret --seats 2",
     )
-    bot.add_argument("bot", metavar="FILE.py:NAME", help="the bot: a Bot subclass or a function in a Python file")
+    bot.add_argument(
+        "bot", metavar="FILE.py:NAME", help="the bot: a Bot subclass or a function in a Python file"
+    )
     bot.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
     bot.add_argument("--name", required=True, help="the bot's name at the referee (what standings show)")
     bot.add_argument("--token", default="", help="the credential the referee gave this name")

@@ -181,8 +181,8 @@ class _Seat:
     ) -> None:
         try:
             view = self.state.view(request)
-        except MalformedMessage as error:
-            log.error("seat %d: cannot read the request: %s", self.index, error)
+        except MalformedMessage:
+            log.exception("seat %d: cannot read the request", self.index)
             return
         try:
             action = await decide(self.bot, view)
@@ -193,9 +193,7 @@ class _Seat:
             action = view.legal_actions[0]
         outbox.put_nowait(
             referee_pb2.BotMessage(
-                decision=referee_pb2.Decision(
-                    request_id=request.request_id, action=action_to_wire(action)
-                )
+                decision=referee_pb2.Decision(request_id=request.request_id, action=action_to_wire(action))
             )
         )
 

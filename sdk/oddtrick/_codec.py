@@ -178,7 +178,9 @@ def cards_to_wire(cards: Iterable[Card]) -> list[cards_pb2.Card]:
 def config_to_wire(config: GameConfig) -> game_pb2.GameConfig:
     return game_pb2.GameConfig(
         kind=_GAME_KINDS[config.game],
-        trump_selection=_TRUMP_SELECTIONS[config.trump_selection] if config.trump_selection else 0,
+        trump_selection=_TRUMP_SELECTIONS[config.trump_selection]
+        if config.trump_selection
+        else game_pb2.TRUMP_SELECTION_UNSPECIFIED,
         no_trump_every_fifth=config.no_trump_every_fifth,
         honours=config.honours,
         target=config.game_target,
@@ -259,10 +261,16 @@ def trick_to_wire(trick: Trick) -> game_pb2.Trick:
 
 
 def trick_from_wire(trick: game_pb2.Trick) -> Trick:
-    cards = tuple(card_from_wire(play.card) for play in trick.cards)
+    cards = [card_from_wire(play.card) for play in trick.cards]
     if len(cards) != 4:
         raise MalformedMessage(f"trick {trick.number} has {len(cards)} cards, not 4")
-    return Trick(trick.number, seat_from_wire(trick.leader), cards, seat_from_wire(trick.winner))  # type: ignore[arg-type]
+    first, second, third, fourth = cards
+    return Trick(
+        trick.number,
+        seat_from_wire(trick.leader),
+        (first, second, third, fourth),
+        seat_from_wire(trick.winner),
+    )
 
 
 _OUTCOMES = {
@@ -273,9 +281,7 @@ _OUTCOMES = {
 }
 
 
-def hand_result_to_wire(
-    result: HandResult, game_number: int, view: SeatView
-) -> game_pb2.HandResult:
+def hand_result_to_wire(result: HandResult, game_number: int, view: SeatView) -> game_pb2.HandResult:
     """A hand's result as a seat may see it (``result`` must come from its view)."""
     message = game_pb2.HandResult(
         hand_number=result.hand_number,
@@ -307,9 +313,7 @@ def hand_result_to_wire(
                 else game_pb2.HONOURS_STATUS_SCORED
             )
             message.honours.CopyFrom(
-                game_pb2.Honours(
-                    side=side_to_wire(side), points=result.honours[side], status=status
-                )
+                game_pb2.Honours(side=side_to_wire(side), points=result.honours[side], status=status)
             )
     return message
 
@@ -342,7 +346,7 @@ def hand_state(view: SeatView) -> referee_pb2.HandState:
         game_number=view.game_number,
         dealer=seat_to_wire(view.dealer),
         phase=_PHASES[view.phase],
-        turn=seat_to_wire(view.to_act) if view.to_act is not None else 0,
+        turn=seat_to_wire(view.to_act) if view.to_act is not None else cards_pb2.SEAT_UNSPECIFIED,
         cards=cards_to_wire(view.hand),
         trumps=trumps_to_wire(
             view.trumps,

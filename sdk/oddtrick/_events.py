@@ -72,14 +72,7 @@ class MatchEnded:
 
 
 MatchEvent: TypeAlias = (
-    HandStarted
-    | CallMade
-    | AuctionEnded
-    | CardPlayed
-    | TrickCompleted
-    | HandEnded
-    | GameEnded
-    | MatchEnded
+    HandStarted | CallMade | AuctionEnded | CardPlayed | TrickCompleted | HandEnded | GameEnded | MatchEnded
 )
 
 

@@ -99,7 +99,7 @@ def play_local(
         if state.phase is Phase.HAND_OVER:
             state.start_next_hand()
             continue
-        seat = state.to_act
-        assert seat is not None
-        action = decide_sync(players_bots[seat], bot_view(state, seat, names))
-        state.apply(action, seat)
+        to_act = state.to_act
+        assert to_act is not None
+        action = decide_sync(players_bots[to_act], bot_view(state, to_act, names))
+        state.apply(action, to_act)

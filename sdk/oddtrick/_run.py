@@ -69,6 +69,8 @@ def load_bot(spec: str) -> Any:
     try:
         return getattr(module, attribute)
     except AttributeError:
-        found = [n for n, v in vars(module).items() if isinstance(v, type) and issubclass(v, Bot) and v is not Bot]
+        found = [
+            n for n, v in vars(module).items() if isinstance(v, type) and issubclass(v, Bot) and v is not Bot
+        ]
         hint = f"; bots in that file: {', '.join(found)}" if found else ""
         raise AttributeError(f"{path} has no {attribute!r}{hint}") from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import Literal
 
 from oddtrick._bot import Bot, BotView
 from oddtrick._codec import (
@@ -58,18 +59,16 @@ def _trumps(value: int) -> Suit | None:
     return Suit(value - 1) if 1 <= value <= 4 else None
 
 
-def _card(message: game_pb2.Trick | object, field: str) -> Card | None:
-    if message.HasField(field):  # type: ignore[attr-defined]
-        return card_from_wire(getattr(message, field))
+def _card(hand: referee_pb2.HandState, field: Literal["turned_card", "cut_card"]) -> Card | None:
+    if hand.HasField(field):
+        return card_from_wire(getattr(hand, field))
     return None
 
 
 def hand_result_from_wire(message: game_pb2.HandResult) -> HandResult:
     deal = None
     if len(message.hands) == 4:
-        deal = Deal(
-            {seat_from_wire(h.seat): [card_from_wire(c) for c in h.cards] for h in message.hands}
-        )
+        deal = Deal({seat_from_wire(h.seat): [card_from_wire(c) for c in h.cards] for h in message.hands})
     honours = [0, 0]
     barred = [False, False]
     if message.HasField("honours"):
@@ -132,9 +131,7 @@ class SeatState:
                     hand_number=started.hand_number,
                     game_number=started.game_number,
                     dealer=started.dealer,
-                    phase=referee_pb2.HAND_PHASE_PLAY
-                    if started.trumps
-                    else referee_pb2.HAND_PHASE_AUCTION,
+                    phase=referee_pb2.HAND_PHASE_PLAY if started.trumps else referee_pb2.HAND_PHASE_AUCTION,
                     cards=started.cards,
                     trumps=started.trumps,
                     turned_card_face_up=started.HasField("turned_card"),
@@ -208,32 +205,23 @@ class SeatState:
         except (ValueError, KeyError) as error:
             raise MalformedMessage(f"the referee sent an inconsistent state: {error}") from None
 
-    def _build(
-        self, hand: referee_pb2.HandState, request: referee_pb2.DecisionRequest | None
-    ) -> BotView:
+    def _build(self, hand: referee_pb2.HandState, request: referee_pb2.DecisionRequest | None) -> BotView:
         current = tuple(
-            (seat_from_wire(play.seat), card_from_wire(play.card))
-            for play in hand.current_trick.cards
+            (seat_from_wire(play.seat), card_from_wire(play.card)) for play in hand.current_trick.cards
         )
         tricks = tuple(trick_from_wire(t) for t in hand.tricks)
-        contract: Contract | None = (
-            contract_from_wire(hand.contract) if hand.HasField("contract") else None
-        )
+        contract: Contract | None = contract_from_wire(hand.contract) if hand.HasField("contract") else None
         scores = hand.score
         return BotView(
             seat=self.seat,
             config=self.config,
             seed_commitment=self.seed_commitment,
-            phase=Phase.MATCH_OVER
-            if self.match_result is not None
-            else _PHASES.get(hand.phase, Phase.PLAY),
+            phase=Phase.MATCH_OVER if self.match_result is not None else _PHASES.get(hand.phase, Phase.PLAY),
             hand_number=hand.hand_number,
             dealer=seat_from_wire(hand.dealer) if hand.dealer else Seat.NORTH,
             to_act=seat_from_wire(hand.turn) if hand.turn else None,
             hand=tuple(card_from_wire(c) for c in hand.cards),
-            legal_actions=tuple(action_from_wire(a) for a in request.legal_actions)
-            if request
-            else (),
+            legal_actions=tuple(action_from_wire(a) for a in request.legal_actions) if request else (),
             trumps=_trumps(hand.trumps),
             turned_card=_card(hand, "turned_card"),
             turned_card_face_up=hand.turned_card_face_up,

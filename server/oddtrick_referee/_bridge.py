@@ -11,6 +11,7 @@ while the call lives, since cancelling a grpc.aio ``read()`` kills the call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import threading
@@ -145,10 +146,8 @@ class _PlayHandler:
             self._to_trio(stream._hang_up)
 
     def _to_trio(self, function: Callable[..., None], *args: Any) -> None:
-        try:
+        with contextlib.suppress(trio.RunFinishedError):
             self._trio_token.run_sync_soon(function, *args)
-        except trio.RunFinishedError:
-            pass
 
 
 @dataclasses.dataclass

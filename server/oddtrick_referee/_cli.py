@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import trio
-
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
+
 from oddtrick_referee._matchlog import check_log
 
 log = logging.getLogger("oddtrick.referee")
@@ -20,7 +20,9 @@ log = logging.getLogger("oddtrick.referee")
 def add_game_options(parser: argparse.ArgumentParser) -> None:
     """Every RULES.md option, shared by the commands that start matches."""
     group = parser.add_argument_group("game (RULES.md options)")
-    group.add_argument("--game", choices=[g.value for g in GameKind], default="contract", help="default: contract")
+    group.add_argument(
+        "--game", choices=[g.value for g in GameKind], default="contract", help="default: contract"
+    )
     group.add_argument(
         "--trumps",
         choices=[t.value for t in TrumpSelection],
@@ -28,10 +30,14 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         help="classic Whist: how trumps are chosen (default turn_last_card)",
     )
     group.add_argument(
-        "--no-trump-every-fifth", action="store_true", help="classic fixed_rotation: every 5th deal at no trumps"
+        "--no-trump-every-fifth",
+        action="store_true",
+        help="classic fixed_rotation: every 5th deal at no trumps",
     )
     group.add_argument("--honours", action="store_true", help="classic Whist: score honours")
-    group.add_argument("--target", type=int, default=None, help="game target (default 5 classic, 100 contract)")
+    group.add_argument(
+        "--target", type=int, default=None, help="game target (default 5 classic, 100 contract)"
+    )
     group.add_argument("--doubling", action="store_true", help="Contract Whist: allow doubles")
     group.add_argument(
         "--format",
@@ -78,7 +84,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=50051, help="port (0: any free port; default 50051)")
     serve.add_argument(
-        "--data-dir", type=Path, default=Path("oddtrick-data"), help="logs and the SQLite index (default ./oddtrick-data)"
+        "--data-dir",
+        type=Path,
+        default=Path("oddtrick-data"),
+        help="logs and the SQLite index (default ./oddtrick-data)",
     )
     serve.add_argument(
         "--tokens",
@@ -94,10 +103,16 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         seating.add_argument(f"--{seat.name.lower()}", metavar="NAME", help=f"the bot at {seat.name.title()}")
     add_game_options(serve)
     arena = serve.add_argument_group("arena rules")
-    arena.add_argument("--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)")
-    arena.add_argument("--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)")
+    arena.add_argument(
+        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+    )
+    arena.add_argument(
+        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+    )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
-    arena.add_argument("--matches", type=int, default=1, metavar="N", help="matches to play, then exit (default 1)")
+    arena.add_argument(
+        "--matches", type=int, default=1, metavar="N", help="matches to play, then exit (default 1)"
+    )
     arena.add_argument("--forever", action="store_true", help="keep serving after the matches, until Ctrl-C")
     serve.add_argument("-v", "--verbose", action="store_true", help="log every action")
     serve.set_defaults(handler=_serve)
@@ -112,7 +127,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ),
     )
     demo.add_argument(
-        "--data-dir", type=Path, default=Path("oddtrick-data"), help="logs and the SQLite index (default ./oddtrick-data)"
+        "--data-dir",
+        type=Path,
+        default=Path("oddtrick-data"),
+        help="logs and the SQLite index (default ./oddtrick-data)",
     )
     demo.add_argument("--deals", type=int, default=4, metavar="N", help="deals per match (default 4)")
     demo.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
@@ -132,9 +150,7 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
     for seat in Seat:
         name = getattr(args, seat.name.lower()) or (args.ns if seat.side == 0 else args.ew)
         if not name:
-            raise ValueError(
-                f"nobody sits {seat.name.title()}: give --ns and --ew, or --{seat.name.lower()}"
-            )
+            raise ValueError(f"nobody sits {seat.name.title()}: give --ns and --ew, or --{seat.name.lower()}")
         seating[seat] = name
     return seating
 
@@ -158,7 +174,10 @@ def _serve(args: argparse.Namespace) -> int:
         async with running_referee(settings) as referee:
             print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
             for number in range(1, args.matches + 1):
-                print(f"match {number}/{args.matches}: waiting for {', '.join(sorted(set(seating.values())))}", flush=True)
+                print(
+                    f"match {number}/{args.matches}: waiting for {', '.join(sorted(set(seating.values())))}",
+                    flush=True,
+                )
                 seed = args.seed if args.matches == 1 else (f"{args.seed}/{number}" if args.seed else None)
                 record = await referee.play_match(MatchSpec(config, seating, rules, seed=seed))
                 result = record.state.match_result

@@ -6,10 +6,11 @@ import secrets
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import trio
+from oddtrick.rules import GameConfig, MatchFormat, Seat
 
-from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
 from oddtrick_referee._table import TableRules
 
@@ -27,7 +28,9 @@ def bot_command(bot: str, server: str, name: str, token: str, seats: int = 1) ->
 def run_demo(data_dir: Path, deals: int) -> int:
     random_bot = SAMPLE_BOTS / "random_bot.py"
     if not random_bot.is_file():
-        print(f"oddtrick demo: sample bots not found at {SAMPLE_BOTS}; run it from a checkout", file=sys.stderr)
+        print(
+            f"oddtrick demo: sample bots not found at {SAMPLE_BOTS}; run it from a checkout", file=sys.stderr
+        )
         return 1
     return trio.run(_demo, data_dir, deals, random_bot)
 
@@ -47,7 +50,10 @@ async def _demo(data_dir: Path, deals: int, random_bot: Path) -> int:
                 command = bot_command(f"{random_bot}:RandomBot", referee.address, name, token)
                 bots.start_soon(_run_quietly, command, output)
             print("started 4 sample-bot processes: " + ", ".join(tokens), flush=True)
-            for config in (GameConfig.classic(format=_deals(), deals=deals), GameConfig.contract(format=_deals(), deals=deals)):
+            for config in (
+                GameConfig.classic(format=MatchFormat.DEALS, deals=deals),
+                GameConfig.contract(format=MatchFormat.DEALS, deals=deals),
+            ):
                 print(f"playing {config.describe()} ...", end=" ", flush=True)
                 begun = time.monotonic()
                 record = await referee.play_match(
@@ -64,17 +70,11 @@ async def _demo(data_dir: Path, deals: int, random_bot: Path) -> int:
     return 0
 
 
-def _deals():  # type: ignore[no-untyped-def]
-    from oddtrick.rules import MatchFormat
-
-    return MatchFormat.DEALS
-
-
-async def _run_quietly(command: list[str], output: object) -> None:
+async def _run_quietly(command: list[str], output: IO[str]) -> None:
     try:
         await trio.run_process(command, stdout=output, stderr=output, check=False)
     finally:
-        output.close()  # type: ignore[attr-defined]
+        output.close()
 
 
 def results_table(records: list[MatchRecord]) -> str:

@@ -73,7 +73,10 @@ class CheckReport:
 
     def describe(self) -> str:
         if self.ok:
-            return f"OK: {self.actions} actions in {self.hands} hands replay exactly; seed matches its commitment"
+            return (
+                f"OK: {self.actions} actions in {self.hands} hands replay exactly; "
+                "seed matches its commitment"
+            )
         return "FAILED:\n" + "\n".join(f"  - {p}" for p in self.problems)
 
 
@@ -103,15 +106,11 @@ def check_log(path: Path) -> CheckReport:
             try:
                 state.apply(parse_action(record["action"], state), Seat.parse(record["seat"]))
             except RulesError as error:
-                problems.append(
-                    f"action {actions} ({record['seat']} {record['action']}) is illegal: {error}"
-                )
+                problems.append(f"action {actions} ({record['seat']} {record['action']}) is illegal: {error}")
                 break
         elif kind == "hand_result":
             result = (
-                state.hand_results[record["hand"] - 1]
-                if len(state.hand_results) >= record["hand"]
-                else None
+                state.hand_results[record["hand"] - 1] if len(state.hand_results) >= record["hand"] else None
             )
             if result is None or list(result.scores_after) != record["scores"]:
                 problems.append(

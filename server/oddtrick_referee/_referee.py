@@ -27,6 +27,7 @@ from oddtrick import __version__
 from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
+
 from oddtrick_referee._bridge import BotStream, grpc_server
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee._sessions import (
@@ -53,9 +54,9 @@ class RefereeSettings:
     data_dir: Path = Path("oddtrick-data")
     """Match logs go in ``data_dir/logs``, the index in ``data_dir/oddtrick.sqlite3``."""
     tokens: Mapping[str, str] | None = None
-    limits: SessionLimits = SessionLimits()
+    limits: SessionLimits = dataclasses.field(default_factory=SessionLimits)
     games: frozenset[GameKind] = ALL_GAMES
-    default_rules: TableRules = TableRules()
+    default_rules: TableRules = dataclasses.field(default_factory=TableRules)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,7 +65,7 @@ class MatchSpec:
 
     config: GameConfig
     seating: Mapping[Seat, str]
-    rules: TableRules = TableRules()
+    rules: TableRules = dataclasses.field(default_factory=TableRules)
     seed: str | None = None
     match_id: str | None = None
     table_id: str = ""
@@ -137,9 +138,7 @@ class Referee:
             log_path,
         )
         self._set_live(match_id, {"table": table, "players": players})
-        log.info(
-            "match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players)
-        )
+        log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
         try:
             state = await table.run()
         finally:
@@ -194,11 +193,22 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
                 arena_pb2.GameSupport(
                     kind=game_kind_to_wire(kind),
                     targets=[5, 7, 9, 10] if classic else [100, 50],
-                    trump_selections=[1, 2, 3] if classic else [],
+                    trump_selections=[
+                        game_pb2.TRUMP_SELECTION_TURN_LAST_CARD,
+                        game_pb2.TRUMP_SELECTION_CUT,
+                        game_pb2.TRUMP_SELECTION_FIXED_ROTATION,
+                    ]
+                    if classic
+                    else [],
                     no_trump_every_fifth=classic,
                     honours=classic,
                     doubling=not classic,
-                    match_formats=[1, 2, 3, 4],
+                    match_formats=[
+                        game_pb2.MATCH_FORMAT_HAND,
+                        game_pb2.MATCH_FORMAT_GAME,
+                        game_pb2.MATCH_FORMAT_RUBBER,
+                        game_pb2.MATCH_FORMAT_DEALS,
+                    ],
                 )
             )
         return arena_pb2.GetServerInfoResponse(
@@ -214,9 +224,7 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
     async def ListMatches(self, request: Any, context: Any) -> arena_pb2.ListMatchesResponse:  # noqa: N802
         page_size = min(request.page_size or 50, 500)
         offset = int(request.page_token) if request.page_token.isdigit() else 0
-        rows = await asyncio.to_thread(
-            self._referee.store.list_matches, None, page_size + 1, offset
-        )
+        rows = await asyncio.to_thread(self._referee.store.list_matches, None, page_size + 1, offset)
         response = arena_pb2.ListMatchesResponse()
         wanted = set(request.statuses)
         for row in rows[:page_size]:
@@ -243,7 +251,8 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
                 summary.ended_at_unix_ms = row["finished_at"]
             if row["result"]:
                 summary.hands_played = row["result"]["hands"]
-                summary.score.total.CopyFrom(per_side(tuple(row["result"]["totals"])))  # type: ignore[arg-type]
+                ns, ew = row["result"]["totals"]
+                summary.score.total.CopyFrom(per_side((ns, ew)))
             response.matches.append(summary)
         if len(rows) > page_size:
             response.next_page_token = str(offset + page_size)
@@ -253,6 +262,7 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         row = await asyncio.to_thread(self._referee.store.get, request.match_id)
         if row is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            raise AssertionError("abort raises")
         if row["status"] != "finished":
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -267,9 +277,7 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
 def _log_lines(path: Path) -> list[str]:
     import json
 
-    return [
-        json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)
-    ]
+    return [json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)]
 
 
 @asynccontextmanager
@@ -297,14 +305,10 @@ async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
         ) as endpoint:
             referee.port = endpoint.port
             endpoint.loop.call_soon_threadsafe(
-                lambda: asyncio.ensure_future(
-                    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-                )
+                lambda: asyncio.ensure_future(health_servicer.set("", health_pb2.HealthCheckResponse.SERVING))
             )
             if referee.lobby.credentials.open:
-                log.warning(
-                    "no bot tokens configured: any token is accepted (fine on a private machine)"
-                )
+                log.warning("no bot tokens configured: any token is accepted (fine on a private machine)")
             log.info("referee listening on %s; logs in %s", referee.address, referee.log_dir)
             try:
                 yield referee

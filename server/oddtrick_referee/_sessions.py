@@ -22,6 +22,7 @@ from oddtrick import __version__
 from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
+
 from oddtrick_referee._bridge import BotStream
 
 log = logging.getLogger("oddtrick.referee.sessions")
@@ -83,9 +84,7 @@ class Refused(Exception):
 class Session:
     """One connected stream after a successful Hello."""
 
-    def __init__(
-        self, stream: BotStream, hello: referee_pb2.Hello, games: frozenset[GameKind]
-    ) -> None:
+    def __init__(self, stream: BotStream, hello: referee_pb2.Hello, games: frozenset[GameKind]) -> None:
         self.id = secrets.token_hex(8)
         self.resume_token = secrets.token_urlsafe(24)
         self.stream = stream
@@ -187,9 +186,7 @@ DISCONNECTED = object()
 class Lobby:
     """Connected sessions: who is idle, who is seated, which seats can be resumed."""
 
-    def __init__(
-        self, credentials: Credentials, limits: SessionLimits, games: frozenset[GameKind]
-    ) -> None:
+    def __init__(self, credentials: Credentials, limits: SessionLimits, games: frozenset[GameKind]) -> None:
         self.credentials = credentials
         self.limits = limits
         self.games = games
@@ -226,12 +223,7 @@ class Lobby:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         hello = message.hello
         name = hello.bot_name
-        if (
-            not name
-            or len(name) > MAX_NAME_LENGTH
-            or not name.isprintable()
-            or name != name.strip()
-        ):
+        if not name or len(name) > MAX_NAME_LENGTH or not name.isprintable() or name != name.strip():
             raise Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"bot_name must be 1-{MAX_NAME_LENGTH} printable characters without edge spaces",
@@ -242,9 +234,7 @@ class Lobby:
                 f"protocol {hello.protocol.name!r} is not spoken here; use {PROTOCOL_NAME!r}",
             )
         if not self.credentials.accepts(name, hello.token):
-            raise Refused(
-                grpc.StatusCode.UNAUTHENTICATED, f"the token for bot {name!r} is not valid"
-            )
+            raise Refused(grpc.StatusCode.UNAUTHENTICATED, f"the token for bot {name!r} is not valid")
         wanted = {game_kind_from_wire(g) for g in hello.games} - {None}
         games = frozenset(g for g in wanted if g is not None) & self.games
         if not games:

@@ -65,9 +65,7 @@ class MatchStore:
                 (match_id, started_at_ms, json.dumps(config), json.dumps(players), str(log_path)),
             )
 
-    def match_ended(
-        self, match_id: str, finished_at_ms: int, status: str, result: dict[str, Any]
-    ) -> None:
+    def match_ended(self, match_id: str, finished_at_ms: int, status: str, result: dict[str, Any]) -> None:
         with self._lock, self._connect() as db:
             db.execute(
                 "UPDATE matches SET status = ?, finished_at = ?, result = ? WHERE match_id = ?",

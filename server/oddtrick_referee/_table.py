@@ -60,6 +60,7 @@ from oddtrick.rules import (
     Seat,
 )
 from oddtrick.v1 import game_pb2, referee_pb2
+
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
 from oddtrick_referee._sessions import DISCONNECTED, SeatLink
 
@@ -236,8 +237,9 @@ class Table:
                 self._flush_all()
                 state.start_next_hand()
                 continue
-            seat = state.to_act
-            assert seat is not None
+            to_act = state.to_act
+            assert to_act is not None
+            seat = to_act
             decided = await self._decide(seat)
             self._last_decided = decided
             record = self.records[seat]
@@ -337,9 +339,7 @@ class Table:
                         self._answer_arrived = arrived
                         think = round((arrived - sent) * 1000)
                         comment = (
-                            item.comment[: self._max_comment_bytes]
-                            if item.HasField("comment")
-                            else None
+                            item.comment[: self._max_comment_bytes] if item.HasField("comment") else None
                         )
                         return _Decided(state.history[-1][1], None, think, comment)
                     record.refusals += 1
@@ -396,7 +396,7 @@ class Table:
                 "hand": self.state.hand_number,
                 "seat": str(seat),
                 "request_id": decision.request_id,
-                "reason": referee_pb2.RefusalReason.Name(reason),
+                "reason": referee_pb2.RefusalReason.Name(reason),  # type: ignore[arg-type]
                 "message": text,
             }
         )
@@ -479,16 +479,12 @@ class Table:
                     if event.contract is None:
                         self._queue(
                             seat,
-                            auction_ended=referee_pb2.AuctionEnded(
-                                thrown_in=referee_pb2.ThrownIn()
-                            ),
+                            auction_ended=referee_pb2.AuctionEnded(thrown_in=referee_pb2.ThrownIn()),
                         )
                     else:
                         self._queue(
                             seat,
-                            auction_ended=referee_pb2.AuctionEnded(
-                                contract=contract_to_wire(event.contract)
-                            ),
+                            auction_ended=referee_pb2.AuctionEnded(contract=contract_to_wire(event.contract)),
                         )
                 elif isinstance(event, CardPlayed):
                     self._queue(
@@ -509,9 +505,7 @@ class Table:
                     )
                 elif isinstance(event, HandEnded):
                     result = view.hand_results[event.result.hand_number - 1]
-                    self._queue(
-                        seat, hand_ended=hand_result_to_wire(result, view.game_number, view)
-                    )
+                    self._queue(seat, hand_ended=hand_result_to_wire(result, view.game_number, view))
                 elif isinstance(event, GameEnded):
                     self._queue(seat, game_ended=game_result_to_wire(event.result, view.games_won))
                 elif isinstance(event, MatchEnded):
@@ -521,9 +515,7 @@ class Table:
     def _log_event(self, event: MatchEvent) -> None:
         state = self.state
         if isinstance(event, HandStarted):
-            self._log.write(
-                {"type": "hand_start", "hand": event.hand_number, "dealer": str(state.dealer)}
-            )
+            self._log.write({"type": "hand_start", "hand": event.hand_number, "dealer": str(state.dealer)})
         elif isinstance(event, HandEnded):
             result = event.result
             self._log.write(
@@ -552,9 +544,7 @@ class Table:
         result = self.state.match_result
         assert result is not None
         message = game_pb2.MatchResult(
-            outcome=game_pb2.MATCH_OUTCOME_WIN
-            if result.winner is not None
-            else game_pb2.MATCH_OUTCOME_DRAW,
+            outcome=game_pb2.MATCH_OUTCOME_WIN if result.winner is not None else game_pb2.MATCH_OUTCOME_DRAW,
             score=game_pb2.Scoreboard(
                 game=per_side(view.scores),
                 games_won=per_side(result.games_won),
