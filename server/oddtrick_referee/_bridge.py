@@ -140,8 +140,9 @@ class _PlayHandler:
                 self._to_trio(stream._deliver, message)
         except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError):
             pass
-        except Exception:  # a bug must not leave the trio side waiting forever
-            log.exception("reading from %s failed", stream.peer)
+        except Exception as error:  # the call was aborted or broke: the trio side must know
+            if not stream.closed:
+                log.warning("reading from %s failed: %r", stream.peer, error)
         finally:
             self._to_trio(stream._hang_up)
 

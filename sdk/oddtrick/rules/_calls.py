@@ -79,9 +79,7 @@ class Call:
     """The call's own bit, above the 52 cards' (private: the engine checks a call
     is legal with one AND, see ``_cards``)."""
 
-    def __new__(
-        cls, kind: CallKind, level: int = 0, denomination: Denomination | None = None
-    ) -> Call:
+    def __new__(cls, kind: CallKind, level: int = 0, denomination: Denomination | None = None) -> Call:
         if kind is CallKind.PASS:
             return _PASS
         if kind is CallKind.DOUBLE:
@@ -145,9 +143,7 @@ class Call:
         return self
 
 
-def _make(
-    kind: CallKind, level: int, denomination: Denomination | None, step: int, bit: int
-) -> Call:
+def _make(kind: CallKind, level: int, denomination: Denomination | None, step: int, bit: int) -> Call:
     call = object.__new__(Call)
     object.__setattr__(call, "kind", kind)
     object.__setattr__(call, "level", level)

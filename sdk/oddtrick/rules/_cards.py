@@ -133,9 +133,7 @@ class Card:
         try:
             return Card(Suit.parse(key[-1]), Rank.parse(key[:-1]))
         except ParseError:
-            raise ParseError(
-                f"not a card: {text!r} (expected rank then suit, e.g. QH or 10H)"
-            ) from None
+            raise ParseError(f"not a card: {text!r} (expected rank then suit, e.g. QH or 10H)") from None
 
     @property
     def pretty(self) -> str:
@@ -238,13 +236,9 @@ def parse_hand(text: str) -> tuple[Card, ...]:
     """Parse the :func:`format_hand` form; ``10`` is accepted for ``T``."""
     parts = text.strip().split(".")
     if len(parts) != 4:
-        raise ParseError(
-            f"not a hand: {text!r} (expected four suits, spades first, separated by dots)"
-        )
+        raise ParseError(f"not a hand: {text!r} (expected four suits, spades first, separated by dots)")
     cards: list[Card] = []
-    for suit, part in zip(
-        (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS), parts, strict=False
-    ):
+    for suit, part in zip((Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS), parts, strict=False):
         letters = part.upper().replace("10", "T")
         for letter in letters:
             if letter not in _RANK_LETTERS:

@@ -77,9 +77,7 @@ class GameConfig:
         elif not classic:
             raise ConfigError("trump selection applies only to classic Whist")
         elif not isinstance(self.trump_selection, TrumpSelection):
-            raise ConfigError(
-                f"trump_selection must be a TrumpSelection, not {self.trump_selection!r}"
-            )
+            raise ConfigError(f"trump_selection must be a TrumpSelection, not {self.trump_selection!r}")
         if self.no_trump_every_fifth and self.trump_selection is not TrumpSelection.FIXED_ROTATION:
             raise ConfigError("no_trump_every_fifth needs trump_selection fixed_rotation")
         if self.honours and not classic:
@@ -89,14 +87,11 @@ class GameConfig:
         if self.target is None:
             object.__setattr__(self, "target", DEFAULT_TARGET[self.game])
         elif type(self.target) is not int or not 1 <= self.target <= MAX_TARGET:
-            raise ConfigError(
-                f"target must be a whole number from 1 to {MAX_TARGET}, not {self.target!r}"
-            )
+            raise ConfigError(f"target must be a whole number from 1 to {MAX_TARGET}, not {self.target!r}")
         if self.format is MatchFormat.DEALS:
             if type(self.deals) is not int or not 1 <= self.deals <= MAX_DEALS:
                 raise ConfigError(
-                    f"format 'deals' needs a number of deals from 1 to {MAX_DEALS}, "
-                    f"not {self.deals!r}"
+                    f"format 'deals' needs a number of deals from 1 to {MAX_DEALS}, not {self.deals!r}"
                 )
         elif self.deals is not None:
             raise ConfigError("a number of deals is given only with format 'deals'")
@@ -171,7 +166,5 @@ class GameConfig:
             parts.append(f"{self.deals} deals")
         else:
             parts.append(f"target {self.target}")
-            parts.append(
-                {"hand": "one hand", "game": "a game", "rubber": "a rubber"}[self.format.value]
-            )
+            parts.append({"hand": "one hand", "game": "a game", "rubber": "a rubber"}[self.format.value])
         return ", ".join(parts)

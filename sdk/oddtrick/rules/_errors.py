@@ -99,9 +99,7 @@ class BidTooLow(IllegalAction):
     reason = Reason.BID_TOO_LOW
 
     def __init__(self, *, seat: Seat, bid: Call, highest: Call) -> None:
-        super().__init__(
-            f"{bid} is not higher than the current bid {highest}", seat=seat, action=bid
-        )
+        super().__init__(f"{bid} is not higher than the current bid {highest}", seat=seat, action=bid)
         self.highest = highest
 
 

@@ -7,7 +7,9 @@ import enum
 
 from oddtrick.rules._calls import Call, Denomination
 from oddtrick.rules._cards import Card, Deal, Suit
-from oddtrick.rules._seats import Seat, Side
+from oddtrick.rules._seats import SEATS, Seat, Side
+
+_SIDES = (Side.NORTH_SOUTH, Side.EAST_WEST)
 
 
 class Phase(enum.Enum):
@@ -28,7 +30,7 @@ class Contract:
 
     @property
     def side(self) -> Side:
-        return self.declarer.side
+        return _SIDES[self.declarer & 1]  # a table: Seat.side calls Side(...), which is slow
 
     @property
     def trumps(self) -> Suit | None:
@@ -54,7 +56,8 @@ class Trick:
 
     @property
     def plays(self) -> tuple[tuple[Seat, Card], ...]:
-        return tuple((Seat((self.leader + i) % 4), card) for i, card in enumerate(self.cards))
+        leader = self.leader
+        return tuple((SEATS[(leader + i) % 4], card) for i, card in enumerate(self.cards))
 
 
 class Outcome(enum.Enum):

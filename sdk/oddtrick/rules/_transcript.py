@@ -150,9 +150,7 @@ def _rebuild(state: GameState) -> list[_Hand]:
     return hands
 
 
-def _hand_lines(
-    state: GameState, hand: _Hand, result: HandResult | None, game_number: int
-) -> list[str]:
+def _hand_lines(state: GameState, hand: _Hand, result: HandResult | None, game_number: int) -> list[str]:
     config = state.config
     classic = config.game is GameKind.CLASSIC
     title = f"## Hand {hand.number}"
@@ -187,9 +185,7 @@ def _hand_lines(
     lines.append(f"scores: {_scores(result.scores_after)}")
     if result.game_won_by is not None:
         games = state.game_results
-        how = (
-            " on honours" if len(games) >= game_number and games[game_number - 1].by_honours else ""
-        )
+        how = " on honours" if len(games) >= game_number and games[game_number - 1].by_honours else ""
         lines.append(
             f"game {game_number} won by {result.game_won_by} "
             f"{_pair(result.scores_after, result.game_won_by)}{how}"
