@@ -995,7 +995,10 @@ class MatchResult(_message.Message):
     """The match seed, revealed. Anyone can check it against the commitment
     published when the match started: the SHA-256 of the seed's UTF-8 bytes,
     in lowercase hex, equals `seed_commitment`. With the seed, every deal of
-    the match can be re-created.
+    the match can be re-created. Empty when the arena withholds it for now:
+    the two plays of a duplicate tournament's deals are sealed until both are
+    over (the other play may still be running with the same cards); the seed
+    is then in the match's log, which Arena.GetMatchLog serves once both end.
     """
     seed_commitment: _builtins.str
     """The commitment published in MatchStarted (repeated here so that a result
