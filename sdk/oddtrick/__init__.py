@@ -19,10 +19,11 @@ The rules themselves are :mod:`oddtrick.rules`.
 
 __version__ = "0.1.0"
 
+from typing import TYPE_CHECKING
+
 from oddtrick._bot import Bot, BotView, FunctionBot
 from oddtrick._fake import FakeReferee
 from oddtrick._local import play_local
-from oddtrick._run import BotRefused, run
 from oddtrick.rules import (
     DOUBLE,
     PASS,
@@ -43,6 +44,9 @@ from oddtrick.rules import (
     Trick,
     TrumpSelection,
 )
+
+if TYPE_CHECKING:
+    from oddtrick._run import BotRefused, run
 
 __all__ = [
     "DOUBLE",
@@ -72,3 +76,13 @@ __all__ = [
     "play_local",
     "run",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The client (gRPC, asyncio) loads only when used, so that importing the
+    # rules or writing a bot's unit tests stays light.
+    if name in ("run", "BotRefused"):
+        from oddtrick import _run
+
+        return getattr(_run, name)
+    raise AttributeError(f"module 'oddtrick' has no attribute {name!r}")

@@ -8,7 +8,6 @@ a real referee (:func:`oddtrick.run`), in-process against other bots
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
@@ -135,6 +134,8 @@ def decide_sync(bot: Bot, view: BotView) -> Action:
 
 
 def _run_awaitable(awaitable: Awaitable[Action]) -> Action:
+    import asyncio
+
     async def wait() -> Action:
         return await awaitable
 

@@ -65,8 +65,12 @@ class ClientOptions:
 
 
 class _Seat:
-    def __init__(self, bot: Bot, options: ClientOptions, index: int) -> None:
-        self.bot = bot
+    """One stream's seat. A fresh bot instance plays each match, so nothing a bot
+    remembers from one match (say, one play of a duplicate deal) reaches the next."""
+
+    def __init__(self, make: Callable[[], Bot], options: ClientOptions, index: int) -> None:
+        self.make = make
+        self.bot = make()
         self.options = options
         self.index = index
         self.state = SeatState()
@@ -166,6 +170,8 @@ class _Seat:
             kind = event.WhichOneof("kind")
             if kind == "match_started":
                 self.seated = True
+                if self.matches:
+                    self.bot = self.make()
             dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
                 self.matches += 1
@@ -201,5 +207,5 @@ class _Seat:
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:
     """Play ``options.seats`` seats with fresh bots from ``make`` until done."""
     async with grpc.aio.insecure_channel(options.server, options=CHANNEL_OPTIONS) as channel:
-        seats = [_Seat(make(), options, index) for index in range(options.seats)]
+        seats = [_Seat(make, options, index) for index in range(options.seats)]
         await asyncio.gather(*(seat.run(channel) for seat in seats))

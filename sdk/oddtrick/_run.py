@@ -52,13 +52,14 @@ def _factory(bot: Any) -> Callable[[], Bot]:
 
 
 def load_bot(spec: str) -> Any:
-    """Load ``path/to/file.py:Name`` (a Bot subclass or a function)."""
+    """Load ``path/to/file.py:Name`` (a Bot subclass or a function), or ``path/to/file.py``
+    when the file defines exactly one Bot subclass."""
     path_text, colon, attribute = spec.rpartition(":")
-    if not colon or not path_text or not attribute:
-        raise ValueError(f"expected FILE.py:ClassName, got {spec!r}")
+    if not colon or not attribute.isidentifier():
+        path_text, attribute = spec, ""
     path = Path(path_text)
     if not path.is_file():
-        raise FileNotFoundError(f"no bot file {path} (expected FILE.py:ClassName)")
+        raise FileNotFoundError(f"no bot file {path} (expected FILE.py or FILE.py:ClassName)")
     module_name = f"oddtrick_bot_{path.stem}"
     module_spec = importlib.util.spec_from_file_location(module_name, path)
     if module_spec is None or module_spec.loader is None:
@@ -66,11 +67,20 @@ def load_bot(spec: str) -> Any:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
     module_spec.loader.exec_module(module)
+    found = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, Bot) and value.__module__ == module_name
+    ]
+    if not attribute:
+        if len(found) != 1:
+            names = ", ".join(v.__name__ for v in found) or "none"
+            raise AttributeError(
+                f"{path} defines {len(found)} Bot subclasses ({names}): name one, FILE.py:Name"
+            )
+        return found[0]
     try:
         return getattr(module, attribute)
     except AttributeError:
-        found = [
-            n for n, v in vars(module).items() if isinstance(v, type) and issubclass(v, Bot) and v is not Bot
-        ]
-        hint = f"; bots in that file: {', '.join(found)}" if found else ""
+        hint = f"; bots in that file: {', '.join(v.__name__ for v in found)}" if found else ""
         raise AttributeError(f"{path} has no {attribute!r}{hint}") from None

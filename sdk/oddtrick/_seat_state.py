@@ -246,6 +246,18 @@ class SeatState:
         )
 
 
+_HOOKS = {
+    "match_started": "on_match_start",
+    "hand_started": "on_hand_start",
+    "call_made": "on_call",
+    "card_played": "on_card",
+    "trick_completed": "on_trick",
+    "hand_ended": "on_hand_end",
+    "game_ended": "on_game_end",
+    "match_ended": "on_match_end",
+}
+
+
 def dispatch_hooks(bot: Bot, state: SeatState, event: referee_pb2.Event) -> None:
     """Call the hook of ``bot`` that ``event`` names (after ``state`` has applied it).
 
@@ -253,6 +265,9 @@ def dispatch_hooks(bot: Bot, state: SeatState, event: referee_pb2.Event) -> None
     the bot its seat.
     """
     kind = event.WhichOneof("kind")
+    hook = _HOOKS.get(kind or "")
+    if hook is None or getattr(type(bot), hook) is getattr(Bot, hook):
+        return  # the bot does not listen: don't build a view for nothing
     try:
         if kind == "match_started":
             bot.on_match_start(state.view())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import trio
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 
 from oddtrick_referee._matchlog import check_log
+from oddtrick_referee._table import TableRules
 
 log = logging.getLogger("oddtrick.referee")
 
@@ -119,11 +121,11 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     demo = commands.add_parser(
         "demo",
-        help="a referee and four sample-bot processes play a short match of each game",
+        help="a short duplicate round robin of the sample bots, in both games",
         description=(
-            "Starts a referee on a free localhost port, starts four sample-bot processes, "
-            "plays a match of classic Whist and one of Contract Whist, and prints the results "
-            "and where the logs are."
+            "Starts a referee on a free localhost port and the sample bots (random and heuristic) "
+            "as separate processes, plays a short duplicate round robin of classic Whist and one "
+            "of Contract Whist, and prints the standings and where the logs are."
         ),
     )
     demo.add_argument(
@@ -132,9 +134,76 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=Path("oddtrick-data"),
         help="logs and the SQLite index (default ./oddtrick-data)",
     )
-    demo.add_argument("--deals", type=int, default=4, metavar="N", help="deals per match (default 4)")
+    demo.add_argument(
+        "--deals", type=int, default=8, metavar="N", help="deals per match, each played twice (default 8)"
+    )
     demo.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
     demo.set_defaults(handler=_demo)
+
+    tournament = commands.add_parser(
+        "tournament",
+        help="a round robin (or gauntlet) of bots, duplicate deals by default, with standings",
+        description=(
+            "Every pair of entries plays one match (with --gauntlet, the first entry plays each "
+            "of the others). Under duplicate (the default) each deal is played twice with the "
+            "partnerships swapped, so the luck of the cards cancels. Results are stored in SQLite "
+            "as tables finish; running the same command again resumes the tournament."
+        ),
+        epilog=(
+            "example: oddtrick tournament --game contract --deals 200 --tables 4 "
+            "--bot random=sample_bots/random_bot.py --bot heuristic=sample_bots/heuristic_bot.py --json"
+        ),
+    )
+    entries = tournament.add_argument_group("entries (at least two)")
+    entries.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.py[:Class]",
+        help="a local entry the referee starts and stops: an SDK bot file, or NAME=cmd:COMMAND "
+        "for any program (it gets ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)",
+    )
+    entries.add_argument(
+        "--remote",
+        action="append",
+        default=[],
+        metavar="NAME[=TOKEN]",
+        help="an entry that connects by itself (any language) with this name and token",
+    )
+    add_game_options(tournament)
+    plan = tournament.add_argument_group("tournament")
+    plan.add_argument("--gauntlet", action="store_true", help="the first entry plays each of the others")
+    plan.add_argument(
+        "--no-duplicate",
+        action="store_true",
+        help="play each match once at one table, in the game's format (game, rubber, deals)",
+    )
+    plan.add_argument("--tables", type=int, default=2, metavar="N", help="tables at once (default 2)")
+    plan.add_argument(
+        "--set-size", type=int, default=10, metavar="N", help="deals per seed and table run (default 10)"
+    )
+    plan.add_argument("--seed", default=None, help="master seed (default: random, stored for resuming)")
+    plan.add_argument("--name", default=None, help="tournament name (default: derived from the settings)")
+    plan.add_argument(
+        "--remote-wait", type=float, default=60.0, metavar="S", help="how long a match waits for its entries"
+    )
+    plan.add_argument(
+        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+    )
+    plan.add_argument(
+        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+    )
+    tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
+    tournament.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("oddtrick-data"),
+        help="logs and the SQLite file (default ./oddtrick-data)",
+    )
+    tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
+    tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
+    tournament.set_defaults(handler=_tournament)
 
     check = commands.add_parser(
         "check",
@@ -157,7 +226,6 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 def _serve(args: argparse.Namespace) -> int:
     from oddtrick_referee._referee import MatchSpec, RefereeSettings, running_referee
-    from oddtrick_referee._table import TableRules
 
     try:
         config = config_from_args(args)
@@ -214,3 +282,71 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{path}: {report.describe()}")
         failed += not report.ok
     return 1 if failed else 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from oddtrick_referee._tournament import Entry, TournamentSettings, parse_entry, run_tournament
+
+    try:
+        entries = [parse_entry(text) for text in args.bot]
+        for text in args.remote:
+            name, _, token = text.partition("=")
+            entries.append(Entry(name.strip(), token or secrets.token_hex(8)))
+        config = config_from_args(args)
+        problem = _tournament_problem(entries, args)
+        if problem:
+            print(f"oddtrick tournament: {problem}", file=sys.stderr)
+            return 2
+        settings = TournamentSettings(
+            entries=tuple(entries),
+            config=config,
+            deals=args.deals or 0,
+            duplicate=not args.no_duplicate,
+            gauntlet=args.gauntlet,
+            set_size=max(1, args.set_size),
+            tables=max(1, args.tables),
+            rules=TableRules(deadline_s=args.deadline, grace_s=args.grace),
+            remote_wait_s=args.remote_wait,
+            seed=args.seed,
+            name=args.name,
+        )
+    except (ConfigError, ValueError, OSError) as error:
+        print(f"oddtrick tournament: {error}", file=sys.stderr)
+        return 2
+
+    def listening(address: str) -> None:
+        print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
+        for entry in entries:
+            if not entry.local:
+                print(
+                    f"  remote entry {entry.name}: connect with --server {address} --name {entry.name} "
+                    f"--token {entry.token}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+    try:
+        standings = trio.run(
+            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening
+        )
+    except KeyboardInterrupt:
+        print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)
+        return 130
+    except ValueError as error:
+        print(f"oddtrick tournament: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(standings.to_json(), indent=2))
+    else:
+        print(standings.render())
+    return 0
+
+
+def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | None:
+    if len(entries) < 2:
+        return "a tournament needs at least two entries (--bot or --remote)"
+    if len({entry.name for entry in entries}) != len(entries):
+        return "entry names must be different"
+    if args.deals is None and not args.no_duplicate:
+        return "give --deals N: how many deals each match plays (each twice under duplicate)"
+    return None

@@ -6,13 +6,13 @@ import secrets
 import sys
 import time
 from pathlib import Path
-from typing import IO
 
 import trio
-from oddtrick.rules import GameConfig, MatchFormat, Seat
+from oddtrick.rules import GameConfig, Seat
 
-from oddtrick_referee._referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
+from oddtrick_referee._referee import MatchRecord
 from oddtrick_referee._table import TableRules
+from oddtrick_referee._tournament import TournamentSettings, parse_entry, run_tournament
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 SEAT_NAMES = {seat: f"random-{seat.name.lower()}" for seat in Seat}
@@ -26,55 +26,40 @@ def bot_command(bot: str, server: str, name: str, token: str, seats: int = 1) ->
 
 
 def run_demo(data_dir: Path, deals: int) -> int:
-    random_bot = SAMPLE_BOTS / "random_bot.py"
-    if not random_bot.is_file():
+    """A short duplicate round robin of the sample bots in each game, standings at the end."""
+    bots = {name: SAMPLE_BOTS / f"{name}_bot.py" for name in ("random", "heuristic")}
+    missing = [str(path) for path in bots.values() if not path.is_file()]
+    if missing:
         print(
-            f"oddtrick demo: sample bots not found at {SAMPLE_BOTS}; run it from a checkout", file=sys.stderr
+            f"oddtrick demo: sample bots not found ({', '.join(missing)}); run it from a checkout",
+            file=sys.stderr,
         )
         return 1
-    return trio.run(_demo, data_dir, deals, random_bot)
-
-
-async def _demo(data_dir: Path, deals: int, random_bot: Path) -> int:
-    tokens = {name: secrets.token_hex(8) for name in SEAT_NAMES.values()}
-    settings = RefereeSettings(port=0, data_dir=data_dir, tokens=tokens)
-    bot_logs = data_dir / "bot-output"
-    bot_logs.mkdir(parents=True, exist_ok=True)
-    records: list[MatchRecord] = []
     started = time.monotonic()
-    async with running_referee(settings) as referee:
-        print(f"referee listening on {referee.address}; logs in {referee.log_dir.resolve()}", flush=True)
-        async with trio.open_nursery() as bots:
-            for name, token in tokens.items():
-                output = (bot_logs / f"{name}.log").open("w")
-                command = bot_command(f"{random_bot}:RandomBot", referee.address, name, token)
-                bots.start_soon(_run_quietly, command, output)
-            print("started 4 sample-bot processes: " + ", ".join(tokens), flush=True)
-            for config in (
-                GameConfig.classic(format=MatchFormat.DEALS, deals=deals),
-                GameConfig.contract(format=MatchFormat.DEALS, deals=deals),
-            ):
-                print(f"playing {config.describe()} ...", end=" ", flush=True)
-                begun = time.monotonic()
-                record = await referee.play_match(
-                    MatchSpec(config, SEAT_NAMES, TableRules(deadline_s=5.0, grace_s=5.0)), wait_s=30
-                )
-                print(f"done in {time.monotonic() - begun:.1f} s", flush=True)
-                records.append(record)
-            bots.cancel_scope.cancel()
-    print()
-    print(results_table(records))
-    print()
-    print(f"match logs: {referee.log_dir.resolve()}  (check one: oddtrick check LOG.jsonl)")
+    for config in (GameConfig.classic(), GameConfig.contract()):
+        entries = tuple(parse_entry(f"{name}={path}") for name, path in bots.items())
+        settings = TournamentSettings(
+            entries=entries,
+            config=config,
+            deals=deals,
+            set_size=max(1, deals // 2),
+            tables=2,
+            rules=TableRules(deadline_s=5.0, grace_s=5.0),
+            name=f"demo-{config.game.value}-{secrets.token_hex(3)}",
+        )
+        title = f"{config.game.value.title()} Whist: duplicate round robin, {deals} deals, each played twice"
+        print(f"\n{title}", flush=True)
+
+        def listening(address: str) -> None:
+            print(f"referee on {address}; 4 bot processes (2 per entry, one per play of a deal)", flush=True)
+
+        standings = trio.run(run_tournament, settings, data_dir, "127.0.0.1", 0, sys.stdout, listening)
+        print()
+        print(standings.render())
+    print(f"\nmatch logs: {(data_dir / 'logs').resolve()}  (replay and verify one: oddtrick check LOG.jsonl)")
+    print(f"results: {(data_dir / 'oddtrick.sqlite3').resolve()}")
     print(f"finished in {time.monotonic() - started:.1f} s")
     return 0
-
-
-async def _run_quietly(command: list[str], output: IO[str]) -> None:
-    try:
-        await trio.run_process(command, stdout=output, stderr=output, check=False)
-    finally:
-        output.close()
 
 
 def results_table(records: list[MatchRecord]) -> str:

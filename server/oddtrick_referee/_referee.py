@@ -57,6 +57,8 @@ class RefereeSettings:
     limits: SessionLimits = dataclasses.field(default_factory=SessionLimits)
     games: frozenset[GameKind] = ALL_GAMES
     default_rules: TableRules = dataclasses.field(default_factory=TableRules)
+    fold_events: bool = True
+    """Events ride with the seat's next decision request (False: each is sent at once)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,11 +101,16 @@ class Referee:
     def _on_stream(self, stream: BotStream) -> None:
         self._nursery.start_soon(self.lobby.serve_stream, stream, name=f"session {stream.peer}")
 
-    async def play_match(self, spec: MatchSpec, wait_s: float | None = None) -> MatchRecord:
+    async def play_match(
+        self, spec: MatchSpec, wait_s: float | None = None, sealed: bool = False
+    ) -> MatchRecord:
         """Wait for the seated bots to be connected, then play the match to its end.
 
         With ``wait_s``, raise :class:`trio.TooSlowError` if the bots are not all
-        there in time (nothing is recorded then).
+        there in time (nothing is recorded then). A ``sealed`` match keeps its
+        seed from the bots and its log from the Arena service until
+        :meth:`unseal`: the two plays of a duplicate deal are sealed until both
+        are over, so that neither reveals the cards to the other.
         """
         needs: dict[str, int] = {}
         for name in spec.seating.values():
@@ -125,6 +132,8 @@ class Referee:
             rules=spec.rules,
             links=links,
             log_writer=MatchLogWriter(log_path),
+            reveal_seed=not sealed,
+            fold_events=self.settings.fold_events,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
@@ -151,7 +160,7 @@ class Referee:
             self.store.match_ended,
             match_id,
             int(time.time() * 1000),
-            "finished",
+            "sealed" if sealed else "finished",
             {
                 "winner": result.winner.short if result.winner is not None else None,
                 "totals": list(result.totals),
@@ -163,6 +172,9 @@ class Referee:
         )
         log.info("match %s over: %s", match_id, result.reason)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
+
+    async def unseal(self, match_ids: list[str]) -> None:
+        await trio.to_thread.run_sync(self.store.unseal, match_ids)
 
     def _set_live(self, match_id: str, entry: dict[str, Any] | None) -> None:
         with self._live_lock:
@@ -229,9 +241,9 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         wanted = set(request.statuses)
         for row in rows[:page_size]:
             status = (
-                arena_pb2.MATCH_STATUS_IN_PROGRESS
-                if row["status"] == "running"
-                else arena_pb2.MATCH_STATUS_FINISHED
+                arena_pb2.MATCH_STATUS_FINISHED
+                if row["status"] == "finished"
+                else arena_pb2.MATCH_STATUS_IN_PROGRESS
             )
             if wanted and status not in wanted:
                 continue

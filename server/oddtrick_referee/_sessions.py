@@ -113,6 +113,8 @@ class SeatLink:
         self.bot_version = session.version
         self.session: Session | None = session
         self.resume_token = session.resume_token
+        self.session_id = session.id
+        """The session's id, kept when another stream resumes it."""
         self.grace_s = grace_s
         self.disconnected_at: float | None = None
         self.forfeited = False
@@ -256,6 +258,7 @@ class Lobby:
                     "connect without it to start a new session",
                 )
             resumed = True
+            session.id = link.session_id
         self.sessions[session.id] = session
         stream.send(
             referee_pb2.RefereeMessage(
@@ -290,10 +293,11 @@ class Lobby:
             link = session.link
             if kind == "decision" and link is not None:
                 decision = message.decision
-                if decision.request_id == link.open_request:
+                # Request id 0 is never issued: it must not match "no request open".
+                if decision.request_id and decision.request_id == link.open_request:
                     link.deliver(decision)
                     continue
-                if decision.request_id > link.last_request:
+                if decision.request_id == 0 or decision.request_id > link.last_request:
                     link.refuse_unknown(decision)
                 if link.count_unsolicited(limits.max_unsolicited):
                     continue
@@ -321,7 +325,8 @@ class Lobby:
 
     def _drop(self, session: Session) -> None:
         session.connected = False
-        self.sessions.pop(session.id, None)
+        if self.sessions.get(session.id) is session:  # a resumed session shares its id
+            del self.sessions[session.id]
         idle = self._idle.get(session.name, [])
         if session in idle:
             idle.remove(session)

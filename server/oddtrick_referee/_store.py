@@ -19,7 +19,7 @@ from typing import Any
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     match_id     TEXT PRIMARY KEY,
-    status       TEXT NOT NULL CHECK (status IN ('running', 'finished', 'aborted')),
+    status       TEXT NOT NULL CHECK (status IN ('running', 'sealed', 'finished', 'aborted')),
     started_at   INTEGER NOT NULL,
     finished_at  INTEGER,
     config       TEXT NOT NULL,
@@ -70,6 +70,14 @@ class MatchStore:
             db.execute(
                 "UPDATE matches SET status = ?, finished_at = ?, result = ? WHERE match_id = ?",
                 (status, finished_at_ms, json.dumps(result), match_id),
+            )
+
+    def unseal(self, match_ids: list[str]) -> None:
+        """Publish sealed matches (both plays of a duplicate set are over)."""
+        with self._lock, self._connect() as db:
+            db.executemany(
+                "UPDATE matches SET status = 'finished' WHERE match_id = ? AND status = 'sealed'",
+                [(match_id,) for match_id in match_ids],
             )
 
     def list_matches(

@@ -141,7 +141,7 @@ class SeatRecord:
             seat=seat_to_wire(seat),
             faults=[
                 game_pb2.FaultCount(kind=_FAULT_WIRE[fault], count=count)
-                for fault, count in self.faults.items()
+                for fault, count in sorted(self.faults.items(), key=lambda item: _FAULT_WIRE[item[0]])
             ],
             refusals=self.refusals,
             forfeited=self.forfeited,
@@ -183,6 +183,8 @@ class Table:
         max_attempts: int,
         max_comment_bytes: int,
         on_progress: Callable[[Table], None] | None = None,
+        reveal_seed: bool = True,
+        fold_events: bool = True,
     ) -> None:
         self.match_id = match_id
         self.table_id = table_id
@@ -198,6 +200,9 @@ class Table:
         self._open: dict[Seat, tuple[referee_pb2.DecisionRequest, float]] = {}
         self._last_decided: _Decided | None = None
         self._on_progress = on_progress
+        self._reveal_seed = reveal_seed
+        self._fold_events = fold_events
+        """Send a seat's events with its next request (one message per decision) rather than at once."""
         self.started_at_ms = int(time.time() * 1000)
         self.added_latency_s: list[float] = []
         self._answer_arrived: float | None = None
@@ -243,7 +248,8 @@ class Table:
             decided = await self._decide(seat)
             self._last_decided = decided
             record = self.records[seat]
-            record.decisions += 1
+            if decided.fault is None:  # fallbacks are faults, not the bot's decisions
+                record.decisions += 1
             if decided.think_ms is not None:
                 record.think_ms_total += decided.think_ms
                 record.think_ms_max = max(record.think_ms_max, decided.think_ms)
@@ -293,6 +299,7 @@ class Table:
         if link.forfeited:
             action = fallback_action(state)
             state.apply(action, seat)
+            record.add_fault(Fault.FORFEITED)
             return _Decided(action, Fault.FORFEITED, None, None)
         request_id = next(_request_ids)
         deadline = trio.current_time() + self.rules.deadline_s
@@ -442,7 +449,8 @@ class Table:
         if not events:
             return
         state = self.state
-        views = {seat: state.view(seat) for seat in Seat}
+        needs_views = any(isinstance(e, HandStarted | HandEnded | GameEnded | MatchEnded) for e in events)
+        views = {seat: state.view(seat) for seat in Seat} if needs_views else {}
         decided = self._last_decided
         meta: dict[str, Any] = {}
         if decided is not None:
@@ -453,8 +461,8 @@ class Table:
                 meta["think_ms"] = decided.think_ms
         for event in events:
             for seat in Seat:
-                view = views[seat]
                 if isinstance(event, HandStarted):
+                    view = views[seat]
                     message = referee_pb2.HandStarted(
                         hand_number=view.hand_number,
                         game_number=view.game_number,
@@ -504,13 +512,16 @@ class Table:
                         ),
                     )
                 elif isinstance(event, HandEnded):
+                    view = views[seat]
                     result = view.hand_results[event.result.hand_number - 1]
                     self._queue(seat, hand_ended=hand_result_to_wire(result, view.game_number, view))
                 elif isinstance(event, GameEnded):
-                    self._queue(seat, game_ended=game_result_to_wire(event.result, view.games_won))
+                    self._queue(seat, game_ended=game_result_to_wire(event.result, views[seat].games_won))
                 elif isinstance(event, MatchEnded):
-                    self._queue(seat, match_ended=self._match_result(view))
+                    self._queue(seat, match_ended=self._match_result(views[seat]))
             self._log_event(event)
+        if not self._fold_events:
+            self._flush_all()
 
     def _log_event(self, event: MatchEvent) -> None:
         state = self.state
@@ -552,7 +563,7 @@ class Table:
             ),
             hands_played=result.hands_played,
             seats=[record.to_wire(seat) for seat, record in self.records.items()],
-            seed=self.state.seed,
+            seed=self.state.seed if self._reveal_seed else "",
             seed_commitment=self.state.commitment,
         )
         if result.winner is not None:

@@ -1,0 +1,532 @@
+"""Tournament standings from deal results (docs/standings.md).
+
+Pure computation: the tournament runner hands over what happened (every
+play of every deal, the fault counts, the forfeited matches) and gets back
+the standings, a crosstable, a JSON-ready dict and a terminal rendering.
+Nothing here does I/O, so the same results always give the same standings
+and the arithmetic can be tested by hand.
+
+The unit of comparison is the *deal score*: how many points an entry made
+on a deal more than its opponent. Under duplicate the two plays of a deal
+(same cards, partnerships swapped) are averaged into one score, so the luck
+of the cards cancels and the pair, not the play, is the sample. Scores are
+kept internally in half-points (integers) so sums, zero-sum checks, ties and
+antisymmetry are exact rather than subject to float rounding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any
+
+__all__ = [
+    "CrossCell",
+    "DealResult",
+    "FaultCounts",
+    "Forfeit",
+    "StandingRow",
+    "Standings",
+    "compute_standings",
+    "t_quantile",
+]
+
+METHOD = (
+    "points per deal = mean over deals of (own points - opponent's points), a duplicate deal "
+    "scored as the mean of its two plays (seats swapped); 95% CI = mean +/- t(0.975, n-1)*s/sqrt(n) "
+    "over those deal scores, deals treated as independent; ranked by points per deal, then match "
+    "points (win 2, draw 1), then name"
+)
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """One play of one deal at one table, as the tournament runner records it."""
+
+    match: str  # key of the match (the pairing), e.g. "alice|bob"
+    first: str  # the match's two entries, in the order the match key names them
+    second: str
+    set_number: int  # a match is played in sets of deals, each with its own seed
+    deal_number: int  # deal within the set (1-based)
+    table: int  # 0 or 1: the two plays of a duplicate deal (0 only when not duplicate)
+    ns_entry: str  # who held North-South at this table
+    ew_entry: str
+    ns_points: int  # points scored on this deal at this table (incl. honours)
+    ew_points: int
+
+
+@dataclass(frozen=True)
+class FaultCounts:
+    """How often an entry's bot misbehaved; reported next to its score, never folded into it."""
+
+    timeouts: int = 0
+    illegal: int = 0  # fallback after refused actions until the deadline
+    disconnected: int = 0
+    forfeits: int = 0  # matches forfeited (absent) + seats forfeited (grace over)
+    refusals: int = 0  # refused actions (each refusal, even if corrected)
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """A match that was never played because one entry did not show up."""
+
+    match: str
+    absent: str  # the entry that did not show up: loses the match
+    present: str
+
+
+@dataclass(frozen=True)
+class CrossCell:
+    """The row entry's record against the column entry, from the row entry's side."""
+
+    points_per_deal: float | None  # None when the two never completed a deal
+    deals: int
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """One entry's line in the standings.
+
+    ``points_per_deal`` is None for an entry without a single counted deal
+    (for instance one that forfeited every match): a mean of nothing is not
+    zero. ``ci_low``/``ci_high`` are None with fewer than two deals, where a
+    sample standard deviation does not exist.
+    """
+
+    entry: str
+    rank: int
+    matches_won: int
+    matches_drawn: int
+    matches_lost: int
+    deals: int
+    points_per_deal: float | None
+    ci_low: float | None
+    ci_high: float | None
+    total_points: float
+    faults: FaultCounts
+
+    @property
+    def match_points(self) -> int:
+        """Win 2, draw 1: the second ranking key."""
+        return 2 * self.matches_won + self.matches_drawn
+
+
+@dataclass(frozen=True)
+class Standings:
+    """The result of :func:`compute_standings`; rows are in rank order."""
+
+    duplicate: bool
+    rows: tuple[StandingRow, ...]
+    crosstable: Mapping[str, Mapping[str, CrossCell]]  # crosstable[E][F], E != F
+    unpaired: tuple[DealResult, ...]  # duplicate plays whose other table is missing
+
+    def row(self, entry: str) -> StandingRow:
+        """The row of ``entry`` (KeyError if it is not in the tournament)."""
+        for row in self.rows:
+            if row.entry == entry:
+                return row
+        raise KeyError(entry)
+
+    def to_json(self) -> dict[str, Any]:
+        """A dict of plain JSON types with stable keys, for files and the API.
+
+        Besides the documented keys, ``unpaired`` lists the ignored plays so a
+        reader of the file can see that something was left out and what.
+        """
+        order = [row.entry for row in self.rows]
+        return {
+            "duplicate": self.duplicate,
+            "entries": [
+                {
+                    "entry": row.entry,
+                    "rank": row.rank,
+                    "matches": {
+                        "won": row.matches_won,
+                        "drawn": row.matches_drawn,
+                        "lost": row.matches_lost,
+                    },
+                    "deals": row.deals,
+                    "points_per_deal": row.points_per_deal,
+                    "ci95": (
+                        None if row.ci_low is None or row.ci_high is None else [row.ci_low, row.ci_high]
+                    ),
+                    "total": row.total_points,
+                    "faults": dataclasses.asdict(row.faults),
+                }
+                for row in self.rows
+            ],
+            "crosstable": {
+                e: {
+                    f: {
+                        "points_per_deal": self.crosstable[e][f].points_per_deal,
+                        "deals": self.crosstable[e][f].deals,
+                    }
+                    for f in order
+                    if f != e
+                }
+                for e in order
+            },
+            "unpaired": [dataclasses.asdict(play) for play in self.unpaired],
+            "method": METHOD,
+        }
+
+    def render(self) -> str:
+        """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
+        lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})", ""]
+        header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", "faults"]
+        body = [
+            [
+                str(row.rank),
+                row.entry,
+                f"{row.matches_won}-{row.matches_drawn}-{row.matches_lost}",
+                str(row.deals),
+                _signed(row.points_per_deal),
+                (
+                    "n/a"
+                    if row.ci_low is None or row.ci_high is None
+                    else f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"
+                ),
+                _fault_summary(row.faults),
+            ]
+            for row in self.rows
+        ]
+        lines += _table(header, body, right={0, 2, 3, 4, 5})
+        lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals")
+        if self.unpaired:
+            lines.append(f"{len(self.unpaired)} unpaired play(s) ignored (other table missing)")
+
+        order = [row.entry for row in self.rows]
+        lines += ["", "Crosstable (row's points per deal against column, deals in brackets)", ""]
+        cross = [[e] + ["—" if e == f else _cell(self.crosstable[e][f]) for f in order] for e in order]
+        lines += _table(["", *order], cross, right=set(range(1, len(order) + 1)))
+        return "\n".join(lines) + "\n"
+
+
+def compute_standings(
+    entries: Sequence[str],
+    deals: Iterable[DealResult],
+    faults: Mapping[str, FaultCounts],
+    forfeits: Iterable[Forfeit],
+    duplicate: bool,
+) -> Standings:
+    """Standings of a tournament from every play of every deal.
+
+    ``faults`` holds what the referee counted during the matches (including
+    seats forfeited when the grace period ran out); each :class:`Forfeit`
+    (a match never played) adds one to the absent entry's ``forfeits``, so
+    ``faults`` must not count those matches already.
+
+    Inconsistent input is a bug in the runner, not a result, so it raises
+    ValueError instead of being guessed around: an unknown entry, a play whose
+    seats are not the match's two entries, the same play recorded twice, a
+    table other than 0 (single play) or 0/1 (duplicate), two plays of a
+    duplicate deal without swapped seats, a match key used for two pairings,
+    or a forfeit that does not name its match's entries. Plays of a duplicate
+    deal whose other table is missing are not an error (a tournament stopped
+    mid-deal): they are left out and listed in ``Standings.unpaired``.
+
+    A match can be forfeited after some of its tables were played (an entry
+    that stops connecting mid-tournament): the forfeit decides the match,
+    and the deals completed before it still count, since they were played.
+
+    """
+    names = list(entries)
+    known = set(names)
+    if len(known) != len(names):
+        raise ValueError(f"duplicate entry names in {names!r}")
+    for name in faults:
+        if name not in known:
+            raise ValueError(f"fault counts for unknown entry {name!r}")
+
+    pairing: dict[str, tuple[str, str]] = {}
+    plays: dict[tuple[str, int, int, int], DealResult] = {}
+    for play in deals:
+        _check_play(play, known, duplicate, pairing)
+        key = (play.match, play.set_number, play.deal_number, play.table)
+        if key in plays:
+            raise ValueError(f"play recorded twice: {key!r}")
+        plays[key] = play
+
+    forfeited: dict[str, Forfeit] = {}
+    for forfeit in forfeits:
+        if forfeit.absent not in known or forfeit.present not in known or forfeit.absent == forfeit.present:
+            raise ValueError(f"forfeit between unknown or identical entries: {forfeit!r}")
+        if forfeit.match in forfeited:
+            raise ValueError(f"match {forfeit.match!r} forfeited twice")
+        if forfeit.match in pairing and set(pairing[forfeit.match]) != {forfeit.absent, forfeit.present}:
+            raise ValueError(f"forfeit {forfeit!r} does not name the entries of match {forfeit.match!r}")
+        forfeited[forfeit.match] = forfeit
+
+    # Deal scores in half-points, from the match's first entry's side.
+    scored, unpaired = _deal_scores(plays, duplicate)
+
+    halves: dict[str, list[int]] = {name: [] for name in names}
+    pair_sum: dict[tuple[str, str], int] = {}
+    pair_deals: dict[tuple[str, str], int] = {}
+    match_sum: dict[str, int] = {}
+    for match, (first, second), score in scored:
+        halves[first].append(score)
+        halves[second].append(-score)
+        for e, f, s in ((first, second, score), (second, first, -score)):
+            pair_sum[e, f] = pair_sum.get((e, f), 0) + s
+            pair_deals[e, f] = pair_deals.get((e, f), 0) + 1
+        match_sum[match] = match_sum.get(match, 0) + score
+
+    won = dict.fromkeys(names, 0)
+    drawn = dict.fromkeys(names, 0)
+    lost = dict.fromkeys(names, 0)
+    # A match whose plays were all unpaired has no deal score and so no result;
+    # a forfeited match's result is the forfeit, whatever was played before it.
+    for match, total in match_sum.items():
+        if match in forfeited:
+            continue
+        first, second = pairing[match]
+        if total > 0:
+            won[first] += 1
+            lost[second] += 1
+        elif total < 0:
+            won[second] += 1
+            lost[first] += 1
+        else:
+            drawn[first] += 1
+            drawn[second] += 1
+    absences = dict.fromkeys(names, 0)
+    for forfeit in forfeited.values():
+        won[forfeit.present] += 1
+        lost[forfeit.absent] += 1
+        absences[forfeit.absent] += 1
+
+    def rank_key(name: str) -> tuple[bool, Fraction, int, str]:
+        n = len(halves[name])
+        mean = Fraction(sum(halves[name]), n) if n else Fraction(0)
+        return (n == 0, -mean, -(2 * won[name] + drawn[name]), name)
+
+    rows = []
+    for rank, name in enumerate(sorted(names, key=rank_key), start=1):
+        xs = halves[name]
+        mean, low, high = _mean_and_interval(xs)
+        counted = faults.get(name, FaultCounts())
+        rows.append(
+            StandingRow(
+                entry=name,
+                rank=rank,
+                matches_won=won[name],
+                matches_drawn=drawn[name],
+                matches_lost=lost[name],
+                deals=len(xs),
+                points_per_deal=mean,
+                ci_low=low,
+                ci_high=high,
+                total_points=sum(xs) / 2,
+                faults=dataclasses.replace(counted, forfeits=counted.forfeits + absences[name]),
+            )
+        )
+
+    crosstable = {
+        e: {
+            f: CrossCell(
+                points_per_deal=(pair_sum[e, f] / (2 * pair_deals[e, f]) if pair_deals.get((e, f)) else None),
+                deals=pair_deals.get((e, f), 0),
+            )
+            for f in names
+            if f != e
+        }
+        for e in names
+    }
+    return Standings(duplicate=duplicate, rows=tuple(rows), crosstable=crosstable, unpaired=unpaired)
+
+
+# Above this many degrees of freedom t_quantile switches from the exact series
+# (whose length grows with df) to the Cornish-Fisher expansion (whose error
+# shrinks as df^-5): at 200 both are far inside the 1e-3 the interval needs.
+_SERIES_MAX_DF = 200
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t distribution with ``df`` degrees of freedom.
+
+    Written here rather than taken from scipy, which the referee does not
+    otherwise need. ``df`` is a positive whole number or ``math.inf`` (the
+    normal distribution). Up to 200 degrees of freedom the exact distribution
+    function (Abramowitz & Stegun 26.7.3/26.7.4, a finite series for whole
+    ``df``) is inverted by bisection, close to machine precision; beyond that
+    the Cornish-Fisher expansion (A&S 26.7.5) is used, whose relative error
+    there is below 1e-8 for 1e-6 <= p <= 1 - 1e-6 (checked against scipy).
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be strictly between 0 and 1, not {p!r}")
+    if df == math.inf:
+        return NormalDist().inv_cdf(p)
+    if not (df >= 1 and df == int(df)):
+        raise ValueError(f"df must be a whole number >= 1 or math.inf, not {df!r}")
+    nu = int(df)
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1.0 - p, nu)
+    if nu > _SERIES_MAX_DF:
+        return _cornish_fisher(p, nu)
+    # Bisection on the central probability P(|T| <= t) = 2p - 1, which is
+    # increasing in t; robust for every df and p, and cheap at these sizes.
+    target = 2.0 * p - 1.0
+    lo, hi = 0.0, 1.0
+    while _t_central(hi, nu) < target:
+        lo, hi = hi, 2.0 * hi
+    while True:
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            return mid
+        if _t_central(mid, nu) < target:
+            lo = mid
+        else:
+            hi = mid
+
+
+def _t_central(t: float, nu: int) -> float:
+    """P(|T| <= t) for t >= 0 and whole ``nu`` (A&S 26.7.3 odd, 26.7.4 even)."""
+    theta = math.atan(t / math.sqrt(nu))
+    cos2 = math.cos(theta) ** 2
+    if nu % 2 == 1:
+        # (2/pi) * (theta + sin cos * sum_k a_k cos^2k), a_k = a_{k-1} * 2k / (2k + 1)
+        if nu == 1:
+            return (2.0 / math.pi) * theta
+        term, total = 1.0, 1.0
+        for k in range(1, (nu - 3) // 2 + 1):
+            term *= cos2 * (2 * k) / (2 * k + 1)
+            total += term
+        return (2.0 / math.pi) * (theta + math.sin(theta) * math.cos(theta) * total)
+    # sin * sum_k b_k cos^2k, b_k = b_{k-1} * (2k - 1) / (2k)
+    term, total = 1.0, 1.0
+    for k in range(1, (nu - 2) // 2 + 1):
+        term *= cos2 * (2 * k - 1) / (2 * k)
+        total += term
+    return math.sin(theta) * total
+
+
+def _cornish_fisher(p: float, nu: int) -> float:
+    """t quantile from the normal one, by the expansion in powers of 1/nu (A&S 26.7.5)."""
+    x = NormalDist().inv_cdf(p)
+    x2 = x * x
+    g1 = x * (x2 + 1) / 4
+    g2 = x * ((5 * x2 + 16) * x2 + 3) / 96
+    g3 = x * (((3 * x2 + 19) * x2 + 17) * x2 - 15) / 384
+    g4 = x * ((((79 * x2 + 776) * x2 + 1482) * x2 - 1920) * x2 - 945) / 92160
+    return x + (g1 + (g2 + (g3 + g4 / nu) / nu) / nu) / nu
+
+
+def _check_play(
+    play: DealResult, known: set[str], duplicate: bool, pairing: dict[str, tuple[str, str]]
+) -> None:
+    """Reject a play the runner could not have produced correctly (see compute_standings)."""
+    if play.first not in known or play.second not in known or play.first == play.second:
+        raise ValueError(f"play between unknown or identical entries: {play!r}")
+    if {play.ns_entry, play.ew_entry} != {play.first, play.second}:
+        raise ValueError(f"seats are not the match's two entries: {play!r}")
+    if play.table not in ((0, 1) if duplicate else (0,)):
+        raise ValueError(f"table {play.table} with duplicate={duplicate}: {play!r}")
+    pair = (play.first, play.second)
+    if pairing.setdefault(play.match, pair) != pair:
+        raise ValueError(f"match {play.match!r} names two pairings: {pairing[play.match]!r} and {pair!r}")
+
+
+def _margin(play: DealResult) -> int:
+    """The match's first entry's points minus the second's at this table."""
+    diff = play.ns_points - play.ew_points
+    return diff if play.ns_entry == play.first else -diff
+
+
+def _deal_scores(
+    plays: Mapping[tuple[str, int, int, int], DealResult], duplicate: bool
+) -> tuple[list[tuple[str, tuple[str, str], int]], tuple[DealResult, ...]]:
+    """Each counted deal as (match, pairing, first entry's score in half-points), and the unpaired plays.
+
+    Half-points: a duplicate score is the sum of the two margins (their mean
+    times two); a single play's score is its margin times two.
+    """
+    scored: list[tuple[str, tuple[str, str], int]] = []
+    unpaired: list[DealResult] = []
+    for key in sorted(plays):
+        match, set_number, deal_number, table = key
+        play = plays[key]
+        pair = (play.first, play.second)
+        if not duplicate:
+            scored.append((match, pair, 2 * _margin(play)))
+            continue
+        if table == 1:
+            # Scored with its table 0 (which sorts first) unless that is missing.
+            if (match, set_number, deal_number, 0) not in plays:
+                unpaired.append(play)
+            continue
+        other = plays.get((match, set_number, deal_number, 1))
+        if other is None:
+            unpaired.append(play)
+            continue
+        if other.ns_entry == play.ns_entry:
+            raise ValueError(f"duplicate plays without swapped seats: {play!r} and {other!r}")
+        scored.append((match, pair, _margin(play) + _margin(other)))
+    return scored, tuple(unpaired)
+
+
+def _mean_and_interval(halves: Sequence[int]) -> tuple[float | None, float | None, float | None]:
+    """Mean and 95% t interval of deal scores given in half-points.
+
+    The variance is computed exactly in integers (n * sum x^2 - (sum x)^2)
+    so that identical scores give exactly zero width and rounding cannot put
+    the mean outside its own interval.
+    """
+    n = len(halves)
+    if n == 0:
+        return None, None, None
+    total = sum(halves)
+    mean = total / (2 * n)
+    if n < 2:
+        return mean, None, None
+    spread = n * sum(x * x for x in halves) - total * total  # = n (n-1) var, in half-points squared
+    s = math.sqrt(spread / (n * (n - 1))) / 2
+    half_width = t_quantile(0.975, n - 1) * s / math.sqrt(n)
+    return mean, mean - half_width, mean + half_width
+
+
+def _signed(value: float | None) -> str:
+    """Two decimals with an explicit sign, never "-0.00" for an exact zero."""
+    if value is None:
+        return "n/a"
+    return f"{value + 0.0:+.2f}"
+
+
+def _cell(cell: CrossCell) -> str:
+    return "n/a" if cell.points_per_deal is None else f"{_signed(cell.points_per_deal)} ({cell.deals})"
+
+
+def _fault_summary(faults: FaultCounts) -> str:
+    """Only the non-zero counts, abbreviated: the usual case is a clean '-'."""
+    parts = [
+        f"{letter}{count}"
+        for letter, count in (
+            ("T", faults.timeouts),
+            ("I", faults.illegal),
+            ("D", faults.disconnected),
+            ("F", faults.forfeits),
+            ("R", faults.refusals),
+        )
+        if count
+    ]
+    return " ".join(parts) or "-"
+
+
+def _table(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
+    """Columns padded to their widest cell, two spaces apart; numbers right-aligned."""
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+
+    def fmt(line: list[str]) -> str:
+        cells = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(line, widths, strict=True))
+        ]
+        return "  ".join(cells).rstrip()
+
+    return [fmt(header), fmt(["-" * w for w in widths]), *(fmt(line) for line in body)]

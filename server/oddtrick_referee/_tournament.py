@@ -1,0 +1,367 @@
+"""Round robins and gauntlets, with duplicate deals by default.
+
+A *match* is one pairing of two entries. Under duplicate it is played in
+sets of deals, each set from its own seed and played twice, on two tables,
+with the entries swapping partnerships: the same cards, dealer and turned
+trump, so the luck of the deal cancels in the difference. Both plays of a
+set are *sealed* until both are over (see :meth:`Referee.play_match`), and
+each local entry runs as two processes, one per play, so no bot instance
+ever sees both plays of a deal.
+
+Every table run is stored when it finishes; re-running the same tournament
+plays only what is missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import math
+import os
+import secrets
+import shlex
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import trio
+from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
+
+from oddtrick_referee._referee import MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee._standings import Standings, compute_standings
+from oddtrick_referee._table import TableRules
+from oddtrick_referee._tournament_store import TournamentStore
+
+log = logging.getLogger("oddtrick.tournament")
+
+SLOT_MARK = "~"
+"""Local entries connect as ``name~0`` and ``name~1``: the process for each play."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """A tournament entrant: a bot the referee starts (``command``) or a remote bot."""
+
+    name: str
+    token: str
+    command: tuple[str, ...] | None = None
+    source: str = ""
+    """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
+
+    @property
+    def local(self) -> bool:
+        return self.command is not None
+
+
+def parse_entry(text: str, token: str | None = None) -> Entry:
+    """``name=path/bot.py[:Class]`` (an SDK bot) or ``name=cmd:COMMAND LINE`` (any program)."""
+    name, equals, target = text.partition("=")
+    name = name.strip()
+    if not equals or not name or not target.strip():
+        raise ValueError(f"--bot expects NAME=FILE.py[:Class] or NAME=cmd:COMMAND, not {text!r}")
+    if SLOT_MARK in name or "|" in name:
+        raise ValueError(f"entry names may not contain {SLOT_MARK!r} or '|': {name!r}")
+    target = target.strip()
+    if target.startswith("cmd:"):
+        command = tuple(shlex.split(target[4:]))
+    else:
+        path = target.rsplit(":", 1)[0] if target.rsplit(":", 1)[-1].isidentifier() else target
+        if not Path(path).is_file():
+            raise ValueError(f"bot file not found for {name!r}: {path}")
+        command = (sys.executable, "-m", "oddtrick", "bot", target)
+    return Entry(name, token or secrets.token_hex(8), command, target)
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentSettings:
+    entries: tuple[Entry, ...]
+    config: GameConfig
+    """Per table: with duplicate, its format is ignored (deals are played in sets)."""
+    deals: int = 20
+    duplicate: bool = True
+    gauntlet: bool = False
+    set_size: int = 10
+    tables: int = 2
+    rules: TableRules = dataclasses.field(default_factory=TableRules)
+    remote_wait_s: float = 60.0
+    seed: str | None = None
+    name: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """What identifies the tournament: re-running with the same settings resumes it."""
+        return {
+            "entries": [(e.name, e.source or "remote") for e in self.entries],
+            "config": self.config.to_dict(),
+            "deals": self.deals,
+            "duplicate": self.duplicate,
+            "gauntlet": self.gauntlet,
+            "set_size": self.set_size,
+            "seed": self.seed,
+        }
+
+    @property
+    def tournament_id(self) -> str:
+        if self.name:
+            return self.name
+        digest = hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()
+        return f"t-{digest[:12]}"
+
+
+@dataclasses.dataclass(frozen=True)
+class TableRun:
+    """One table's play of one set of one match."""
+
+    match_key: str
+    set_number: int
+    table_no: int
+    ns_entry: str
+    ew_entry: str
+    deals: int
+    seed: str
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.match_key, self.set_number, self.table_no)
+
+
+def pairings(entries: Sequence[str], gauntlet: bool) -> list[tuple[str, str]]:
+    if gauntlet:
+        return [(entries[0], other) for other in entries[1:]]
+    return [(a, b) for i, a in enumerate(entries) for b in entries[i + 1 :]]
+
+
+def plan_runs(settings: TournamentSettings, master_seed: str) -> list[TableRun]:
+    """Every table run, both plays of a set next to each other so they run together."""
+    names = [entry.name for entry in settings.entries]
+    runs = []
+    for first, second in pairings(names, settings.gauntlet):
+        key = f"{first}|{second}"
+        if not settings.duplicate:
+            runs.append(TableRun(key, 1, 0, first, second, 0, f"{master_seed}/{key}/1"))
+            continue
+        sets = math.ceil(settings.deals / settings.set_size)
+        for number in range(1, sets + 1):
+            size = min(settings.set_size, settings.deals - (number - 1) * settings.set_size)
+            seed = f"{master_seed}/{key}/{number}"
+            runs.append(TableRun(key, number, 0, first, second, size, seed))
+            runs.append(TableRun(key, number, 1, second, first, size, seed))
+    return runs
+
+
+def deal_points(state: GameState) -> list[tuple[int, int, int]]:
+    """(deal number, NS points, EW points) for every hand of a finished table, honours included."""
+    return [
+        (r.hand_number, r.points[0] + r.honours[0], r.points[1] + r.honours[1]) for r in state.hand_results
+    ]
+
+
+class Progress:
+    """Matches done / total and the current leader: one live line on a terminal, plain lines otherwise."""
+
+    def __init__(self, total: int, stream: IO[str] = sys.stderr) -> None:
+        self.total = total
+        self.done = 0
+        self.stream = stream
+        self.live = stream.isatty()
+        self._started = time.monotonic()
+
+    def update(self, text: str, finished_one: bool = True) -> None:
+        if finished_one:
+            self.done += 1
+        elapsed = time.monotonic() - self._started
+        line = f"[{self.done}/{self.total} tables, {elapsed:5.1f} s] {text}"
+        if self.live:
+            self.stream.write("\r\033[K" + line[:200])
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.live:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+class Tournament:
+    def __init__(self, settings: TournamentSettings, referee: Referee, store: TournamentStore) -> None:
+        self.settings = settings
+        self.referee = referee
+        self.store = store
+        self.id = settings.tournament_id
+        self.entries = {entry.name: entry for entry in settings.entries}
+        self._forfeited: set[str] = set()
+        self._set_done: dict[tuple[str, int], list[str]] = {}
+
+    def entry_of(self) -> dict[str, str]:
+        """Bot names at the referee → entry names."""
+        names = {}
+        for entry in self.settings.entries:
+            names[entry.name] = entry.name
+            for slot in (0, 1):
+                names[f"{entry.name}{SLOT_MARK}{slot}"] = entry.name
+        return names
+
+    def bot_name(self, entry: str, table_no: int) -> str:
+        if self.entries[entry].local and self.settings.duplicate:
+            return f"{entry}{SLOT_MARK}{table_no}"
+        return entry
+
+    def standings(self) -> Standings:
+        return compute_standings(
+            [entry.name for entry in self.settings.entries],
+            self.store.deal_results(self.id),
+            self.store.faults(self.id, self.entry_of()),
+            self.store.forfeited_matches(self.id),
+            self.settings.duplicate,
+        )
+
+    async def run(self, progress: Progress, master_seed: str) -> Standings:
+        runs = plan_runs(self.settings, master_seed)
+        finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
+        self._forfeited = {f.match for f in self.store.forfeited_matches(self.id)}
+        to_play = [r for r in runs if r.key not in finished and r.match_key not in self._forfeited]
+        progress.total = len(runs)
+        progress.done = len(runs) - len(to_play)
+        if progress.done:
+            progress.update(f"resuming: {progress.done} tables already played", finished_one=False)
+        send, receive = trio.open_memory_channel[TableRun](math.inf)
+        for run in to_play:
+            send.send_nowait(run)
+        send.close()
+        async with trio.open_nursery() as nursery:
+            for _ in range(self.settings.tables):
+                nursery.start_soon(self._worker, receive.clone(), progress)
+        return self.standings()
+
+    async def _worker(self, runs: trio.MemoryReceiveChannel[TableRun], progress: Progress) -> None:
+        async with runs:
+            async for run in runs:
+                if run.match_key in self._forfeited:
+                    progress.update(f"{run.match_key.replace('|', ' v ')}: skipped (forfeited)")
+                    continue
+                await self._play(run, progress)
+
+    async def _play(self, run: TableRun, progress: Progress) -> None:
+        settings = self.settings
+        config = settings.config
+        if settings.duplicate:
+            config = dataclasses.replace(config, format=MatchFormat.DEALS, deals=run.deals)
+        ns, ew = self.bot_name(run.ns_entry, run.table_no), self.bot_name(run.ew_entry, run.table_no)
+        seating = {Seat.NORTH: ns, Seat.SOUTH: ns, Seat.EAST: ew, Seat.WEST: ew}
+        spec = MatchSpec(
+            config, seating, settings.rules, seed=run.seed, table_id=f"{self.id}/{run.match_key}"
+        )
+        try:
+            record = await self.referee.play_match(
+                spec, wait_s=settings.remote_wait_s, sealed=settings.duplicate
+            )
+        except trio.TooSlowError:
+            absent, present = self._absent(run, config)
+            self._forfeited.add(run.match_key)
+            await trio.to_thread.run_sync(self.store.record_forfeit, self.id, run.match_key, absent, present)
+            progress.update(
+                f"{absent} did not connect within {settings.remote_wait_s:g} s: forfeits v {present}"
+            )
+            return
+        seats = {str(seat): rec.to_dict() for seat, rec in record.seats.items()}
+        await trio.to_thread.run_sync(
+            self.store.record_run,
+            self.id,
+            run.key,
+            run.ns_entry,
+            run.ew_entry,
+            record.match_id,
+            seats,
+            deal_points(record.state),
+            int(time.time() * 1000),
+        )
+        if settings.duplicate:
+            done = self._set_done.setdefault((run.match_key, run.set_number), [])
+            done.append(record.match_id)
+            if len(done) == 2:
+                await self.referee.unseal(done)
+        progress.update(self._summary(run))
+
+    def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:
+        for entry, other in ((run.ns_entry, run.ew_entry), (run.ew_entry, run.ns_entry)):
+            if self.referee.lobby.idle_count(self.bot_name(entry, run.table_no), config.game) < 2:
+                return entry, other
+        return run.ew_entry, run.ns_entry
+
+    def _summary(self, run: TableRun) -> str:
+        standings = self.standings()
+        leader = standings.rows[0] if standings.rows else None
+        played = f"{run.match_key.replace('|', ' v ')} set {run.set_number} table {run.table_no + 1}"
+        if leader is None or leader.points_per_deal is None:
+            return played
+        return f"{played} done; leader {leader.entry} {leader.points_per_deal:+.2f}/deal"
+
+
+async def run_tournament(
+    settings: TournamentSettings,
+    data_dir: Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    progress_stream: IO[str] = sys.stderr,
+    on_listening: Callable[[str], None] | None = None,
+) -> Standings:
+    """Start a referee, start the local entries, play every missing table, return the standings."""
+    store = TournamentStore(data_dir / "oddtrick.sqlite3")
+    master_seed = await trio.to_thread.run_sync(
+        store.open_tournament,
+        settings.tournament_id,
+        settings.describe(),
+        settings.seed or secrets.token_hex(16),
+        int(time.time() * 1000),
+    )
+    tokens = {}
+    for entry in settings.entries:
+        tokens[entry.name] = entry.token
+        for slot in (0, 1):
+            tokens[f"{entry.name}{SLOT_MARK}{slot}"] = entry.token
+    referee_settings = RefereeSettings(host=host, port=port, data_dir=data_dir, tokens=tokens)
+    progress = Progress(0, progress_stream)
+    async with running_referee(referee_settings) as referee:
+        if on_listening is not None:
+            on_listening(referee.address)
+        tournament = Tournament(settings, referee, store)
+        async with trio.open_nursery() as processes:
+            for entry in settings.entries:
+                if entry.local:
+                    await _start_local(processes, entry, referee.address, settings, data_dir)
+            standings = await tournament.run(progress, master_seed)
+            processes.cancel_scope.cancel()
+    progress.close()
+    return standings
+
+
+async def _start_local(
+    nursery: trio.Nursery, entry: Entry, address: str, settings: TournamentSettings, data_dir: Path
+) -> None:
+    assert entry.command is not None
+    slots = (0, 1) if settings.duplicate else (None,)
+    seats = 2 * settings.tables
+    output_dir = data_dir / "bot-output"
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for slot in slots:
+        name = entry.name if slot is None else f"{entry.name}{SLOT_MARK}{slot}"
+        command = list(entry.command)
+        env = dict(os.environ)
+        env.update(
+            ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=entry.token, ODDTRICK_SEATS=str(seats)
+        )
+        if command[1:4] == ["-m", "oddtrick", "bot"]:
+            command += ["--server", address, "--name", name, "--token", entry.token, "--seats", str(seats)]
+        output = (output_dir / f"{name}.log").open("a")
+        nursery.start_soon(_run_process, command, env, output)
+
+
+async def _run_process(command: list[str], env: dict[str, str], output: IO[str]) -> None:
+    try:
+        await trio.run_process(command, env=env, stdout=output, stderr=output, check=False)
+    finally:
+        output.close()

@@ -1,0 +1,187 @@
+"""Tournament results in SQLite, written as each table finishes.
+
+One transaction per finished table run writes its deals and faults, so a
+killed tournament loses at most the tables in progress; re-running the same
+tournament reads what is here and plays only what is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from oddtrick_referee._standings import DealResult, FaultCounts, Forfeit
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    tournament_id TEXT PRIMARY KEY,
+    created_at    INTEGER NOT NULL,
+    settings      TEXT NOT NULL,
+    master_seed   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS table_runs (
+    tournament_id TEXT NOT NULL REFERENCES tournaments,
+    match_key     TEXT NOT NULL,
+    set_number    INTEGER NOT NULL,
+    table_no      INTEGER NOT NULL,
+    ns_entry      TEXT NOT NULL,
+    ew_entry      TEXT NOT NULL,
+    match_id      TEXT NOT NULL,
+    seats         TEXT NOT NULL,
+    finished_at   INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, match_key, set_number, table_no)
+);
+CREATE TABLE IF NOT EXISTS deal_results (
+    tournament_id TEXT NOT NULL,
+    match_key     TEXT NOT NULL,
+    set_number    INTEGER NOT NULL,
+    table_no      INTEGER NOT NULL,
+    deal_number   INTEGER NOT NULL,
+    ns_points     INTEGER NOT NULL,
+    ew_points     INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, match_key, set_number, table_no, deal_number)
+);
+CREATE TABLE IF NOT EXISTS forfeits (
+    tournament_id TEXT NOT NULL,
+    match_key     TEXT NOT NULL,
+    absent        TEXT NOT NULL,
+    present       TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, match_key)
+);
+"""
+
+
+class TournamentStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.executescript(_SCHEMA)
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            yield db
+        finally:
+            db.close()
+
+    def open_tournament(self, tournament_id: str, settings: dict[str, Any], seed: str, now_ms: int) -> str:
+        """Create the tournament, or find it; returns its master seed (the stored one on resume)."""
+        with self._lock, self._connect() as db:
+            row = db.execute(
+                "SELECT master_seed, settings FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+            ).fetchone()
+            if row is not None:
+                if json.loads(row[1]) != settings:
+                    raise ValueError(
+                        f"tournament {tournament_id!r} already exists with other settings; "
+                        "use another --name to start a new one"
+                    )
+                return str(row[0])
+            db.execute(
+                "INSERT INTO tournaments VALUES (?, ?, ?, ?)",
+                (tournament_id, now_ms, json.dumps(settings, sort_keys=True), seed),
+            )
+            return seed
+
+    def finished_runs(self, tournament_id: str) -> set[tuple[str, int, int]]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT match_key, set_number, table_no FROM table_runs WHERE tournament_id = ?",
+                (tournament_id,),
+            ).fetchall()
+        return {(row[0], row[1], row[2]) for row in rows}
+
+    def record_run(
+        self,
+        tournament_id: str,
+        key: tuple[str, int, int],
+        ns_entry: str,
+        ew_entry: str,
+        match_id: str,
+        seats: dict[str, Any],
+        deals: list[tuple[int, int, int]],
+        now_ms: int,
+    ) -> None:
+        """Store one finished table and its deals, all or nothing."""
+        match_key, set_number, table_no = key
+        with self._lock, self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(
+                    "INSERT INTO table_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        tournament_id, match_key, set_number, table_no,
+                        ns_entry, ew_entry, match_id, json.dumps(seats), now_ms,
+                    ),
+                )  # fmt: skip
+                db.executemany(
+                    "INSERT INTO deal_results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (tournament_id, match_key, set_number, table_no, deal, ns, ew)
+                        for deal, ns, ew in deals
+                    ],
+                )
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def record_forfeit(self, tournament_id: str, match_key: str, absent: str, present: str) -> None:
+        with self._lock, self._connect() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO forfeits VALUES (?, ?, ?, ?)",
+                (tournament_id, match_key, absent, present),
+            )
+
+    def forfeited_matches(self, tournament_id: str) -> list[Forfeit]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT match_key, absent, present FROM forfeits WHERE tournament_id = ?", (tournament_id,)
+            ).fetchall()
+        return [Forfeit(row[0], row[1], row[2]) for row in rows]
+
+    def deal_results(self, tournament_id: str) -> list[DealResult]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT d.match_key, d.set_number, d.deal_number, d.table_no, r.ns_entry, r.ew_entry, "
+                "d.ns_points, d.ew_points FROM deal_results d JOIN table_runs r USING "
+                "(tournament_id, match_key, set_number, table_no) WHERE d.tournament_id = ? "
+                "ORDER BY d.match_key, d.set_number, d.deal_number, d.table_no",
+                (tournament_id,),
+            ).fetchall()
+        results = []
+        for key, set_number, deal, table, ns, ew, ns_points, ew_points in rows:
+            first, second = key.split("|", 1)
+            results.append(
+                DealResult(key, first, second, set_number, deal, table, ns, ew, ns_points, ew_points)
+            )
+        return results
+
+    def faults(self, tournament_id: str, entry_of: dict[str, str]) -> dict[str, FaultCounts]:
+        """Fault counts per entry from every finished table (bot names map to entries)."""
+        counts: dict[str, dict[str, int]] = {}
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT seats FROM table_runs WHERE tournament_id = ?", (tournament_id,)
+            ).fetchall()
+        for (seats_json,) in rows:
+            for record in json.loads(seats_json).values():
+                entry = entry_of.get(record["bot"], record["bot"])
+                bucket = counts.setdefault(entry, {})
+                faults = record["faults"]
+                bucket["timeouts"] = bucket.get("timeouts", 0) + faults.get("timeout", 0)
+                bucket["illegal"] = bucket.get("illegal", 0) + faults.get("illegal", 0)
+                bucket["disconnected"] = bucket.get("disconnected", 0) + faults.get("disconnected", 0)
+                bucket["forfeits"] = bucket.get("forfeits", 0) + int(record["forfeited"])
+                bucket["refusals"] = bucket.get("refusals", 0) + record["refusals"]
+        return {entry: FaultCounts(**values) for entry, values in counts.items()}
