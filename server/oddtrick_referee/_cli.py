@@ -332,9 +332,9 @@ def _tournament(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)
         return 130
-    except ValueError as error:
+    except (ValueError, RuntimeError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
-        return 2
+        return 1
     if args.json:
         print(json.dumps(standings.to_json(), indent=2))
     else:

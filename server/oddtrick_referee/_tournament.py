@@ -333,10 +333,42 @@ async def run_tournament(
             for entry in settings.entries:
                 if entry.local:
                     await _start_local(processes, entry, referee.address, settings, data_dir)
+            await _wait_for_local_entries(referee, settings, data_dir)
             standings = await tournament.run(progress, master_seed)
             processes.cancel_scope.cancel()
     progress.close()
     return standings
+
+
+LOCAL_START_S = 120.0
+"""How long the local entries' processes may take to connect (the remote wait is for remote ones)."""
+
+
+class EntryFailed(RuntimeError):
+    """A local entry's program did not connect to the referee."""
+
+
+async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings, data_dir: Path) -> None:
+    needs = {}
+    for entry in settings.entries:
+        if entry.local:
+            slots = (
+                (f"{entry.name}{SLOT_MARK}0", f"{entry.name}{SLOT_MARK}1")
+                if settings.duplicate
+                else (entry.name,)
+            )
+            for name in slots:
+                needs[name] = 2 * settings.tables
+    with trio.move_on_after(LOCAL_START_S):
+        await referee.lobby.wait_for(needs, settings.config.game)
+        return
+    late = [
+        name for name, count in needs.items() if referee.lobby.idle_count(name, settings.config.game) < count
+    ]
+    raise EntryFailed(
+        f"local entries did not connect within {LOCAL_START_S:g} s: {', '.join(late)}; "
+        f"their output is in {data_dir / 'bot-output'}"
+    )
 
 
 async def _start_local(

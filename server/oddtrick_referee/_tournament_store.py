@@ -81,7 +81,7 @@ class TournamentStore:
                 "SELECT master_seed, settings FROM tournaments WHERE tournament_id = ?", (tournament_id,)
             ).fetchone()
             if row is not None:
-                if json.loads(row[1]) != settings:
+                if json.loads(row[1]) != json.loads(json.dumps(settings)):
                     raise ValueError(
                         f"tournament {tournament_id!r} already exists with other settings; "
                         "use another --name to start a new one"

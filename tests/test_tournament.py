@@ -1,0 +1,200 @@
+"""Tournaments end to end: a real referee on a socket, bots as separate processes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from oddtrick.rules import GameConfig, GameState
+from oddtrick_referee import check_log, read_log
+from oddtrick_referee._table import TableRules
+from oddtrick_referee._tournament import (
+    Entry,
+    TournamentSettings,
+    parse_entry,
+    plan_runs,
+    run_tournament,
+)
+from oddtrick_referee._tournament_store import TournamentStore
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+
+
+def local(name: str) -> Entry:
+    return parse_entry(f"{name}={RANDOM_BOT}")
+
+
+def settings(entries: tuple[Entry, ...], **overrides: object) -> TournamentSettings:
+    values: dict[str, object] = {
+        "entries": entries,
+        "config": GameConfig.contract(),
+        "deals": 2,
+        "set_size": 1,
+        "tables": 4,
+        "rules": TableRules(deadline_s=5.0, grace_s=2.0),
+        "remote_wait_s": 30.0,
+        "seed": "tournament-test",
+    }
+    values.update(overrides)
+    return TournamentSettings(**values)  # type: ignore[arg-type]
+
+
+def remote_bot_process(address: str, name: str, token: str, seats: int) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "oddtrick", "bot", f"{RANDOM_BOT}:RandomBot"]
+    command += ["--server", address, "--name", name, "--token", token, "--seats", str(seats)]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def test_round_robin_with_a_remote_entry_completes_and_its_standings_add_up(tmp_path: Path) -> None:
+    remote = Entry("visitor", "visitor-token")
+    plan = settings((local("alpha"), local("beta"), remote))
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def listening(address: str) -> None:
+        processes.append(remote_bot_process(address, remote.name, remote.token, 2 * plan.tables))
+
+    try:
+        standings = await run_tournament(
+            plan, tmp_path, on_listening=listening, progress_stream=io.StringIO()
+        )
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait()
+
+    # Three pairings, two deals each, every deal played twice.
+    store = TournamentStore(tmp_path / "oddtrick.sqlite3")
+    deals = store.deal_results(plan.tournament_id)
+    assert len(deals) == 3 * 2 * 2
+    plays = Counter((d.match, d.set_number, d.deal_number) for d in deals)
+    assert set(plays.values()) == {2}
+    rows = {row.entry: row for row in standings.rows}
+    assert set(rows) == {"alpha", "beta", "visitor"}
+    for row in rows.values():
+        assert row.deals == 2 * 2  # two opponents, two deals each
+        assert row.matches_won + row.matches_drawn + row.matches_lost == 2
+    assert sum(row.total_points for row in rows.values()) == pytest.approx(0)
+    for first in rows:
+        for second in rows:
+            if first != second:
+                cell, mirror = standings.crosstable[first][second], standings.crosstable[second][first]
+                assert cell.deals == mirror.deals == 2
+                assert cell.points_per_deal == pytest.approx(-mirror.points_per_deal)
+    summary = standings.to_json()
+    assert json.loads(json.dumps(summary))["duplicate"] is True
+
+
+async def test_the_two_plays_of_a_duplicate_deal_get_the_same_hands_with_partnerships_swapped(
+    tmp_path: Path,
+) -> None:
+    plan = settings((local("north"), local("south")), deals=1, tables=2, config=GameConfig.classic())
+    await run_tournament(plan, tmp_path, progress_stream=io.StringIO())
+    logs = sorted((tmp_path / "logs").glob("*.jsonl"))
+    assert len(logs) == 2
+    starts, ends = [], []
+    for path in logs:
+        records = list(read_log(path))
+        starts.append(records[0])
+        ends.append(records[-1])
+        assert check_log(path).ok
+    assert starts[0]["seed_commitment"] == starts[1]["seed_commitment"]
+    deals = [
+        GameState(GameConfig.from_dict(s["config"]), e["seed"]).deal
+        for s, e in zip(starts, ends, strict=True)
+    ]
+    assert deals[0] == deals[1]
+    seats = [{seat: player["name"].split("~")[0] for seat, player in s["players"].items()} for s in starts]
+    assert seats[0]["N"] == seats[1]["E"]
+    assert seats[0]["E"] == seats[1]["N"]
+    # Each play ran in the entry's own process for that play (name~0, name~1).
+    assert {s["players"]["N"]["name"][-2:] for s in starts} == {"~0", "~1"}
+
+
+async def test_an_absent_remote_entry_forfeits_and_the_rest_of_the_tournament_completes(
+    tmp_path: Path,
+) -> None:
+    absent = Entry("ghost", "never-connects")
+    plan = settings((local("alpha"), local("beta"), absent), remote_wait_s=2.0, tables=2)
+    standings = await run_tournament(plan, tmp_path, progress_stream=io.StringIO())
+    rows = {row.entry: row for row in standings.rows}
+    assert (rows["ghost"].matches_lost, rows["ghost"].deals) == (2, 0)
+    assert rows["ghost"].faults.forfeits == 2
+    assert rows["alpha"].matches_won >= 1
+    assert rows["beta"].matches_won >= 1
+    assert rows["alpha"].deals == rows["beta"].deals == 2
+    store = TournamentStore(tmp_path / "oddtrick.sqlite3")
+    assert {f.absent for f in store.forfeited_matches(plan.tournament_id)} == {"ghost"}
+
+
+def test_a_killed_tournament_resumes_without_replaying_or_losing_a_finished_table(tmp_path: Path) -> None:
+    command = [
+        sys.executable, "-m", "oddtrick", "tournament", "--game", "classic", "--deals", "4",
+        "--set-size", "1", "--tables", "1", "--seed", "resume-test", "--data-dir", str(tmp_path),
+        "--bot", f"one={RANDOM_BOT}", "--bot", f"two={RANDOM_BOT}", "--json",
+    ]  # fmt: skip
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as first:
+        assert first.stderr is not None
+        for line in first.stderr:  # progress lines: kill once two tables are stored
+            if line.startswith("[2/8 tables"):
+                break
+        else:
+            pytest.fail("the tournament ended before two tables were played")
+        os.killpg(first.pid, signal.SIGKILL)
+    store = TournamentStore(tmp_path / "oddtrick.sqlite3")
+    tournament_id = next(iter(_tournament_ids(tmp_path)))
+    before = _runs(tmp_path, tournament_id)
+    assert len(before) >= 2
+
+    second = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
+    assert "resuming" in second.stderr
+    after = _runs(tmp_path, tournament_id)
+    assert len(after) == 8  # every table of 4 deals x 2 plays, each stored once
+    for key, match_id in before.items():
+        assert after[key] == match_id  # not replayed
+    standings = json.loads(second.stdout)
+    assert sum(entry["deals"] for entry in standings["entries"]) == 2 * 4
+    assert len(store.deal_results(tournament_id)) == 8
+
+
+def _tournament_ids(data_dir: Path) -> list[str]:
+    import sqlite3
+
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        return [row[0] for row in db.execute("SELECT tournament_id FROM tournaments")]
+
+
+def _runs(data_dir: Path, tournament_id: str) -> dict[tuple[str, int, int], str]:
+    import sqlite3
+
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        rows = db.execute(
+            "SELECT match_key, set_number, table_no, match_id FROM table_runs WHERE tournament_id = ?",
+            (tournament_id,),
+        ).fetchall()
+    return {(row[0], row[1], row[2]): row[3] for row in rows}
+
+
+def test_the_plan_pairs_every_entry_once_and_keeps_both_plays_of_a_set_together() -> None:
+    entries = (local("a"), local("b"), local("c"))
+    runs = plan_runs(settings(entries, deals=3, set_size=2), "seed")
+    assert Counter(run.match_key for run in runs) == {"a|b": 4, "a|c": 4, "b|c": 4}
+    for first, second in zip(runs[::2], runs[1::2], strict=True):
+        assert (first.match_key, first.set_number, first.seed) == (
+            second.match_key,
+            second.set_number,
+            second.seed,
+        )
+        assert (first.ns_entry, first.ew_entry) == (second.ew_entry, second.ns_entry)
+    assert [run.deals for run in runs if run.match_key == "a|b"] == [2, 2, 1, 1]
+    gauntlet = plan_runs(settings(entries, gauntlet=True), "seed")
+    assert {run.match_key for run in gauntlet} == {"a|b", "a|c"}
