@@ -75,7 +75,7 @@ def _run_bot(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="oddtrick",
         description="Bots play classic Whist and Contract Whist over gRPC; oddtrick referees.",
@@ -83,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"oddtrick {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     _add_bot_command(commands)
+    if not with_referee:
+        return parser
     try:
         from oddtrick_referee._cli import add_commands
     except ImportError:  # the SDK alone is installed
@@ -93,8 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # A bot process needs only the SDK: skip loading the referee (and trio) to start fast.
+    parser = build_parser(with_referee=arguments[:1] != ["bot"])
+    args = parser.parse_args(arguments)
     if not hasattr(args, "handler"):
         parser.print_help()
         return 2

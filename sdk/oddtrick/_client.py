@@ -154,7 +154,13 @@ class _Seat:
                 )
             elif kind == "resync":
                 resync = message.resync
-                self.state.start_match(resync.match)
+                # The snapshot replaces what the seat knew; without a match it is between matches.
+                if resync.HasField("match"):
+                    self.state.start_match(resync.match)
+                    self.seated = True
+                if resync.HasField("hand"):
+                    self.state.hand = referee_pb2.HandState()
+                    self.state.hand.CopyFrom(resync.hand)
                 self.state.last_sequence = resync.last_sequence
                 if resync.HasField("request"):
                     await self._answer(resync.request, outbox)

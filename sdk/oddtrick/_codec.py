@@ -339,8 +339,12 @@ _PHASES = {
 }
 
 
-def hand_state(view: SeatView) -> referee_pb2.HandState:
-    """The public state of the current hand plus the seat's own cards."""
+def hand_state(view: SeatView, tricks: list[game_pb2.Trick] | None = None) -> referee_pb2.HandState:
+    """The public state of the current hand plus the seat's own cards.
+
+    ``tricks`` may carry the completed tricks already encoded (the referee keeps
+    them as they complete, rather than encoding the whole hand per request).
+    """
     message = referee_pb2.HandState(
         hand_number=view.hand_number,
         game_number=view.game_number,
@@ -358,7 +362,7 @@ def hand_state(view: SeatView) -> referee_pb2.HandState:
             referee_pb2.CallMade(seat=seat_to_wire(seat), call=call_to_wire(call))
             for seat, call in view.auction
         ],
-        tricks=[trick_to_wire(trick) for trick in view.tricks],
+        tricks=tricks if tricks is not None else [trick_to_wire(trick) for trick in view.tricks],
         tricks_won=per_side(view.tricks_won),
         score=scoreboard(view),
     )

@@ -37,6 +37,7 @@ from oddtrick.rules import (
     Phase,
     Seat,
     Suit,
+    Trick,
 )
 from oddtrick.v1 import game_pb2, referee_pb2
 
@@ -109,6 +110,7 @@ class SeatState:
         self.seed: str | None = None
         self.last_sequence = 0
         self.hand = referee_pb2.HandState()
+        self._trick_cache: list[tuple[int, Trick]] = []
 
     def start_match(self, message: referee_pb2.MatchStarted) -> None:
         self.__init__()  # type: ignore[misc]
@@ -193,6 +195,21 @@ class SeatState:
                 )
                 self.seed = result.seed
 
+    def _tricks(self, hand: referee_pb2.HandState) -> tuple[Trick, ...]:
+        """The hand's completed tricks, each decoded once (a request repeats them all)."""
+        cache = self._trick_cache
+        if cache and cache[0][0] != hand.hand_number:
+            cache.clear()
+        decoded = [trick for _, trick in cache]
+        for message in hand.tricks[len(decoded) :]:
+            trick = trick_from_wire(message)
+            cache.append((hand.hand_number, trick))
+            decoded.append(trick)
+        if len(decoded) != len(hand.tricks):  # a resync or a new match: start again
+            cache.clear()
+            return self._tricks(hand)
+        return tuple(decoded)
+
     def view(self, request: referee_pb2.DecisionRequest | None = None) -> BotView:
         """The bot's view now; with a request, the one that request is about."""
         hand = request.hand if request is not None else self.hand
@@ -209,7 +226,7 @@ class SeatState:
         current = tuple(
             (seat_from_wire(play.seat), card_from_wire(play.card)) for play in hand.current_trick.cards
         )
-        tricks = tuple(trick_from_wire(t) for t in hand.tricks)
+        tricks = self._tricks(hand)
         contract: Contract | None = contract_from_wire(hand.contract) if hand.HasField("contract") else None
         scores = hand.score
         return BotView(

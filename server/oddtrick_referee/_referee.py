@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import dataclasses
 import logging
 import secrets
@@ -319,6 +320,12 @@ async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
             endpoint.loop.call_soon_threadsafe(
                 lambda: asyncio.ensure_future(health_servicer.set("", health_pb2.HealthCheckResponse.SERVING))
             )
+            # Everything loaded so far lives as long as the referee: keep the
+            # collector off it, and collect young objects less often, so that
+            # collection pauses stay well under a decision's budget.
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(20_000, 20, 20)
             if referee.lobby.credentials.open:
                 log.warning("no bot tokens configured: any token is accepted (fine on a private machine)")
             log.info("referee listening on %s; logs in %s", referee.address, referee.log_dir)

@@ -315,8 +315,13 @@ class Lobby:
             if kind == "hello":
                 session.stream.close(grpc.StatusCode.INVALID_ARGUMENT, "a second Hello was sent")
                 return
-            unsolicited_idle += 1
-            if unsolicited_idle > limits.max_unsolicited:
+            # Seated, the budget is the seat's: it starts again at every request.
+            if link is not None:
+                within = link.count_unsolicited(limits.max_unsolicited)
+            else:
+                unsolicited_idle += 1
+                within = unsolicited_idle <= limits.max_unsolicited
+            if not within:
                 session.stream.close(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
                     "too many messages the referee did not ask for",

@@ -58,6 +58,7 @@ from oddtrick.rules import (
     Phase,
     Reason,
     Seat,
+    SeatView,
 )
 from oddtrick.v1 import game_pb2, referee_pb2
 
@@ -206,6 +207,8 @@ class Table:
         self.started_at_ms = int(time.time() * 1000)
         self.added_latency_s: list[float] = []
         self._answer_arrived: float | None = None
+        self._tricks_wire: list[game_pb2.Trick] = []
+        """This hand's completed tricks, encoded once as they complete."""
         for link in self.links.values():
             link.on_resume = self._resync
 
@@ -314,7 +317,7 @@ class Table:
             time_left_ms=round(self.rules.deadline_s * 1000),
             match_id=self.match_id,
             seat=seat_to_wire(seat),
-            hand=hand_state(state.view(seat)),
+            hand=hand_state(state.view(seat), self._tricks_wire),
         )
         self._open[seat] = (request, deadline)
         self._flush(seat, request)
@@ -340,18 +343,18 @@ class Table:
                         link.count_unsolicited(10**9)
                         continue
                     attempts += 1
-                    refusal = self._try(seat, item)
-                    if refusal is None:
+                    refusal_or_action = self._try(seat, item)
+                    if not isinstance(refusal_or_action, tuple):
                         arrived = time.perf_counter()
                         self._answer_arrived = arrived
                         think = round((arrived - sent) * 1000)
                         comment = (
                             item.comment[: self._max_comment_bytes] if item.HasField("comment") else None
                         )
-                        return _Decided(state.history[-1][1], None, think, comment)
+                        return _Decided(refusal_or_action, None, think, comment)
                     record.refusals += 1
                     fault = Fault.ILLEGAL
-                    reason, text = refusal
+                    reason, text = refusal_or_action
                     self._refuse(seat, item, reason, text, deadline, self._max_attempts - attempts)
         finally:
             link.open_request = 0
@@ -375,8 +378,9 @@ class Table:
             await link.reconnected.wait()
         return link.session is not None
 
-    def _try(self, seat: Seat, decision: referee_pb2.Decision) -> tuple[int, str] | None:
-        """Apply the bot's answer; on refusal, the reason code and text (state unchanged)."""
+    def _try(self, seat: Seat, decision: referee_pb2.Decision) -> tuple[int, str] | Action:
+        """Apply the bot's answer and return it; on refusal, the reason code and text
+        (and the state is unchanged)."""
         try:
             action = action_from_wire(decision.action)
         except MalformedMessage as error:
@@ -385,7 +389,7 @@ class Table:
             self.state.apply(action, seat)
         except IllegalAction as error:
             return _REFUSAL_WIRE[error.reason], str(error)
-        return None
+        return action
 
     def _refuse(
         self,
@@ -427,6 +431,26 @@ class Table:
         link.sequence += 1
         self._pending[seat].append(referee_pb2.Event(sequence=link.sequence, **event))
 
+    def _queue_all(self, **event: Any) -> None:
+        """Queue one event, encoded once, for every seat."""
+        for seat in Seat:
+            self._queue(seat, **event)
+
+    def _hand_started(self, view: SeatView) -> referee_pb2.HandStarted:
+        message = referee_pb2.HandStarted(
+            hand_number=view.hand_number,
+            game_number=view.game_number,
+            dealer=seat_to_wire(view.dealer),
+            cards=cards_to_wire(view.hand),
+            trumps=trumps_to_wire(view.trumps, view.config.game is GameKind.CLASSIC),
+            score=scoreboard(view),
+        )
+        if view.turned_card is not None:
+            message.turned_card.CopyFrom(card_to_wire(view.turned_card))
+        if view.cut_card is not None:
+            message.cut_card.CopyFrom(card_to_wire(view.cut_card))
+        return message
+
     def _flush(self, seat: Seat, request: referee_pb2.DecisionRequest | None = None) -> None:
         link = self.links[seat]
         events = self._pending[seat]
@@ -460,65 +484,44 @@ class Table:
             if decided.think_ms is not None:
                 meta["think_ms"] = decided.think_ms
         for event in events:
-            for seat in Seat:
-                if isinstance(event, HandStarted):
-                    view = views[seat]
-                    message = referee_pb2.HandStarted(
-                        hand_number=view.hand_number,
-                        game_number=view.game_number,
-                        dealer=seat_to_wire(view.dealer),
-                        cards=cards_to_wire(view.hand),
-                        trumps=trumps_to_wire(view.trumps, view.config.game is GameKind.CLASSIC),
-                        score=scoreboard(view),
-                    )
-                    if view.turned_card is not None:
-                        message.turned_card.CopyFrom(card_to_wire(view.turned_card))
-                    if view.cut_card is not None:
-                        message.cut_card.CopyFrom(card_to_wire(view.cut_card))
-                    self._queue(seat, hand_started=message)
-                elif isinstance(event, CallMade):
-                    self._queue(
-                        seat,
-                        call_made=referee_pb2.CallMade(
-                            seat=seat_to_wire(event.seat), call=call_to_wire(event.call), **meta
-                        ),
-                    )
-                elif isinstance(event, AuctionEnded):
-                    if event.contract is None:
-                        self._queue(
-                            seat,
-                            auction_ended=referee_pb2.AuctionEnded(thrown_in=referee_pb2.ThrownIn()),
-                        )
-                    else:
-                        self._queue(
-                            seat,
-                            auction_ended=referee_pb2.AuctionEnded(contract=contract_to_wire(event.contract)),
-                        )
-                elif isinstance(event, CardPlayed):
-                    self._queue(
-                        seat,
-                        card_played=referee_pb2.CardPlayed(
-                            seat=seat_to_wire(event.seat),
-                            card=card_to_wire(event.card),
-                            trick_number=event.trick_number,
-                            **meta,
-                        ),
-                    )
-                elif isinstance(event, TrickCompleted):
-                    self._queue(
-                        seat,
-                        trick_completed=referee_pb2.TrickCompleted(
-                            trick=trick_to_wire(event.trick), tricks=per_side(event.tricks_won)
-                        ),
-                    )
-                elif isinstance(event, HandEnded):
-                    view = views[seat]
-                    result = view.hand_results[event.result.hand_number - 1]
-                    self._queue(seat, hand_ended=hand_result_to_wire(result, view.game_number, view))
-                elif isinstance(event, GameEnded):
-                    self._queue(seat, game_ended=game_result_to_wire(event.result, views[seat].games_won))
-                elif isinstance(event, MatchEnded):
-                    self._queue(seat, match_ended=self._match_result(views[seat]))
+            if isinstance(event, HandStarted):
+                self._tricks_wire = []
+                for seat in Seat:
+                    self._queue(seat, hand_started=self._hand_started(views[seat]))
+            elif isinstance(event, CallMade):
+                call = referee_pb2.CallMade(
+                    seat=seat_to_wire(event.seat), call=call_to_wire(event.call), **meta
+                )
+                self._queue_all(call_made=call)
+            elif isinstance(event, AuctionEnded):
+                if event.contract is None:
+                    ended = referee_pb2.AuctionEnded(thrown_in=referee_pb2.ThrownIn())
+                else:
+                    ended = referee_pb2.AuctionEnded(contract=contract_to_wire(event.contract))
+                self._queue_all(auction_ended=ended)
+            elif isinstance(event, CardPlayed):
+                played = referee_pb2.CardPlayed(
+                    seat=seat_to_wire(event.seat),
+                    card=card_to_wire(event.card),
+                    trick_number=event.trick_number,
+                    **meta,
+                )
+                self._queue_all(card_played=played)
+            elif isinstance(event, TrickCompleted):
+                trick = trick_to_wire(event.trick)
+                self._tricks_wire.append(trick)
+                self._queue_all(
+                    trick_completed=referee_pb2.TrickCompleted(trick=trick, tricks=per_side(event.tricks_won))
+                )
+            elif isinstance(event, HandEnded):
+                # Every seat sees the same result (a thrown-in hand's cards hidden from all).
+                view = views[Seat.NORTH]
+                result = view.hand_results[event.result.hand_number - 1]
+                self._queue_all(hand_ended=hand_result_to_wire(result, view.game_number, view))
+            elif isinstance(event, GameEnded):
+                self._queue_all(game_ended=game_result_to_wire(event.result, views[Seat.NORTH].games_won))
+            elif isinstance(event, MatchEnded):
+                self._queue_all(match_ended=self._match_result(views[Seat.NORTH]))
             self._log_event(event)
         if not self._fold_events:
             self._flush_all()
@@ -597,7 +600,7 @@ class Table:
         resync = referee_pb2.Resync(
             last_sequence=link.sequence,
             match=self._match_started(seat),
-            hand=hand_state(self.state.view(seat)),
+            hand=hand_state(self.state.view(seat), self._tricks_wire),
         )
         open_request = self._open.get(seat)
         if open_request is not None:
