@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import dataclasses
+import gc
 import logging
 import secrets
 import threading
