@@ -143,8 +143,12 @@ def test_the_rules_package_loads_no_grpc_trio_or_protobuf() -> None:
 
 
 def test_importing_oddtrick_rules_loads_no_grpc_trio_or_protobuf() -> None:
-    """Bot authors import the rules (and the bot API) without loading the client."""
-    assert heavy_modules_after("import oddtrick.rules\nimport oddtrick\nassert oddtrick.Bot\n") == []
+    """As users write it: the parent package (the SDK) must not drag the client in either."""
+    heavy = heavy_modules_after("import oddtrick.rules\n")
+    assert heavy == [], (
+        f"'import oddtrick.rules' loads {', '.join(heavy[:5])}; the rules alone load "
+        f"{heavy_modules_after(ALONE + 'import oddtrick.rules' + chr(10)) or 'nothing heavy'}"
+    )
 
 
 def test_the_subprocess_check_would_notice_a_heavy_import() -> None:

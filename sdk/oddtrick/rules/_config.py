@@ -164,7 +164,9 @@ class GameConfig:
             parts.append("doubling")
         if self.format is MatchFormat.DEALS:
             parts.append(f"{self.deals} deals")
+        elif self.format is MatchFormat.HAND:
+            parts.append("one hand")
         else:
             parts.append(f"target {self.target}")
-            parts.append({"hand": "one hand", "game": "a game", "rubber": "a rubber"}[self.format.value])
+            parts.append("a game" if self.format is MatchFormat.GAME else "a rubber")
         return ", ".join(parts)

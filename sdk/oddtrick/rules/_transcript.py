@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from oddtrick.rules._calls import Call
 from oddtrick.rules._cards import Card, Suit
-from oddtrick.rules._config import GameKind
+from oddtrick.rules._config import GameConfig, GameKind
 from oddtrick.rules._results import Contract, HandResult, Phase, Trick
 from oddtrick.rules._scoring import honours_held, honours_points
 from oddtrick.rules._seats import SEATS, Seat, Side
@@ -180,7 +180,7 @@ def _hand_lines(state: GameState, hand: _Hand, result: HandResult | None, game_n
         return lines
     if hand.tricks:
         lines.append(f"tricks: {_scores(result.tricks)}")
-    lines.extend(_honours_notes(config.honours, hand, result))
+    lines.extend(_honours_notes(config, hand, result))
     lines.append(f"result: {result.describe()}")
     lines.append(f"scores: {_scores(result.scores_after)}")
     if result.game_won_by is not None:
@@ -216,13 +216,16 @@ def _auction_lines(hand: _Hand, result: HandResult | None) -> list[str]:
     return lines
 
 
-def _honours_notes(honours: bool, hand: _Hand, result: HandResult) -> list[str]:
-    if not honours or hand.trumps is None:
+def _honours_notes(config: GameConfig, hand: _Hand, result: HandResult) -> list[str]:
+    if not config.honours or hand.trumps is None:
         return []
     notes = []
     for side in Side:
         if result.honours_barred[side]:
-            notes.append(f"honours barred: {side} (one short of the target at the deal)")
+            notes.append(
+                f"honours barred: {side} (on {config.game_target - 1} at the start of the deal, "
+                "one short of the target)"
+            )
     earned = honours_points(honours_held(hand.deal, hand.trumps))
     if result.honours == (0, 0) and result.game_won_by is not None and any(earned):
         notes.append("honours not scored: the game was won on tricks first")

@@ -1,0 +1,40 @@
+"""Shared pytest settings: Hypothesis profiles and the golden-file update switch.
+
+Hypothesis runs derandomized by default (the examples follow from each test's
+source, not from a clock), so every run, on CI and locally, tries the same
+cases. ``HYPOTHESIS_PROFILE=explore`` draws fresh random examples instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "explore",
+    derandomize=False,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/*.txt from the engine instead of comparing with them",
+    )
