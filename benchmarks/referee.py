@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
+
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee._referee import MatchRecord, MatchSpec, Referee, RefereeSettings, running_referee
 from oddtrick_referee._table import TableRules

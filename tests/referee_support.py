@@ -33,6 +33,7 @@ import trio
 from google.protobuf import text_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+
 from oddtrick import Bot, BotView
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._codec import action_to_wire, card_from_wire, seat_from_wire

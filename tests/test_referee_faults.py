@@ -12,10 +12,6 @@ import threading
 import grpc
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from oddtrick.rules import GameConfig, MatchFormat, Seat
-from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
-from oddtrick_referee import MatchSpec, TableRules, check_log
-from oddtrick_referee._table import Fault
 from referee_support import (
     GUARD_S,
     RawBot,
@@ -31,6 +27,11 @@ from referee_support import (
     referee_running,
     run_sdk_bot,
 )
+
+from oddtrick.rules import GameConfig, MatchFormat, Seat
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
+from oddtrick_referee import MatchSpec, TableRules, check_log
+from oddtrick_referee._table import Fault
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 R = referee_pb2

@@ -9,14 +9,10 @@ import sys
 from pathlib import Path
 
 import grpc
-import oddtrick
 import pytest
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from oddtrick.rules import GameConfig, GameKind, MatchFormat, Seat
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2, referee_pb2
-from oddtrick_referee import MatchSpec, TableRules, check_log
 from referee_support import (
     RawBot,
     check_hidden_information,
@@ -29,6 +25,11 @@ from referee_support import (
     run_sdk_bot,
     token_of,
 )
+
+import oddtrick
+from oddtrick.rules import GameConfig, GameKind, MatchFormat, Seat
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2, referee_pb2
+from oddtrick_referee import MatchSpec, TableRules, check_log
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 REPO = Path(__file__).resolve().parents[1]

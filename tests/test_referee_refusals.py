@@ -7,9 +7,6 @@ from __future__ import annotations
 import grpc
 import pytest
 import trio
-from oddtrick.rules import Card, GameConfig, GameKind, MatchFormat, Seat
-from oddtrick.v1 import cards_pb2, referee_pb2
-from oddtrick_referee import MatchSpec, TableRules, check_log
 from referee_support import (
     RawBot,
     bid_action,
@@ -24,6 +21,10 @@ from referee_support import (
     pass_action,
     referee_running,
 )
+
+from oddtrick.rules import Card, GameConfig, GameKind, MatchFormat, Seat
+from oddtrick.v1 import cards_pb2, referee_pb2
+from oddtrick_referee import MatchSpec, TableRules, check_log
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 RULES = TableRules(deadline_s=3.0, grace_s=3.0)

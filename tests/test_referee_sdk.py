@@ -9,16 +9,17 @@ import asyncio
 from concurrent import futures
 
 import grpc
-import oddtrick
 import pytest
 import trio
+from referee_support import connect_and_play, in_thread, opening_bidder, referee_running
+
+import oddtrick
 from oddtrick import Bot, Card, FakeReferee, GameConfig, IllegalAction, MatchFormat, Phase, Seat, play_local
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._codec import action_to_wire, cards_to_wire, config_to_wire, hand_state, seat_to_wire
 from oddtrick.rules import GameState
 from oddtrick.v1 import game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee import MatchSpec, TableRules, check_log
-from referee_support import connect_and_play, in_thread, opening_bidder, referee_running
 
 PUBLIC_NAMES = [
     "DOUBLE",

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rules_support import play_match
+
 from oddtrick.rules import (
     PACK,
     SEATS,
@@ -31,7 +33,6 @@ from oddtrick.rules import (
     new_seed,
     shuffled_pack,
 )
-from rules_support import play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "dealing.md"

@@ -9,6 +9,22 @@ from __future__ import annotations
 import random
 
 import pytest
+from rules_support import (
+    NS,
+    E,
+    N,
+    Rig,
+    S,
+    W,
+    build_deal,
+    calls,
+    clone,
+    finish_hand,
+    new_state,
+    rigged,
+    snapshot,
+)
+
 from oddtrick.rules import (
     BIDS,
     DOUBLE,
@@ -32,21 +48,6 @@ from oddtrick.rules import (
     Seat,
     Suit,
     WrongPhase,
-)
-from rules_support import (
-    NS,
-    E,
-    N,
-    Rig,
-    S,
-    W,
-    build_deal,
-    calls,
-    clone,
-    finish_hand,
-    new_state,
-    rigged,
-    snapshot,
 )
 
 CONTRACT = GameConfig.contract(format=MatchFormat.DEALS, deals=4)

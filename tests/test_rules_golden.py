@@ -21,6 +21,8 @@ import json
 from pathlib import Path
 
 import pytest
+from rules_support import Rig, build_deal, new_state, play_match, rigged
+
 from oddtrick.rules import (
     Call,
     Card,
@@ -34,7 +36,6 @@ from oddtrick.rules import (
     replay,
     transcript,
 )
-from rules_support import Rig, build_deal, new_state, play_match, rigged
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from rules_support import clone, snapshot
+
 from oddtrick.rules import (
     BIDS,
     DOUBLE,
@@ -48,7 +50,6 @@ from oddtrick.rules import (
     deal_cards,
     replay,
 )
-from rules_support import clone, snapshot
 
 # ------------------------------------------------------------------ strategies
 

@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import oddtrick.rules
 import pytest
+
+import oddtrick.rules
 
 RULES_DIR = Path(oddtrick.rules.__file__).resolve().parent
 MODULES = sorted(RULES_DIR.glob("*.py"))

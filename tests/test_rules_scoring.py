@@ -10,6 +10,25 @@ from __future__ import annotations
 import random
 
 import pytest
+from rules_support import (
+    EW,
+    NS,
+    E,
+    N,
+    Rig,
+    S,
+    W,
+    build_deal,
+    calls,
+    finish_hand,
+    honours_rig,
+    new_state,
+    play_match,
+    rigged,
+    steer,
+    try_steer,
+)
+
 from oddtrick.rules import (
     PACK,
     Call,
@@ -30,24 +49,6 @@ from oddtrick.rules import (
     odd_tricks,
     shuffled_pack,
     trumps_for_rotation,
-)
-from rules_support import (
-    EW,
-    NS,
-    E,
-    N,
-    Rig,
-    S,
-    W,
-    build_deal,
-    calls,
-    finish_hand,
-    honours_rig,
-    new_state,
-    play_match,
-    rigged,
-    steer,
-    try_steer,
 )
 
 HONOURS_GAME = GameConfig.classic(honours=True)

@@ -16,6 +16,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from oddtrick_referee._standings import (
     DealResult,
     FaultCounts,

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from oddtrick.rules import GameConfig, GameState
 from oddtrick_referee import check_log, read_log
 from oddtrick_referee._table import TableRules

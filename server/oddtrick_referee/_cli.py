@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 
+from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 from oddtrick_referee._matchlog import check_log
 from oddtrick_referee._table import TableRules
 
@@ -22,9 +22,7 @@ log = logging.getLogger("oddtrick.referee")
 def add_game_options(parser: argparse.ArgumentParser) -> None:
     """Every RULES.md option, shared by the commands that start matches."""
     group = parser.add_argument_group("game (RULES.md options)")
-    group.add_argument(
-        "--game", choices=[g.value for g in GameKind], default="contract", help="default: contract"
-    )
+    group.add_argument("--game", choices=[g.value for g in GameKind], default=None, help="default: contract")
     group.add_argument(
         "--trumps",
         choices=[t.value for t in TrumpSelection],
@@ -51,12 +49,29 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--config", type=Path, default=None, metavar="FILE.json", help="game options as JSON")
 
 
-def config_from_args(args: argparse.Namespace) -> GameConfig:
-    """The game configuration the options describe; raises ConfigError with the reason."""
+ARENA_KEYS = ("deadline", "grace", "seed", "matches", "ns", "ew", "north", "east", "south", "west")
+"""Keys a ``serve --config`` file may hold besides the game's options."""
+
+
+def config_from_args(args: argparse.Namespace, arena_keys: bool = False) -> GameConfig:
+    """The game configuration the options describe; raises ConfigError with the reason.
+
+    A ``--config`` file gives defaults; options on the command line win. With
+    ``arena_keys``, the file may also set the arena's flags (ARENA_KEYS).
+    """
     data: dict[str, Any] = {}
     if args.config is not None:
         data.update(json.loads(args.config.read_text(encoding="utf-8")))
-    data.setdefault("game", args.game)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{args.config} must hold a JSON object")
+    if arena_keys:
+        for key in ARENA_KEYS:
+            if key in data and getattr(args, key) is None:
+                setattr(args, key, data.pop(key))
+            data.pop(key, None)
+    if args.game is not None:
+        data["game"] = args.game
+    data.setdefault("game", "contract")
     if args.trumps:
         data["trump_selection"] = args.trumps
     for flag in ("no_trump_every_fifth", "honours", "doubling"):
@@ -106,14 +121,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_game_options(serve)
     arena = serve.add_argument_group("arena rules")
     arena.add_argument(
-        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+        "--deadline", type=float, default=None, metavar="S", help="seconds per decision (default 5)"
     )
     arena.add_argument(
-        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+        "--grace", type=float, default=None, metavar="S", help="reconnect grace period (default 30)"
     )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
     arena.add_argument(
-        "--matches", type=int, default=1, metavar="N", help="matches to play, then exit (default 1)"
+        "--matches", type=int, default=None, metavar="N", help="matches to play, then exit (default 1)"
     )
     arena.add_argument("--forever", action="store_true", help="keep serving after the matches, until Ctrl-C")
     serve.add_argument("-v", "--verbose", action="store_true", help="log every action")
@@ -228,7 +243,7 @@ def _serve(args: argparse.Namespace) -> int:
     from oddtrick_referee._referee import MatchSpec, RefereeSettings, running_referee
 
     try:
-        config = config_from_args(args)
+        config = config_from_args(args, arena_keys=True)
         seating = seating_from_args(args)
         tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
     except (ConfigError, ValueError, OSError) as error:
@@ -236,17 +251,21 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     logging.getLogger("oddtrick").setLevel(logging.INFO)
     settings = RefereeSettings(host=args.host, port=args.port, data_dir=args.data_dir, tokens=tokens)
-    rules = TableRules(deadline_s=args.deadline, grace_s=args.grace)
+    rules = TableRules(
+        deadline_s=args.deadline if args.deadline is not None else 5.0,
+        grace_s=args.grace if args.grace is not None else 30.0,
+    )
+    matches = args.matches if args.matches is not None else 1
 
     async def main() -> None:
         async with running_referee(settings) as referee:
             print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
-            for number in range(1, args.matches + 1):
+            for number in range(1, matches + 1):
                 print(
-                    f"match {number}/{args.matches}: waiting for {', '.join(sorted(set(seating.values())))}",
+                    f"match {number}/{matches}: waiting for {', '.join(sorted(set(seating.values())))}",
                     flush=True,
                 )
-                seed = args.seed if args.matches == 1 else (f"{args.seed}/{number}" if args.seed else None)
+                seed = args.seed if matches == 1 else (f"{args.seed}/{number}" if args.seed else None)
                 record = await referee.play_match(MatchSpec(config, seating, rules, seed=seed))
                 result = record.state.match_result
                 assert result is not None

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import trio
-from oddtrick.rules import GameConfig, Seat
 
+from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._referee import MatchRecord
 from oddtrick_referee._table import TableRules
 from oddtrick_referee._tournament import TournamentSettings, parse_entry, run_tournament

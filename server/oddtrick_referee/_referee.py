@@ -24,11 +24,11 @@ import grpc
 import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
 from oddtrick import __version__
 from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
-
 from oddtrick_referee._bridge import BotStream, grpc_server
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee._sessions import (

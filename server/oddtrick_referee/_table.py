@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import trio
+
 from oddtrick._codec import (
     MalformedMessage,
     action_from_wire,
@@ -61,7 +62,6 @@ from oddtrick.rules import (
     SeatView,
 )
 from oddtrick.v1 import game_pb2, referee_pb2
-
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
 from oddtrick_referee._sessions import DISCONNECTED, SeatLink
 

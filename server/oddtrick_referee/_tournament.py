@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import trio
-from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 
+from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 from oddtrick_referee._referee import MatchSpec, Referee, RefereeSettings, running_referee
 from oddtrick_referee._standings import Standings, compute_standings
 from oddtrick_referee._table import TableRules
