@@ -40,7 +40,7 @@ from oddtrick_referee._sessions import (
     SessionLimits,
 )
 from oddtrick_referee._store import MatchStore
-from oddtrick_referee._table import SeatRecord, Table, TableRules
+from oddtrick_referee._table import SeatRecord, Table, TableRules, result_record
 
 log = logging.getLogger("oddtrick.referee")
 
@@ -162,14 +162,7 @@ class Referee:
             match_id,
             int(time.time() * 1000),
             "sealed" if sealed else "finished",
-            {
-                "winner": result.winner.short if result.winner is not None else None,
-                "totals": list(result.totals),
-                "games_won": list(result.games_won),
-                "hands": result.hands_played,
-                "reason": result.reason,
-                "seats": {str(s): r.to_dict() for s, r in table.records.items()},
-            },
+            {**result_record(result), "seats": table.seat_records()},
         )
         log.info("match %s over: %s", match_id, result.reason)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)

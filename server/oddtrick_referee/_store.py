@@ -12,9 +12,10 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from oddtrick_referee._sqlite import connect
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -39,16 +40,8 @@ class MatchStore:
         with self._connect() as db:
             db.executescript(_SCHEMA)
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.row_factory = sqlite3.Row
-            yield db
-        finally:
-            db.close()
+    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     def match_started(
         self,

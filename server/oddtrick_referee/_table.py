@@ -56,6 +56,7 @@ from oddtrick.rules import (
     GameKind,
     GameState,
     IllegalAction,
+    MatchResult,
     Phase,
     Reason,
     Seat,
@@ -158,6 +159,17 @@ class _Decided:
     fault: Fault | None
     think_ms: int | None
     comment: str | None
+
+
+def result_record(result: MatchResult) -> dict[str, Any]:
+    """A match result as the log and the SQLite index store it."""
+    return {
+        "winner": result.winner.short if result.winner is not None else None,
+        "totals": list(result.totals),
+        "games_won": list(result.games_won),
+        "hands": result.hands_played,
+        "reason": result.reason,
+    }
 
 
 def fallback_action(state: GameState) -> Action:
@@ -274,20 +286,17 @@ class Table:
         self._finish_log()
         return state
 
+    def seat_records(self) -> dict[str, dict[str, Any]]:
+        return {str(seat): record.to_dict() for seat, record in self.records.items()}
+
     def _finish_log(self) -> None:
         result = self.state.match_result
         assert result is not None
         self._log.write(
             {
                 "type": "match_end",
-                "result": {
-                    "winner": result.winner.short if result.winner is not None else None,
-                    "totals": list(result.totals),
-                    "games_won": list(result.games_won),
-                    "hands": result.hands_played,
-                    "reason": result.reason,
-                },
-                "seats": {str(seat): record.to_dict() for seat, record in self.records.items()},
+                "result": result_record(result),
+                "seats": self.seat_records(),
                 "seed": self.state.seed,
             }
         )

@@ -11,10 +11,10 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from oddtrick_referee._sqlite import connect
 from oddtrick_referee._standings import DealResult, FaultCounts, Forfeit
 
 _SCHEMA = """
@@ -64,15 +64,8 @@ class TournamentStore:
         with self._connect() as db:
             db.executescript(_SCHEMA)
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            yield db
-        finally:
-            db.close()
+    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     def open_tournament(self, tournament_id: str, settings: dict[str, Any], seed: str, now_ms: int) -> str:
         """Create the tournament, or find it; returns its master seed (the stored one on resume)."""

@@ -1,0 +1,25 @@
+"""Opening the referee's SQLite file the one way every store uses it."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """A short-lived connection in autocommit mode, closed on exit.
+
+    WAL lets the gRPC thread read while a table writes; ``synchronous=FULL``
+    makes a committed match survive a power cut, not just a crash.
+    """
+    db = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.row_factory = sqlite3.Row
+        yield db
+    finally:
+        db.close()
