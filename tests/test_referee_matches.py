@@ -18,6 +18,7 @@ from referee_support import (
     check_hidden_information,
     connect_and_play,
     count_faults,
+    first_legal,
     in_thread,
     log_records,
     random_legal,
@@ -243,3 +244,27 @@ async def test_the_hidden_information_check_catches_a_leak(tmp_path):
     early.update.request.match_id = seed
     with pytest.raises(AssertionError, match="seed"):
         check_hidden_information(N, [*messages[:index], early, *messages[index + 1 :]], record.log_path)
+
+
+async def test_event_numbers_run_on_across_the_matches_of_a_session(tmp_path):
+    names = {seat: f"counter-{seat.name.lower()}" for seat in Seat}
+    bots: dict[Seat, RawBot] = {}
+
+    async def player(seat: Seat, address: str) -> None:
+        bots[seat] = await in_thread(connect_and_play, address, names[seat], first_legal, 2)
+
+    config = GameConfig.classic(format=MatchFormat.DEALS, deals=1)
+    async with referee_running(tmp_path, names.values()) as referee:
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                for seat in Seat:
+                    nursery.start_soon(player, seat, referee.address)
+                for number in (1, 2):
+                    await referee.play_match(
+                        MatchSpec(config, names, RELAXED, seed=f"twice-{number}"), wait_s=20
+                    )
+
+    for bot in bots.values():
+        numbers = [event.sequence for event in bot.events]
+        assert numbers == list(range(1, len(numbers) + 1))
+        assert sum(1 for event in bot.events if event.HasField("match_started")) == 2

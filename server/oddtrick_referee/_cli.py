@@ -272,6 +272,7 @@ def _serve(args: argparse.Namespace) -> int:
                 print(f"match {record.match_id}: {result.reason}; log {record.log_path}", flush=True)
             if args.forever:
                 await trio.sleep_forever()
+            referee.finish()
 
     try:
         trio.run(main)

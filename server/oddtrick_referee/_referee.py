@@ -167,6 +167,10 @@ class Referee:
         log.info("match %s over: %s", match_id, result.reason)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
 
+    def finish(self) -> None:
+        """No more matches here: end every session with OK, so bots stop for good."""
+        self.lobby.close_all(grpc.StatusCode.OK, "no more matches for this bot here")
+
     async def unseal(self, match_ids: list[str]) -> None:
         await trio.to_thread.run_sync(self.store.unseal, match_ids)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import logging
+import re
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,6 +31,7 @@ log = logging.getLogger("oddtrick.referee.sessions")
 PROTOCOL_NAME = "oddtrick.v1"
 PROTOCOL_MINOR = 0
 MAX_NAME_LENGTH = 64
+_NAME = re.compile(rf"[A-Za-z0-9._~-]{{1,{MAX_NAME_LENGTH}}}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +94,8 @@ class Session:
         self.version = hello.bot_version
         self.games = games
         self.link: SeatLink | None = None
+        self.sequence = 0
+        """The last event number sent on this session (carried by its seat while seated)."""
         self.leaving = False
         self.connected = True
 
@@ -119,7 +123,8 @@ class SeatLink:
         self.disconnected_at: float | None = None
         self.forfeited = False
         self.reconnected = trio.Event()
-        self.sequence = 0
+        self.sequence = session.sequence
+        """Event numbers carry on from the session's: never reset within a session."""
         self.unsolicited = 0
         self.open_request = 0
         """The request id the table waits on (0: none); the reader passes only its answers."""
@@ -225,10 +230,10 @@ class Lobby:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         hello = message.hello
         name = hello.bot_name
-        if not name or len(name) > MAX_NAME_LENGTH or not name.isprintable() or name != name.strip():
+        if not _NAME.fullmatch(name):
             raise Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"bot_name must be 1-{MAX_NAME_LENGTH} printable characters without edge spaces",
+                f"bot_name must be 1-{MAX_NAME_LENGTH} ASCII letters, digits, '.', '_', '-' or '~'",
             )
         if hello.protocol.name != PROTOCOL_NAME:
             raise Refused(
@@ -246,6 +251,14 @@ class Lobby:
                 + ", ".join(sorted(g.value for g in self.games))
                 + ")",
             )
+        if not hello.HasField("resume_token"):
+            held = sum(1 for other in self.sessions.values() if other.name == name)
+            if held >= self.limits.max_seats_per_bot:
+                raise Refused(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"{name!r} already has {held} sessions, the most this arena allows; "
+                    "close one or retry later",
+                )
         session = Session(stream, hello, games)
         resumed = False
         link: SeatLink | None = None
@@ -378,6 +391,7 @@ class Lobby:
         if session is None or not session.connected:
             return
         session.link = None
+        session.sequence = link.sequence
         if session.leaving:
             session.stream.close(grpc.StatusCode.OK, "goodbye: you asked to leave")
             return

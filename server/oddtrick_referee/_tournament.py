@@ -335,6 +335,7 @@ async def run_tournament(
                     await _start_local(processes, entry, referee.address, settings, data_dir)
             await _wait_for_local_entries(referee, settings, data_dir)
             standings = await tournament.run(progress, master_seed)
+            referee.finish()
             processes.cancel_scope.cancel()
     progress.close()
     return standings

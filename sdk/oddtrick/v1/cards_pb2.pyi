@@ -181,8 +181,10 @@ class _DenominationEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Denomina
 
 class Denomination(_Denomination, metaclass=_DenominationEnumTypeWrapper):
     """What a contract is played in: one of the four suits as trumps, or no trumps.
-    The numbers follow the Contract Whist bidding ladder, lowest first.
-    Also used wherever the protocol says what trumps are in a hand.
+    The numbers follow the Contract Whist bidding ladder, lowest first; the four
+    suit denominations have the same numbers as the matching Suit values
+    (DENOMINATION_HEARTS = SUIT_HEARTS = 3). Also used wherever the protocol
+    says what trumps are in a hand.
     """
 
 DENOMINATION_UNSPECIFIED: Denomination.ValueType  # 0

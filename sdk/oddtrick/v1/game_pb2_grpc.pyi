@@ -10,8 +10,9 @@ Scoreboard) and results (HandResult, GameResult, MatchResult), with the
 faults the arena records against a seat. The bot session (referee.proto)
 and the arena's query RPCs (arena.proto) both use these messages.
 
-The game rules themselves are in the project's RULES.md; the comments here
-only say what each value means on the wire.
+The game rules themselves are in docs/rules.md (proto/README.md sums up
+what a bot needs: follow suit, how a trick is won, the auction); the
+comments here only say what each value means on the wire.
 
 Versioning policy (the same in every file of oddtrick.v1): this package
 only grows. Fields, enum values, messages, oneof members and RPCs are added,

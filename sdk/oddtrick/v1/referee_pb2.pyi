@@ -322,7 +322,9 @@ class Hello(_message.Message):
     RESUME_TOKEN_FIELD_NUMBER: _builtins.int
     bot_name: _builtins.str
     """The bot's name, shown in standings and logs: 1 to 64 characters, each an
-    ASCII letter, digit, '.', '_' or '-'. Required.
+    ASCII letter, digit, '.', '_', '-' or '~' (a tournament runs a local
+    entry NAME as two processes, NAME~0 and NAME~1, one per play of a
+    duplicate deal). Required.
     """
     bot_version: _builtins.str
     """The bot's version, free text up to 64 bytes of UTF-8; may be empty.
@@ -331,10 +333,10 @@ class Hello(_message.Message):
     token: _builtins.str
     """The credential the arena gave for this bot. Required; never logged."""
     max_seats: _builtins.int
-    """The most seats the bot is willing to hold at once across all its
-    sessions (all streams opened with the same token). 0 means no limit of
-    its own; the arena's limit applies either way. Streams beyond the limit
-    are accepted and wait without a seat until one frees.
+    """The most seats the bot means to hold at once across all its sessions
+    (all streams opened under this bot_name); 0 means no limit of its own.
+    Advisory in this version: the referee seats a session whenever a match
+    needs it, and enforces only the arena's limit (SessionLimits.max_seats).
     """
     resume_token: _builtins.str
     """Set to resume a session after a dropped connection: the resume_token
@@ -477,9 +479,9 @@ class SessionLimits(_message.Message):
     cut (at a character boundary), never refused.
     """
     max_seats: _builtins.int
-    """The most seats this bot's token may hold at once across all its
-    sessions: the lower of Hello.max_seats (when not 0) and the arena's
-    limit.
+    """The most sessions (hence seats) this bot_name may have open at once. A
+    Hello beyond it is refused with RESOURCE_EXHAUSTED; a resume does not
+    count as a new session.
     """
     def __init__(
         self,

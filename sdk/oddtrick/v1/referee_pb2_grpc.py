@@ -60,7 +60,8 @@ class RefereeServicer:
         are delivered in order.
 
         Do not set a gRPC deadline on this call: it lasts as long as the session.
-        Use HTTP/2 keepalive pings (for example every 20 s) so that a dead
+        Use HTTP/2 keepalive pings (for example every 20 s; the referee refuses
+        pings more often than every 5 s without data) so that a dead
         connection is noticed on both sides.
 
         How the call ends (the gRPC status the bot receives) and what to do:

@@ -73,7 +73,8 @@ class RefereeStub:
     are delivered in order.
 
     Do not set a gRPC deadline on this call: it lasts as long as the session.
-    Use HTTP/2 keepalive pings (for example every 20 s) so that a dead
+    Use HTTP/2 keepalive pings (for example every 20 s; the referee refuses
+    pings more often than every 5 s without data) so that a dead
     connection is noticed on both sides.
 
     How the call ends (the gRPC status the bot receives) and what to do:
@@ -140,7 +141,8 @@ class RefereeAsyncStub(RefereeStub):
     are delivered in order.
 
     Do not set a gRPC deadline on this call: it lasts as long as the session.
-    Use HTTP/2 keepalive pings (for example every 20 s) so that a dead
+    Use HTTP/2 keepalive pings (for example every 20 s; the referee refuses
+    pings more often than every 5 s without data) so that a dead
     connection is noticed on both sides.
 
     How the call ends (the gRPC status the bot receives) and what to do:
@@ -210,7 +212,8 @@ class RefereeServicer(metaclass=_abc_1.ABCMeta):
         are delivered in order.
 
         Do not set a gRPC deadline on this call: it lasts as long as the session.
-        Use HTTP/2 keepalive pings (for example every 20 s) so that a dead
+        Use HTTP/2 keepalive pings (for example every 20 s; the referee refuses
+        pings more often than every 5 s without data) so that a dead
         connection is noticed on both sides.
 
         How the call ends (the gRPC status the bot receives) and what to do:
