@@ -67,6 +67,18 @@ def query_arena(address: str, match_ids: list[str]) -> dict:
             match_id: arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=match_id), timeout=5)
             for match_id in match_ids
         }
+        classic_only = arena.ListMatches(
+            arena_pb2.ListMatchesRequest(game_kind=game_pb2.GAME_KIND_CLASSIC), timeout=5
+        )
+        first_page = arena.GetMatchLog(
+            arena_pb2.GetMatchLogRequest(match_id=match_ids[0], page_size=3), timeout=5
+        )
+        second_page = arena.GetMatchLog(
+            arena_pb2.GetMatchLogRequest(
+                match_id=match_ids[0], page_size=3, page_token=first_page.next_page_token
+            ),
+            timeout=5,
+        )
         with pytest.raises(grpc.RpcError) as missing:
             arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id="no-such-match"), timeout=5)
         health = health_pb2_grpc.HealthStub(channel).Check(
@@ -82,6 +94,8 @@ def query_arena(address: str, match_ids: list[str]) -> dict:
         "info": info,
         "listing": listing,
         "logs": logs,
+        "classic_only": classic_only,
+        "pages": (first_page, second_page),
         "missing": missing.value.code(),
         "health": health.status,
         "services": {s.name for a in answers for s in a.list_services_response.service},
@@ -130,6 +144,11 @@ async def test_whole_matches_of_both_games_between_sdk_bots(tmp_path):
         assert [json.loads(line) for line in served.lines] == [json.loads(line) for line in on_disk]
         assert json.loads(served.lines[0])["type"] == "match_start"
         assert json.loads(served.lines[-1])["type"] == "match_end"
+    assert [m.match_id for m in answers["classic_only"].matches] == [records[0].match_id]
+    first_page, second_page = answers["pages"]
+    served_lines = list(answers["logs"][records[0].match_id].lines)
+    assert list(first_page.lines) + list(second_page.lines) == served_lines[:6]
+    assert second_page.next_page_token == "6"
     assert answers["missing"] is grpc.StatusCode.NOT_FOUND
     assert answers["health"] == health_pb2.HealthCheckResponse.SERVING
     assert {

@@ -26,8 +26,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from oddtrick import __version__
-from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire
-from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
+from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
+from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._bridge import BotStream, grpc_server
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter, read_log
@@ -247,10 +247,13 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
                 continue
             if request.bot_name and request.bot_name not in row["players"].values():
                 continue
+            config = GameConfig.from_dict(row["config"])
+            if request.game_kind and game_kind_to_wire(config.game) != request.game_kind:
+                continue
             summary = arena_pb2.MatchSummary(
                 match_id=row["match_id"],
                 status=status,
-                config=config_to_wire(GameConfig.from_dict(row["config"])),
+                config=config_to_wire(config),
                 players=[
                     game_pb2.SeatPlayer(seat=seat_to_wire(Seat.parse(seat)), bot_name=name)
                     for seat, name in row["players"].items()
@@ -263,6 +266,14 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
                 summary.hands_played = row["result"]["hands"]
                 ns, ew = row["result"]["totals"]
                 summary.score.total.CopyFrom(per_side((ns, ew)))
+                winner = row["result"]["winner"]
+                summary.result.outcome = game_pb2.MATCH_OUTCOME_WIN if winner else game_pb2.MATCH_OUTCOME_DRAW
+                if winner:
+                    summary.result.winner = side_to_wire(
+                        Side.NORTH_SOUTH if winner == "NS" else Side.EAST_WEST
+                    )
+                summary.result.hands_played = row["result"]["hands"]
+                summary.result.score.total.CopyFrom(per_side((ns, ew)))
             response.matches.append(summary)
         if len(rows) > page_size:
             response.next_page_token = str(offset + page_size)
@@ -279,9 +290,16 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
                 f"match {request.match_id!r} is still in progress; its log is served once it ends",
             )
         lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
-        return arena_pb2.GetMatchLogResponse(
-            match_id=request.match_id, format_version=int(LOG_FORMAT.rsplit("/", 1)[1]), lines=lines
+        page_size = min(request.page_size or 1000, 10_000)
+        offset = int(request.page_token) if request.page_token.isdigit() else 0
+        response = arena_pb2.GetMatchLogResponse(
+            match_id=request.match_id,
+            format_version=int(LOG_FORMAT.rsplit("/", 1)[1]),
+            lines=lines[offset : offset + page_size],
         )
+        if offset + page_size < len(lines):
+            response.next_page_token = str(offset + page_size)
+        return response
 
 
 def _log_lines(path: Path) -> list[str]:
