@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from oddtrick.rules._errors import ParseError
 from oddtrick.rules._seats import SEATS, Seat
@@ -184,30 +184,43 @@ SUIT_BITS: Final = tuple(0x1FFF << 13 * suit for suit in SUITS)
 """The mask of each suit's 13 cards, clubs first."""
 
 
-class _SuitCards(dict[int, tuple[Card, ...]]):
-    """Cache: a mask of cards of at most one suit -> those cards, in index order.
+SUIT_CARDS: Final[dict[int, tuple[Card, ...]]] = {0: ()}
+"""Cache: a mask of cards of at most one suit -> those cards, in index order.
 
-    Filled on first use; at most 4 * 8192 entries (every subset of every suit).
-    """
+Filled by :func:`suit_cards` on a miss, at most 4 * 8192 entries (every subset
+of every suit). A plain dict, read with ``[]`` and ``except KeyError``: a dict
+subclass with ``__missing__`` would make every hit go through a slow slot.
+"""
 
-    def __missing__(self, mask: int) -> tuple[Card, ...]:
-        cards = tuple(card for card in _PACK if mask & card._bit)
-        self[mask] = cards
+
+def suit_cards(mask: int) -> tuple[Card, ...]:
+    """The cards of a mask of at most one suit, in index order (cached)."""
+    try:
+        return SUIT_CARDS[mask]
+    except KeyError:
+        lowest = mask & -mask
+        cards = (_PACK[lowest.bit_length() - 1], *suit_cards(mask ^ lowest))
+        SUIT_CARDS[mask] = cards
         return cards
-
-
-SUIT_CARDS: Final = _SuitCards()
 
 
 def cards_of_mask(mask: int) -> tuple[Card, ...]:
     """The cards of a mask (any suits), in index order: the sorted hand."""
     cache = SUIT_CARDS
-    return (
-        cache[mask & 0x1FFF]
-        + cache[mask & 0x3FFE000]
-        + cache[mask & 0x7FFC000000]
-        + cache[mask & 0xFFF8000000000]
-    )
+    try:
+        return (
+            cache[mask & 0x1FFF]
+            + cache[mask & 0x3FFE000]
+            + cache[mask & 0x7FFC000000]
+            + cache[mask & 0xFFF8000000000]
+        )
+    except KeyError:
+        return (
+            suit_cards(mask & 0x1FFF)
+            + suit_cards(mask & 0x3FFE000)
+            + suit_cards(mask & 0x7FFC000000)
+            + suit_cards(mask & 0xFFF8000000000)
+        )
 
 
 def mask_of(cards: Iterable[Card]) -> int:
@@ -260,9 +273,28 @@ class Deal(Mapping[Seat, tuple[Card, ...]]):
     __slots__ = ("_hands", "_masks")
 
     _hands: tuple[tuple[Card, ...], ...]
+    """The four sorted hands, North first."""
     _masks: tuple[int, ...]
-    """Each seat's cards as a mask, set by :func:`fast_deal` or on first use of
-    :func:`deal_masks` (private, for the engine)."""
+    """The same hands as masks (private, for the engine)."""
+
+    if not TYPE_CHECKING:  # (to mypy, a __getattr__ would make any attribute exist)
+
+        def __getattr__(self, name: str) -> Any:
+            # Reached only when a slot is unset. A deal has its hands, its masks
+            # or both; either is worked out from the other on first use. The
+            # engine deals masks only (fast_deal): sorting hands nobody reads
+            # would cost every random playout.
+            if name == "_hands":
+                masks = object.__getattribute__(self, "_masks")
+                self._hands = hands = tuple(cards_of_mask(mask) for mask in masks)
+                return hands
+            if name == "_masks":
+                hands = object.__getattribute__(self, "_hands")
+                self._masks = masks = tuple(mask_of(hand) for hand in hands)
+                return masks
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+            )
 
     def __init__(self, hands: Mapping[Seat, Iterable[Card]]) -> None:
         sorted_hands = tuple(sort_cards(hands.get(seat, ())) for seat in SEATS)
@@ -317,19 +349,14 @@ class Deal(Mapping[Seat, tuple[Card, ...]]):
         return f"Deal.parse({str(self)!r})"
 
 
-def fast_deal(hands: tuple[tuple[Card, ...], ...], masks: tuple[int, ...]) -> Deal:
-    """A deal from four sorted hands (North first) that partition the pack, and
-    their masks; no checks, no copies (the dealing hot path)."""
+def fast_deal(masks: tuple[int, ...]) -> Deal:
+    """A deal from four masks (North first) that partition the pack; no checks
+    (the dealing hot path). Its sorted hands are made when first read."""
     deal = object.__new__(Deal)
-    deal._hands = hands
     deal._masks = masks
     return deal
 
 
 def deal_masks(deal: Deal) -> tuple[int, ...]:
-    """Each seat's cards as a mask, North first (cached on the deal)."""
-    try:
-        return deal._masks
-    except AttributeError:
-        masks = deal._masks = tuple(mask_of(hand) for hand in deal._hands)
-        return masks
+    """Each seat's cards as a mask, North first."""
+    return deal._masks

@@ -29,7 +29,7 @@ from hashlib import sha256 as _sha256
 from operator import mod
 from typing import Final, TypeVar
 
-from oddtrick.rules._cards import PACK, SUIT_CARDS, Card, Deal, fast_deal
+from oddtrick.rules._cards import PACK, Card, Deal, fast_deal
 from oddtrick.rules._seats import Seat
 
 _DOMAIN: Final = b"oddtrick-deal-v1"
@@ -55,6 +55,8 @@ _COUNTERS: Final = tuple(c.to_bytes(4, "big") for c in range(7))
 _UNPACK_7_BLOCKS: Final = struct.Struct(">56I").unpack
 _NEVER_REJECTED: Final = min(_LIMITS[2:])
 """A word below this is accepted by every ``draw(n)`` of a deal (n = 2 … 52)."""
+_MAY_BE_REJECTED: Final = b"\xff\xff\xff"
+"""How a word that some draw might reject starts (as ``_NEVER_REJECTED >= 0xFFFFFF00``)."""
 _SWAP_AT: Final = tuple(range(51, 0, -1))
 _DRAW_SIZES: Final = tuple(range(52, 1, -1))
 _INDICES: Final = tuple(range(52))
@@ -87,13 +89,14 @@ def _shuffle(seed_bytes: bytes, deal_number: int, pack: tuple[_T, ...]) -> tuple
     the 51 swaps and the cut use words 0 … 51 in order, with no bookkeeping.
     """
     prefix = _DOMAIN + deal_number.to_bytes(4, "big")
-    words = _UNPACK_7_BLOCKS(
-        b"".join([_sha256(prefix + counter + seed_bytes).digest() for counter in _COUNTERS])
-    )
-    if max(words) >= _NEVER_REJECTED:
+    stream = b"".join([_sha256(prefix + counter + seed_bytes).digest() for counter in _COUNTERS])
+    words = _UNPACK_7_BLOCKS(stream)
+    # Searching the bytes is cheaper than max(words); a hit is rare and may be
+    # a false alarm (three 0xFF bytes across two words), so look again exactly.
+    if _MAY_BE_REJECTED in stream and max(words) >= _NEVER_REJECTED:
         return _shuffle_with_rejection(seed_bytes, deal_number, pack, words)
     shuffled = list(pack)
-    for i, j in zip(_SWAP_AT, map(mod, words, _DRAW_SIZES)):
+    for i, j in zip(_SWAP_AT, map(mod, words, _DRAW_SIZES), strict=True):
         shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
     return shuffled, words[51] % 52
 
@@ -142,12 +145,4 @@ def deal_cards(seed: str, deal_number: int, dealer: Seat) -> tuple[Deal, Card, C
         sum(pack[(2 - first) % 4 :: 4]),
         sum(pack[(3 - first) % 4 :: 4]),
     )
-    cache = SUIT_CARDS
-    hands = tuple(
-        cache[mask & 0x1FFF]
-        + cache[mask & 0x3FFE000]
-        + cache[mask & 0x7FFC000000]
-        + cache[mask & 0xFFF8000000000]
-        for mask in masks
-    )
-    return fast_deal(hands, masks), PACK[pack[51].bit_length() - 1], PACK[cut]
+    return fast_deal(masks), PACK[pack[51].bit_length() - 1], PACK[cut]

@@ -4,17 +4,30 @@ A :class:`GameState` is one match in progress under one :class:`GameConfig`
 and one seed. The seed fixes every deal, so the configuration, the seed and
 the list of actions are the whole match: :func:`replay` re-creates it.
 
-Speed matters (bots run millions of playouts), so the inside is plain lists
-and interned cards; everything that leaves is an immutable value.
+Speed matters (bots run millions of playouts), so the inside is plain lists,
+ints and interned cards; everything that leaves is an immutable value. Each
+hand is a mask of its cards (see ``_cards``), the legal actions are worked out
+once as each action is applied, and every card and call has its own bit, so
+checking an action is one AND.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, NoReturn, TypeAlias
+from operator import attrgetter
+from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
 from oddtrick.rules._calls import BIDS, DOUBLE, PASS, Call
-from oddtrick.rules._cards import Card, Deal, Suit
+from oddtrick.rules._cards import (
+    SUIT_BITS,
+    SUIT_CARDS,
+    Card,
+    Deal,
+    Suit,
+    cards_of_mask,
+    deal_masks,
+    suit_cards,
+)
 from oddtrick.rules._config import GameConfig, GameKind, MatchFormat, TrumpSelection
 from oddtrick.rules._dealing import commitment, deal_cards, new_seed
 from oddtrick.rules._errors import (
@@ -33,13 +46,10 @@ from oddtrick.rules._results import (
     Outcome,
     Phase,
     Trick,
+    new_contract,
+    new_hand_result,
 )
-from oddtrick.rules._scoring import (
-    classic_trick_points,
-    contract_points,
-    honours_held,
-    honours_points,
-)
+from oddtrick.rules._scoring import HONOUR_POINTS, contract_points, honours_held
 from oddtrick.rules._seats import SEATS, Seat, Side
 from oddtrick.rules._view import SeatView, observe
 
@@ -51,27 +61,55 @@ ROTATION: Final = (Suit.HEARTS, Suit.DIAMONDS, Suit.SPADES, Suit.CLUBS)
 """Whist-drive trump order for ``fixed_rotation``."""
 
 _NEXT: Final = (Seat.EAST, Seat.SOUTH, Seat.WEST, Seat.NORTH)
+_SEATS_FROM: Final = tuple(tuple(SEATS[(first + i) % 4] for i in range(4)) for first in range(4))
+"""The four seats in turn, starting from each seat."""
 _AUCTION: Final = Phase.AUCTION
 _PLAY: Final = Phase.PLAY
+_CLUBS, _DIAMONDS, _HEARTS, _SPADES = SUIT_BITS
+_NO_POINTS: Final = (0, 0)
+_NOT_BARRED: Final = (False, False)
+
+_Legal: TypeAlias = tuple[tuple["Action", ...], int]
+"""Legal actions and the OR of their bits."""
 
 
-def _call_table() -> tuple[tuple[tuple[Call, ...], tuple[Call, ...]], ...]:
+def _legal(actions: tuple[Action, ...]) -> _Legal:
+    return actions, sum(action._bit for action in actions)
+
+
+def _call_table() -> tuple[tuple[_Legal, _Legal], ...]:
     """Legal calls indexed by [step of the highest bid + 1][double allowed]."""
     rows = []
     for above in range(-1, 35):
         higher = BIDS[above + 1 :]
-        rows.append(((PASS, *higher), (PASS, DOUBLE, *higher)))
+        rows.append((_legal((PASS, *higher)), _legal((PASS, DOUBLE, *higher))))
     return tuple(rows)
 
 
 _LEGAL_CALLS: Final = _call_table()
 
 
-def _by_suit(cards: tuple[Card, ...]) -> list[list[Card]]:
-    suits: list[list[Card]] = [[], [], [], []]
-    for card in cards:
-        suits[card.suit].append(card)
-    return suits
+def _power_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """How strong each card is in a trick, by [trumps (4: none)][suit led][card index]:
+    a trump beats any card of the suit led, which beats any other card; within
+    a suit the higher card (index) wins. The trick goes to the strongest card."""
+    return tuple(
+        tuple(
+            tuple(
+                100 + index if index // 13 == trumps else index if index // 13 == led else -1
+                for index in range(52)
+            )
+            for led in range(4)
+        )
+        for trumps in range(5)
+    )
+
+
+_POWER: Final = _power_table()
+
+
+def _power(trumps: Suit | None) -> tuple[tuple[int, ...], ...]:
+    return _POWER[4 if trumps is None else trumps]
 
 
 def trumps_for_rotation(deal_number: int, no_trump_every_fifth: bool) -> Suit | None:
@@ -92,33 +130,44 @@ class GameState:
     __slots__ = (
         "_auction",
         "_contract",
+        "_contract_game",
         "_current_trick",
         "_cut_card",
         "_deal",
         "_dealer",
         "_doubled",
         "_doubling",
+        "_format",
         "_game_hands",
         "_game_number",
         "_game_results",
         "_games_won",
         "_hand_number",
         "_hand_results",
-        "_hands",
         "_high",
         "_high_seat",
-        "_history",
-        "_led_suit",
+        "_history_actions",
+        "_history_seats",
+        "_honours",
+        "_led_bits",
         "_legal",
+        "_legal_bits",
+        "_masks",
         "_match_result",
         "_passes",
         "_phase",
+        "_played",
+        "_power",
         "_scores",
+        "_target",
         "_to_act",
+        "_to_target",
         "_totals",
         "_trick_leader",
-        "_tricks",
+        "_trick_leaders",
+        "_trick_winners",
         "_tricks_won",
+        "_trump_selection",
         "_trumps",
         "_turned_card",
         "_turned_face_up",
@@ -134,22 +183,34 @@ class GameState:
         self._games_won = [0, 0]
         self._game_number = 1
         self._game_hands = 0
+        # The configuration, read once: every hand needs these.
+        self._contract_game = config.game is GameKind.CONTRACT
+        self._trump_selection = config.trump_selection
         self._doubling = config.doubling
+        self._honours = config.honours
+        self._to_target = config.plays_to_target
+        self._target = config.game_target
+        self._format = config.format
         self._hand_results: list[HandResult] = []
         self._game_results: list[GameResult] = []
         self._match_result: MatchResult | None = None
-        self._history: list[tuple[Seat, Action]] = []
+        # The history as two lists, seats and actions, rather than a list of
+        # pairs: a pair per action would be an object the garbage collector
+        # keeps walking for the rest of the match. Cards join it a trick at a
+        # time; until then they are in the current trick.
+        self._history_seats: list[Seat] = []
+        self._history_actions: list[Action] = []
         self._start_hand(1, FIRST_DEALER)
 
     # ----------------------------------------------------------------- setup
 
     def _start_hand(self, number: int, dealer: Seat) -> None:
-        config = self.config
+        # Dealt through this module's name deal_cards: the tests rig deals there.
         deal, turned, cut = deal_cards(self.seed, number, dealer)
         self._hand_number = number
         self._dealer = dealer
         self._deal = deal
-        self._hands = [_by_suit(deal[seat]) for seat in SEATS]
+        self._masks = list(deal_masks(deal))
         self._turned_card: Card | None = None
         self._turned_face_up = False
         self._cut_card: Card | None = None
@@ -160,27 +221,42 @@ class GameState:
         self._doubled = False
         self._passes = 0
         self._current_trick: list[Card] = []
-        self._led_suit: Suit | None = None
-        self._tricks: list[tuple[Seat, list[Card], Seat]] = []
+        self._led_bits = 0
+        # Completed tricks, flat for the same reason: the cards in the order
+        # played, four per trick, and each trick's leader and winner.
+        self._played: list[Card] = []
+        self._trick_leaders: list[Seat] = []
+        self._trick_winners: list[Seat] = []
         self._tricks_won = [0, 0]
-        self._legal: tuple[Action, ...] | None = None
         first = _NEXT[dealer]
         self._trick_leader = first
         self._to_act: Seat | None = first
-        if config.game is GameKind.CONTRACT:
+        if self._contract_game:
             self._trumps: Suit | None = None
+            self._power = _POWER[4]
             self._phase = Phase.AUCTION
+            self._legal, self._legal_bits = _LEGAL_CALLS[0][0]
             return
         self._phase = Phase.PLAY
-        if config.trump_selection is TrumpSelection.TURN_LAST_CARD:
+        selection = self._trump_selection
+        if selection is TrumpSelection.TURN_LAST_CARD:
             self._turned_card = turned
             self._turned_face_up = True
             self._trumps = turned.suit
-        elif config.trump_selection is TrumpSelection.CUT:
+        elif selection is TrumpSelection.CUT:
             self._cut_card = cut
             self._trumps = cut.suit
         else:
-            self._trumps = trumps_for_rotation(number, config.no_trump_every_fifth)
+            self._trumps = trumps_for_rotation(number, self.config.no_trump_every_fifth)
+        self._power = _power(self._trumps)
+        self._lead(first)
+
+    def _lead(self, seat: Seat) -> None:
+        """``seat`` is to lead to a trick: any card it holds is legal."""
+        self._to_act = seat
+        hand = self._masks[seat]
+        self._legal = cards_of_mask(hand)
+        self._legal_bits = hand
 
     def start_next_hand(self) -> None:
         """Deal the next hand, the deal passing to the left. Only in ``HAND_OVER``."""
@@ -190,14 +266,33 @@ class GameState:
 
     # ---------------------------------------------------------------- reading
 
-    @property
-    def phase(self) -> Phase:
-        return self._phase
+    if TYPE_CHECKING:
 
-    @property
-    def to_act(self) -> Seat | None:
-        """Whose turn it is, or ``None`` when the hand or the match is over."""
-        return self._to_act
+        @property
+        def phase(self) -> Phase: ...
+
+        @property
+        def to_act(self) -> Seat | None:
+            """Whose turn it is, or ``None`` when the hand or the match is over."""
+
+        @property
+        def legal_actions(self) -> tuple[Action, ...]:
+            """The actions the seat to act may take, sorted: calls as pass, double,
+            then bids low to high; cards by suit then rank. Empty when nobody acts."""
+
+    else:
+        # Read on every move of every playout, so their getters are C code
+        # (attrgetter), which costs much less than a Python function.
+        phase = property(attrgetter("_phase"))
+        to_act = property(
+            attrgetter("_to_act"),
+            doc="Whose turn it is, or ``None`` when the hand or the match is over.",
+        )
+        legal_actions = property(
+            attrgetter("_legal"),
+            doc="The actions the seat to act may take, sorted: calls as pass, double, "
+            "then bids low to high; cards by suit then rank. Empty when nobody acts.",
+        )
 
     @property
     def hand_number(self) -> int:
@@ -245,9 +340,12 @@ class GameState:
     @property
     def tricks(self) -> tuple[Trick, ...]:
         """The completed tricks of this hand."""
+        cards = self._played
         return tuple(
-            Trick(number, leader, (c[0], c[1], c[2], c[3]), winner)
-            for number, (leader, c, winner) in enumerate(self._tricks, 1)
+            Trick(number, leader, (cards[at], cards[at + 1], cards[at + 2], cards[at + 3]), winner)
+            for number, at, leader, winner in zip(
+                range(1, 14), range(0, 52, 4), self._trick_leaders, self._trick_winners, strict=False
+            )
         )
 
     @property
@@ -287,7 +385,8 @@ class GameState:
     @property
     def history(self) -> tuple[tuple[Seat, Action], ...]:
         """Every action of the match in order; with the seed, the whole match."""
-        return tuple(self._history)
+        done = tuple(zip(self._history_seats, self._history_actions, strict=True))
+        return done + self.current_trick if self._current_trick else done
 
     @property
     def commitment(self) -> str:
@@ -299,42 +398,14 @@ class GameState:
 
     def hand_of(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` holds now, sorted. Referee-side: players use :meth:`view`."""
-        suits = self._hands[seat]
-        return (*suits[0], *suits[1], *suits[2], *suits[3])
+        return cards_of_mask(self._masks[seat])
 
     # ---------------------------------------------------------------- legality
-
-    @property
-    def legal_actions(self) -> tuple[Action, ...]:
-        """The actions the seat to act may take, sorted: calls as pass, double,
-        then bids low to high; cards by suit then rank. Empty when nobody acts."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal
-
-    def _compute_legal(self) -> tuple[Action, ...]:
-        seat = self._to_act
-        if seat is None:
-            return ()
-        if self._phase is _PLAY:
-            suits = self._hands[seat]
-            led = self._led_suit
-            if led is not None:
-                follow = suits[led]
-                if follow:
-                    return tuple(follow)
-            return (*suits[0], *suits[1], *suits[2], *suits[3])
-        high = self._high
-        if high is None:
-            return _LEGAL_CALLS[0][False]
-        may_double = self._doubling and not self._doubled and (self._high_seat ^ seat) & 1
-        return _LEGAL_CALLS[high.step + 1][bool(may_double)]
 
     def is_legal(self, action: Action, seat: Seat | None = None) -> bool:
         if seat is not None and seat is not self._to_act:
             return False
-        return action in self.legal_actions
+        return bool(getattr(action, "_bit", 0) & self._legal_bits)
 
     def apply(self, action: Action, seat: Seat | None = None) -> None:
         """Make ``action`` for ``seat`` (default: whoever is to act).
@@ -343,30 +414,43 @@ class GameState:
         the state is exactly as it was.
         """
         to_act = self._to_act
-        legal = self._legal or self._compute_legal()
         # Nobody to act means no legal action, so this also refuses out of phase.
-        if action not in legal or (seat is not None and seat is not to_act):
+        try:
+            allowed = action._bit & self._legal_bits
+        except AttributeError:  # not a card or a call
+            allowed = 0
+        if not allowed or (seat is not None and seat is not to_act):
             self._refuse(action, seat if seat is not None else to_act)
         assert to_act is not None
-        self._history.append((to_act, action))
-        self._legal = None
         if self._phase is not _PLAY:
             self._call(to_act, action)  # type: ignore[arg-type]
             return
         # Card play, inlined: this is the hot path of every playout.
         card: Card = action  # type: ignore[assignment]
-        self._hands[to_act][card.suit].remove(card)
+        masks = self._masks
+        masks[to_act] ^= card._bit
         trick = self._current_trick
-        if not trick:
-            self._led_suit = card.suit
-        if self._turned_face_up and to_act is self._dealer:
-            # The turned card is an ordinary card once the dealer plays to trick one.
-            self._turned_face_up = False
         trick.append(card)
-        if len(trick) < 4:
-            self._to_act = _NEXT[to_act]
-        else:
+        played = len(trick)
+        if played == 4:
             self._end_trick(trick)
+            return
+        if played == 1:
+            led_bits = self._led_bits = card._suit_bits
+        else:
+            led_bits = self._led_bits
+        to_act = self._to_act = _NEXT[to_act]
+        hand = masks[to_act]
+        follow = hand & led_bits
+        if follow:
+            try:
+                self._legal = SUIT_CARDS[follow]
+            except KeyError:
+                self._legal = suit_cards(follow)
+            self._legal_bits = follow
+        else:
+            self._legal = cards_of_mask(hand)
+            self._legal_bits = hand
 
     def _refuse(self, action: object, seat: Seat | None) -> NoReturn:
         """Raise the specific reason ``action`` is not legal now."""
@@ -382,10 +466,9 @@ class GameState:
         if phase is _PLAY:
             if not isinstance(action, Card):
                 raise WrongPhase(seat=seat, action=action, phase=phase.value)
-            if action not in self._hands[seat][action.suit]:
+            if not action._bit & self._masks[seat]:
                 raise CardNotHeld(seat=seat, card=action)
-            assert self._led_suit is not None
-            raise MustFollowSuit(seat=seat, card=action, suit=self._led_suit)
+            raise MustFollowSuit(seat=seat, card=action, suit=self._current_trick[0].suit)
         if not isinstance(action, Call):
             raise WrongPhase(seat=seat, action=action, phase=phase.value)
         if action is DOUBLE:
@@ -405,141 +488,181 @@ class GameState:
     # ----------------------------------------------------------------- auction
 
     def _call(self, seat: Seat, call: Call) -> None:
+        self._history_seats.append(seat)
+        self._history_actions.append(call)
         self._auction.append((seat, call))
+        high = self._high
         if call is PASS:
-            self._passes += 1
-            if self._high is None:
-                if self._passes == 4:
+            passes = self._passes = self._passes + 1
+            if high is None:
+                if passes == 4:
                     self._finish_hand()
                     return
-            elif self._passes == 3:
+            elif passes == 3:
                 self._end_auction()
                 return
         elif call is DOUBLE:
             self._doubled = True
             self._passes = 0
         else:
-            self._high = call
+            high = self._high = call
             self._high_seat = seat
             self._doubled = False
             self._passes = 0
-        self._to_act = _NEXT[seat]
+        seat = self._to_act = _NEXT[seat]
+        if high is None:
+            self._legal, self._legal_bits = _LEGAL_CALLS[0][0]
+        else:
+            may_double = self._doubling and not self._doubled and (self._high_seat ^ seat) & 1
+            self._legal, self._legal_bits = _LEGAL_CALLS[high.step + 1][1 if may_double else 0]
 
     def _end_auction(self) -> None:
         high = self._high
         assert high is not None
         assert high.denomination is not None
         declarer = self._high_seat
-        self._contract = Contract(high.level, high.denomination, declarer, self._doubled)
-        self._trumps = high.denomination.suit
+        self._contract = new_contract(high.level, high.denomination, declarer, self._doubled)
+        trumps = self._trumps = high.denomination.suit
+        self._power = _power(trumps)
         self._phase = Phase.PLAY
         first = _NEXT[declarer]
         self._trick_leader = first
-        self._to_act = first
+        self._lead(first)
 
     # -------------------------------------------------------------------- play
 
     def _end_trick(self, trick: list[Card]) -> None:
-        best = trick[0]
+        # The strongest card wins (see _power_table): three comparisons, no loop.
+        first, second, third, fourth = trick
+        power = self._power[first.suit]
+        best = power[first.index]
         best_at = 0
-        trumps = self._trumps
-        for i in (1, 2, 3):
-            c = trick[i]
-            if c.suit is best.suit:
-                if c.rank > best.rank:
-                    best, best_at = c, i
-            elif c.suit is trumps:
-                best, best_at = c, i
+        strength = power[second.index]
+        if strength > best:
+            best, best_at = strength, 1
+        strength = power[third.index]
+        if strength > best:
+            best, best_at = strength, 2
+        if power[fourth.index] > best:
+            best_at = 3
+        if self._turned_face_up:
+            # The turned card is an ordinary card once the dealer plays to trick
+            # one; the dealer, on the leader's right, plays last to it.
+            self._turned_face_up = False
         leader = self._trick_leader
         winner = SEATS[(leader + best_at) % 4]
-        tricks = self._tricks
-        tricks.append((leader, trick, winner))
+        self._played += trick
+        self._history_actions += trick
+        self._history_seats += _SEATS_FROM[leader]
+        trick.clear()
+        self._trick_leaders.append(leader)
+        winners = self._trick_winners
+        winners.append(winner)
         self._tricks_won[winner & 1] += 1
-        self._current_trick = []
-        self._led_suit = None
-        if len(tricks) == 13:
+        if len(winners) == 13:
             self._finish_hand()
-        else:
-            self._trick_leader = winner
-            self._to_act = winner
+            return
+        # The winner leads: any card it holds (cards_of_mask, inlined).
+        self._trick_leader = self._to_act = winner
+        hand = self._masks[winner]
+        cache = SUIT_CARDS
+        try:
+            self._legal = (
+                cache[hand & _CLUBS] + cache[hand & _DIAMONDS] + cache[hand & _HEARTS] + cache[hand & _SPADES]
+            )
+        except KeyError:
+            self._legal = cards_of_mask(hand)
+        self._legal_bits = hand
 
     # ----------------------------------------------------------------- scoring
 
     def _finish_hand(self) -> None:
         self._to_act = None
-        self._legal = None
+        self._legal = ()
+        self._legal_bits = 0
         self._game_hands += 1
-        config = self.config
-        tricks = (self._tricks_won[0], self._tricks_won[1])
-        honours = (0, 0)
-        barred = (False, False)
+        ns_tricks, ew_tricks = tricks = (self._tricks_won[0], self._tricks_won[1])
+        honours = _NO_POINTS
+        barred = _NOT_BARRED
         won_by: Side | None = None
         by_honours = False
-        target = config.game_target
-        if config.game is GameKind.CONTRACT:
+        target = self._target
+        to_target = self._to_target
+        scores = self._scores
+        if self._contract_game:
             if self._contract is None:
-                points, outcome, margin = (0, 0), Outcome.THROWN_IN, 0
+                points, outcome, margin = _NO_POINTS, Outcome.THROWN_IN, 0
             else:
                 points, outcome, margin = contract_points(self._contract, tricks)
             self._add(points)
-            if config.plays_to_target:
-                won_by = self._contract_game_winner(target)
-        else:
-            points, margin = classic_trick_points(tricks)
-            outcome = Outcome.ODD_TRICKS
-            to_target = config.plays_to_target
             if to_target:
-                barred = (self._scores[0] == target - 1, self._scores[1] == target - 1)
+                ns, ew = scores
+                if (ns >= target or ew >= target) and ns != ew:
+                    won_by = Side.NORTH_SOUTH if ns > ew else Side.EAST_WEST
+        else:
+            # Odd tricks: exactly one side takes more than six of the thirteen.
+            if ns_tricks > 6:
+                points, margin = (ns_tricks - 6, 0), ns_tricks - 6
+            else:
+                points, margin = (0, ew_tricks - 6), ew_tricks - 6
+            outcome = Outcome.ODD_TRICKS
+            if to_target:
+                barred = (scores[0] == target - 1, scores[1] == target - 1)
             self._add(points)
             if to_target:
                 won_by = self._classic_game_winner(target)
-            if config.honours and won_by is None:
-                earned = honours_points(honours_held(self._deal, self._trumps))
-                honours = (0 if barred[0] else earned[0], 0 if barred[1] else earned[1])
+            if self._honours and won_by is None:
+                ns_held, ew_held = honours_held(self._deal, self._trumps)
+                honours = (
+                    0 if barred[0] else HONOUR_POINTS[ns_held],
+                    0 if barred[1] else HONOUR_POINTS[ew_held],
+                )
                 self._add(honours)
                 if to_target:
                     won_by = self._classic_game_winner(target)
                     by_honours = won_by is not None
         self._hand_results.append(
-            HandResult(
-                hand_number=self._hand_number,
-                dealer=self._dealer,
-                deal=self._deal,
-                trumps=self._trumps,
-                turned_card=self._turned_card,
-                cut_card=self._cut_card,
-                contract=self._contract,
-                tricks=tricks,
-                points=points,
-                honours=honours,
-                honours_barred=barred,
-                outcome=outcome,
-                margin=margin,
-                scores_after=(self._scores[0], self._scores[1]),
-                game_won_by=won_by,
+            new_hand_result(
+                self._hand_number,
+                self._dealer,
+                self._deal,
+                self._trumps,
+                self._turned_card,
+                self._cut_card,
+                self._contract,
+                tricks,
+                points,
+                honours,
+                barred,
+                outcome,
+                margin,
+                (scores[0], scores[1]),
+                won_by,
             )
         )
         if won_by is not None:
             self._finish_game(won_by, by_honours)
-        self._phase = Phase.MATCH_OVER if self._match_is_over() else Phase.HAND_OVER
-        if self._phase is Phase.MATCH_OVER:
+        if self._match_is_over():
+            self._phase = Phase.MATCH_OVER
             self._match_result = self._final_result()
+        else:
+            self._phase = Phase.HAND_OVER
 
     def _add(self, points: tuple[int, int]) -> None:
-        for side in (0, 1):
-            self._scores[side] += points[side]
-            self._totals[side] += points[side]
+        ns, ew = points
+        scores = self._scores
+        totals = self._totals
+        scores[0] += ns
+        scores[1] += ew
+        totals[0] += ns
+        totals[1] += ew
 
     def _classic_game_winner(self, target: int) -> Side | None:
-        for side in Side:
-            if self._scores[side] >= target:
-                return side
-        return None
-
-    def _contract_game_winner(self, target: int) -> Side | None:
         ns, ew = self._scores
-        if max(ns, ew) >= target and ns != ew:
-            return Side.NORTH_SOUTH if ns > ew else Side.EAST_WEST
+        if ns >= target:
+            return Side.NORTH_SOUTH
+        if ew >= target:
+            return Side.EAST_WEST
         return None
 
     def _finish_game(self, winner: Side, by_honours: bool) -> None:
@@ -559,7 +682,7 @@ class GameState:
             self._game_hands = 0
 
     def _match_is_over(self) -> bool:
-        match self.config.format:
+        match self._format:
             case MatchFormat.HAND:
                 return True
             case MatchFormat.DEALS:
@@ -598,7 +721,7 @@ class GameState:
             self._hand_number,
             self._dealer,
             self._to_act,
-            tuple(tuple(tuple(s) for s in hand) for hand in self._hands),
+            tuple(self._masks),
             self._turned_face_up,
             tuple(self._current_trick),
             self._trick_leader,
@@ -612,7 +735,7 @@ class GameState:
             tuple(self._hand_results),
             tuple(self._game_results),
             self._match_result,
-            tuple(self._history),
+            self.history,
         )
 
     def __eq__(self, other: object) -> bool:
