@@ -556,3 +556,9 @@ def test_legal_actions_come_sorted() -> None:
     legal = classic.legal_actions
     assert list(legal) == sorted(legal, key=lambda c: (c.suit, c.rank))
     assert legal == classic.hand_of(E)
+
+
+def test_dealing_the_next_hand_too_early_says_so():
+    state = GameState(GameConfig.classic(), "x")
+    with pytest.raises(WrongPhase, match="the next hand cannot be dealt now: the match is in the play phase"):
+        state.start_next_hand()

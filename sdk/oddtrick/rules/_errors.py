@@ -44,7 +44,7 @@ class IllegalAction(RulesError):
 
     reason: Reason
 
-    def __init__(self, message: str, *, seat: Seat | None, action: Card | Call) -> None:
+    def __init__(self, message: str, *, seat: Seat | None, action: Card | Call | None) -> None:
         super().__init__(message)
         self.seat = seat
         self.action = action
@@ -66,12 +66,9 @@ class NotYourTurn(IllegalAction):
 class WrongPhase(IllegalAction):
     reason = Reason.WRONG_PHASE
 
-    def __init__(self, *, seat: Seat | None, action: Card | Call, phase: str) -> None:
-        super().__init__(
-            f"{action} cannot be made now: the hand is in the {phase} phase",
-            seat=seat,
-            action=action,
-        )
+    def __init__(self, *, seat: Seat | None, action: Card | Call | None, phase: str) -> None:
+        what = f"{action} cannot be made" if action is not None else "the next hand cannot be dealt"
+        super().__init__(f"{what} now: the match is in the {phase} phase", seat=seat, action=action)
         self.phase = phase
 
 

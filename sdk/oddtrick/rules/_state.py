@@ -261,7 +261,7 @@ class GameState:
     def start_next_hand(self) -> None:
         """Deal the next hand, the deal passing to the left. Only in ``HAND_OVER``."""
         if self._phase is not Phase.HAND_OVER:
-            raise WrongPhase(seat=None, action=PASS, phase=self._phase.value) from None
+            raise WrongPhase(seat=None, action=None, phase=self._phase.value)
         self._start_hand(self._hand_number + 1, _NEXT[self._dealer])
 
     # ---------------------------------------------------------------- reading
