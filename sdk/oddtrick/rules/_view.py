@@ -8,6 +8,7 @@ information rule, in one place that a property test checks.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import TYPE_CHECKING
 
 from oddtrick.rules._calls import Call
@@ -104,11 +105,16 @@ class SeatView:
         return {suit: tuple(c for c in self.hand if c.suit is suit) for suit in SUITS}
 
 
+@functools.lru_cache(maxsize=1024)
+def _without_deal(result: HandResult) -> HandResult:
+    """A thrown-in hand's result with its cards hidden (they were never shown),
+    made once per hand rather than once per view."""
+    return dataclasses.replace(result, deal=None)
+
+
 def observe(state: GameState, seat: Seat | None) -> SeatView:
     """Build the view of ``seat`` (``None``: a spectator) of ``state``."""
-    results = tuple(
-        r if r.all_cards_played else dataclasses.replace(r, deal=None) for r in state.hand_results
-    )
+    results = tuple(r if r.all_cards_played else _without_deal(r) for r in state.hand_results)
     phase = state.phase
     return SeatView(
         seat=seat,
