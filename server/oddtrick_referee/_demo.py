@@ -9,20 +9,11 @@ from pathlib import Path
 
 import trio
 
-from oddtrick.rules import GameConfig, Seat
-from oddtrick_referee._referee import MatchRecord
+from oddtrick.rules import GameConfig
 from oddtrick_referee._table import TableRules
 from oddtrick_referee._tournament import TournamentSettings, parse_entry, run_tournament
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
-SEAT_NAMES = {seat: f"random-{seat.name.lower()}" for seat in Seat}
-
-
-def bot_command(bot: str, server: str, name: str, token: str, seats: int = 1) -> list[str]:
-    return [
-        sys.executable, "-m", "oddtrick", "bot", bot,
-        "--server", server, "--name", name, "--token", token, "--seats", str(seats),
-    ]  # fmt: skip
 
 
 def run_demo(data_dir: Path, deals: int) -> int:
@@ -60,31 +51,3 @@ def run_demo(data_dir: Path, deals: int) -> int:
     print(f"results: {(data_dir / 'oddtrick.sqlite3').resolve()}")
     print(f"finished in {time.monotonic() - started:.1f} s")
     return 0
-
-
-def results_table(records: list[MatchRecord]) -> str:
-    rows = [("match", "game", "North-South", "East-West", "NS", "EW", "result", "faults")]
-    for record in records:
-        state = record.state
-        result = state.match_result
-        assert result is not None
-        faults = sum(sum(seat.faults.values()) for seat in record.seats.values())
-        rows.append(
-            (
-                record.match_id,
-                state.config.describe(),
-                f"{record.seats[Seat.NORTH].bot_name} / {record.seats[Seat.SOUTH].bot_name}",
-                f"{record.seats[Seat.EAST].bot_name} / {record.seats[Seat.WEST].bot_name}",
-                str(result.totals[0]),
-                str(result.totals[1]),
-                result.reason,
-                str(faults),
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = []
-    for index, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-        if index == 0:
-            lines.append("  ".join("─" * width for width in widths))
-    return "\n".join(lines)
