@@ -57,6 +57,7 @@ _NEVER_REJECTED: Final = min(_LIMITS[2:])
 """A word below this is accepted by every ``draw(n)`` of a deal (n = 2 … 52)."""
 _MAY_BE_REJECTED: Final = b"\xff\xff\xff"
 """How a word that some draw might reject starts (as ``_NEVER_REJECTED >= 0xFFFFFF00``)."""
+assert _NEVER_REJECTED >= 0xFFFFFF00
 _SWAP_AT: Final = tuple(range(51, 0, -1))
 _DRAW_SIZES: Final = tuple(range(52, 1, -1))
 _INDICES: Final = tuple(range(52))

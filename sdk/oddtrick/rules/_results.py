@@ -215,3 +215,14 @@ def new_contract(level: int, denomination: Denomination, declarer: Seat, doubled
     contract.doubled = doubled
     contract.__class__ = Contract
     return contract  # type: ignore[no-any-return]
+
+
+def _same_fields(builder: Any, cls: type) -> bool:
+    code = builder.__code__
+    names: tuple[str, ...] = code.co_varnames[: code.co_argcount]
+    return names == tuple(field.name for field in dataclasses.fields(cls))
+
+
+# A field added to a class must be added to its builder too.
+assert _same_fields(new_hand_result, HandResult)
+assert _same_fields(new_contract, Contract)

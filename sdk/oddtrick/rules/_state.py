@@ -61,8 +61,6 @@ ROTATION: Final = (Suit.HEARTS, Suit.DIAMONDS, Suit.SPADES, Suit.CLUBS)
 """Whist-drive trump order for ``fixed_rotation``."""
 
 _NEXT: Final = (Seat.EAST, Seat.SOUTH, Seat.WEST, Seat.NORTH)
-_SEATS_FROM: Final = tuple(tuple(SEATS[(first + i) % 4] for i in range(4)) for first in range(4))
-"""The four seats in turn, starting from each seat."""
 _AUCTION: Final = Phase.AUCTION
 _PLAY: Final = Phase.PLAY
 _CLUBS, _DIAMONDS, _HEARTS, _SPADES = SUIT_BITS
@@ -196,8 +194,7 @@ class GameState:
         self._match_result: MatchResult | None = None
         # The history as two lists, seats and actions, rather than a list of
         # pairs: a pair per action would be an object the garbage collector
-        # keeps walking for the rest of the match. Cards join it a trick at a
-        # time; until then they are in the current trick.
+        # keeps walking for the rest of the match.
         self._history_seats: list[Seat] = []
         self._history_actions: list[Action] = []
         self._start_hand(1, FIRST_DEALER)
@@ -385,8 +382,7 @@ class GameState:
     @property
     def history(self) -> tuple[tuple[Seat, Action], ...]:
         """Every action of the match in order; with the seed, the whole match."""
-        done = tuple(zip(self._history_seats, self._history_actions, strict=True))
-        return done + self.current_trick if self._current_trick else done
+        return tuple(zip(self._history_seats, self._history_actions, strict=True))
 
     @property
     def commitment(self) -> str:
@@ -422,6 +418,8 @@ class GameState:
         if not allowed or (seat is not None and seat is not to_act):
             self._refuse(action, seat if seat is not None else to_act)
         assert to_act is not None
+        self._history_seats.append(to_act)
+        self._history_actions.append(action)
         if self._phase is not _PLAY:
             self._call(to_act, action)  # type: ignore[arg-type]
             return
@@ -488,8 +486,6 @@ class GameState:
     # ----------------------------------------------------------------- auction
 
     def _call(self, seat: Seat, call: Call) -> None:
-        self._history_seats.append(seat)
-        self._history_actions.append(call)
         self._auction.append((seat, call))
         high = self._high
         if call is PASS:
@@ -552,8 +548,6 @@ class GameState:
         leader = self._trick_leader
         winner = SEATS[(leader + best_at) % 4]
         self._played += trick
-        self._history_actions += trick
-        self._history_seats += _SEATS_FROM[leader]
         trick.clear()
         self._trick_leaders.append(leader)
         winners = self._trick_winners
