@@ -87,6 +87,15 @@ def config_from_args(args: argparse.Namespace, arena_keys: bool = False) -> Game
     return GameConfig.from_dict(data)
 
 
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("oddtrick-data"),
+        help="where match logs and the SQLite file go (default ./oddtrick-data)",
+    )
+
+
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser(
         "serve",
@@ -100,12 +109,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=50051, help="port (0: any free port; default 50051)")
-    serve.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path("oddtrick-data"),
-        help="logs and the SQLite index (default ./oddtrick-data)",
-    )
+    add_data_dir(serve)
     serve.add_argument(
         "--tokens",
         type=Path,
@@ -143,12 +147,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "of Contract Whist, and prints the standings and where the logs are."
         ),
     )
-    demo.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path("oddtrick-data"),
-        help="logs and the SQLite index (default ./oddtrick-data)",
-    )
+    add_data_dir(demo)
     demo.add_argument(
         "--deals", type=int, default=8, metavar="N", help="deals per match, each played twice (default 8)"
     )
@@ -210,12 +209,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
-    tournament.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path("oddtrick-data"),
-        help="logs and the SQLite file (default ./oddtrick-data)",
-    )
+    add_data_dir(tournament)
     tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
