@@ -58,6 +58,9 @@ class BotStream:
         self._inbox_send = send
         self.closed = False
         self.close_reason: Close | None = None
+        self.on_message: Callable[[Any], object] | None = None
+        """Set by the session once its handshake is done: messages are then handled as
+        they arrive rather than queued in :attr:`inbox`."""
 
     # --- trio side
     def send(self, message: Any) -> None:
@@ -81,6 +84,9 @@ class BotStream:
     # --- called in trio's thread through run_sync_soon
     def _deliver(self, message: Any) -> None:
         if self.closed:
+            return
+        if self.on_message is not None:
+            self.on_message(message)
             return
         try:
             self._inbox_send.send_nowait(message)

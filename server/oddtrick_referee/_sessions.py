@@ -98,6 +98,7 @@ class Session:
         """The last event number sent on this session (carried by its seat while seated)."""
         self.leaving = False
         self.connected = True
+        self.unsolicited_idle = 0
 
     def __repr__(self) -> str:
         return f"<Session {self.name} {self.id}>"
@@ -299,47 +300,67 @@ class Lobby:
     # -------------------------------------------------------------- reading
 
     async def _read(self, session: Session) -> None:
+        """Handle the session's messages until its stream ends.
+
+        Messages are handled as they cross from the gRPC thread (no task hop on
+        the way to the table); this task only drains what arrived before and
+        then waits for the end of the stream.
+        """
+        stream = session.stream
+        while True:
+            try:
+                early = stream.inbox.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                break
+            if not self._handle(session, early):
+                return
+        stream.on_message = lambda message: self._handle(session, message)
+        async for message in stream.inbox:  # only if a message slipped in before the line above
+            if not self._handle(session, message):
+                return
+
+    def _handle(self, session: Session, message: referee_pb2.BotMessage) -> bool:
+        """Act on one message; False once the session has been closed for it."""
         limits = self.limits
-        unsolicited_idle = 0
-        async for message in session.stream.inbox:
-            kind = message.WhichOneof("kind")
-            link = session.link
-            if kind == "decision" and link is not None:
-                decision = message.decision
-                # Request id 0 is never issued: it must not match "no request open".
-                if decision.request_id and decision.request_id == link.open_request:
-                    link.deliver(decision)
-                    continue
-                if decision.request_id == 0 or decision.request_id > link.last_request:
-                    link.refuse_unknown(decision)
-                if link.count_unsolicited(limits.max_unsolicited):
-                    continue
-                session.stream.close(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    "too many answers the referee did not ask for; answer each request once",
-                )
-                return
-            if kind == "leave" and not session.leaving:
-                session.leaving = True
-                if link is None:
-                    session.stream.close(grpc.StatusCode.OK, "goodbye")
-                    return
-                continue
-            if kind == "hello":
-                session.stream.close(grpc.StatusCode.INVALID_ARGUMENT, "a second Hello was sent")
-                return
-            # Seated, the budget is the seat's: it starts again at every request.
-            if link is not None:
-                within = link.count_unsolicited(limits.max_unsolicited)
-            else:
-                unsolicited_idle += 1
-                within = unsolicited_idle <= limits.max_unsolicited
-            if not within:
-                session.stream.close(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    "too many messages the referee did not ask for",
-                )
-                return
+        kind = message.WhichOneof("kind")
+        link = session.link
+        if kind == "decision" and link is not None:
+            decision = message.decision
+            # Request id 0 is never issued: it must not match "no request open".
+            if decision.request_id and decision.request_id == link.open_request:
+                link.deliver(decision)
+                return True
+            if decision.request_id == 0 or decision.request_id > link.last_request:
+                link.refuse_unknown(decision)
+            if link.count_unsolicited(limits.max_unsolicited):
+                return True
+            session.stream.close(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too many answers the referee did not ask for; answer each request once",
+            )
+            return False
+        if kind == "leave" and not session.leaving:
+            session.leaving = True
+            if link is None:
+                session.stream.close(grpc.StatusCode.OK, "goodbye")
+                return False
+            return True
+        if kind == "hello":
+            session.stream.close(grpc.StatusCode.INVALID_ARGUMENT, "a second Hello was sent")
+            return False
+        # Seated, the budget is the seat's: it starts again at every request.
+        if link is not None:
+            within = link.count_unsolicited(limits.max_unsolicited)
+        else:
+            session.unsolicited_idle += 1
+            within = session.unsolicited_idle <= limits.max_unsolicited
+        if not within:
+            session.stream.close(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "too many messages the referee did not ask for",
+            )
+            return False
+        return True
 
     def _drop(self, session: Session) -> None:
         session.connected = False
