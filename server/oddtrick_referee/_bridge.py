@@ -86,7 +86,13 @@ class BotStream:
         if self.closed:
             return
         if self.on_message is not None:
-            self.on_message(message)
+            # This runs as a trio callback, outside any task: an exception here
+            # would take the whole referee down, so a bug costs this stream only.
+            try:
+                self.on_message(message)
+            except Exception:
+                log.exception("handling a message from %s failed; closing its stream", self.peer)
+                self.close(grpc.StatusCode.INTERNAL, "the referee failed to handle a message")
             return
         try:
             self._inbox_send.send_nowait(message)
