@@ -93,40 +93,46 @@ class EventCursor:
     def poll(self) -> list[MatchEvent]:
         state = self._state
         events: list[MatchEvent] = []
-        if state.hand_number != self._hand:
+        new_hand = state.hand_number != self._hand
+        if new_hand:
             self._hand = state.hand_number
             self._calls = self._tricks = self._cards = 0
             self._auction_over = False
             events.append(HandStarted(state.hand_number))
-        auction = state.auction
-        for seat, call in auction[self._calls :]:
-            events.append(CallMade(seat, call))
-        self._calls = len(auction)
-        auction_over = state.contract is not None or (
-            bool(auction) and state.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
-        )
-        if auction_over and not self._auction_over:
-            self._auction_over = True
-            events.append(AuctionEnded(state.contract))
-        tricks = state.tricks
-        for trick in tricks[self._tricks :]:
-            for seat, card in trick.plays[self._cards :]:
-                events.append(CardPlayed(seat, card, trick.number))
-            self._cards = 0
-            events.append(TrickCompleted(trick, _won_after(tricks, trick.number)))
-        self._tricks = len(tricks)
+        phase = state.phase
+        hand_over = phase is Phase.HAND_OVER or phase is Phase.MATCH_OVER
+        # The public record only grows; read the (tuple-building) parts of it
+        # only when a cheap counter says something new is there.
+        if not self._auction_over:
+            auction = state.auction
+            for seat, call in auction[self._calls :]:
+                events.append(CallMade(seat, call))
+            self._calls = len(auction)
+            if state.contract is not None or (auction and hand_over):
+                self._auction_over = True
+                events.append(AuctionEnded(state.contract))
+        won = state.tricks_won
+        if won[0] + won[1] > self._tricks:
+            tricks = state.tricks
+            for trick in tricks[self._tricks :]:
+                for seat, card in trick.plays[self._cards :]:
+                    events.append(CardPlayed(seat, card, trick.number))
+                self._cards = 0
+                events.append(TrickCompleted(trick, _won_after(tricks, trick.number)))
+            self._tricks = len(tricks)
         current = state.current_trick
         for seat, card in current[self._cards :]:
-            events.append(CardPlayed(seat, card, len(tricks) + 1))
+            events.append(CardPlayed(seat, card, self._tricks + 1))
         self._cards = len(current)
-        results = state.hand_results
-        for result in results[self._hands_scored :]:
-            events.append(HandEnded(result))
-        self._hands_scored = len(results)
-        games = state.game_results
-        for game in games[self._games :]:
-            events.append(GameEnded(game))
-        self._games = len(games)
+        if hand_over or new_hand:
+            results = state.hand_results
+            for result in results[self._hands_scored :]:
+                events.append(HandEnded(result))
+            self._hands_scored = len(results)
+            games = state.game_results
+            for game in games[self._games :]:
+                events.append(GameEnded(game))
+            self._games = len(games)
         if state.match_result is not None and not self._match_over:
             self._match_over = True
             events.append(MatchEnded(state.match_result))
