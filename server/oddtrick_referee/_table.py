@@ -219,6 +219,7 @@ class Table:
         self.started_at_ms = int(time.time() * 1000)
         self.added_latency_s: list[float] = []
         self._answer_arrived: float | None = None
+        self._flush_others_after_request = False
         self._tricks_wire: list[game_pb2.Trick] = []
         """This hand's completed tricks, encoded once as they complete."""
         for link in self.links.values():
@@ -254,7 +255,10 @@ class Table:
             if state.phase is Phase.MATCH_OVER:
                 break
             if state.phase is Phase.HAND_OVER:
-                self._flush_all()
+                # The hand's last events reach the seat to act first with its next
+                # request, and every other seat right after that request has left:
+                # the next decision does not wait on four extra sends.
+                self._flush_others_after_request = True
                 state.start_next_hand()
                 continue
             to_act = state.to_act
@@ -334,6 +338,9 @@ class Table:
         if self._answer_arrived is not None:
             self.added_latency_s.append(sent - self._answer_arrived)
             self._answer_arrived = None
+        if self._flush_others_after_request:
+            self._flush_others_after_request = False
+            self._flush_all()
         attempts = 0
         fault = Fault.TIMEOUT
         try:
@@ -482,8 +489,7 @@ class Table:
         if not events:
             return
         state = self.state
-        needs_views = any(isinstance(e, HandStarted | HandEnded | GameEnded | MatchEnded) for e in events)
-        views = {seat: state.view(seat) for seat in Seat} if needs_views else {}
+        public: SeatView | None = None  # results are the same for every seat: one spectator's view
         decided = self._last_decided
         meta: dict[str, Any] = {}
         if decided is not None:
@@ -496,7 +502,7 @@ class Table:
             if isinstance(event, HandStarted):
                 self._tricks_wire = []
                 for seat in Seat:
-                    self._queue(seat, hand_started=self._hand_started(views[seat]))
+                    self._queue(seat, hand_started=self._hand_started(state.view(seat)))
             elif isinstance(event, CallMade):
                 call = referee_pb2.CallMade(
                     seat=seat_to_wire(event.seat), call=call_to_wire(event.call), **meta
@@ -524,13 +530,15 @@ class Table:
                 )
             elif isinstance(event, HandEnded):
                 # Every seat sees the same result (a thrown-in hand's cards hidden from all).
-                view = views[Seat.NORTH]
+                view = public = public or state.view(None)
                 result = view.hand_results[event.result.hand_number - 1]
                 self._queue_all(hand_ended=hand_result_to_wire(result, view.game_number, view))
             elif isinstance(event, GameEnded):
-                self._queue_all(game_ended=game_result_to_wire(event.result, views[Seat.NORTH].games_won))
+                public = public or state.view(None)
+                self._queue_all(game_ended=game_result_to_wire(event.result, public.games_won))
             elif isinstance(event, MatchEnded):
-                self._queue_all(match_ended=self._match_result(views[Seat.NORTH]))
+                public = public or state.view(None)
+                self._queue_all(match_ended=self._match_result(public))
             self._log_event(event)
         if not self._fold_events:
             self._flush_all()

@@ -530,9 +530,11 @@ class Update(_message.Message):
     Events and, possibly, a decision request. Events are folded into the next
     message the seat receives: when the seat is to act, one Update carries all
     events since its previous Update and the request, so there is one message
-    per decision. The referee also sends Updates with events only: always when
-    a hand or a match ends (so the hand's last events are not held back), and
-    at any other time it chooses. A bot must handle both.
+    per decision. The referee also sends Updates with events only: when a hand
+    ends, every seat but the one to act first in the next hand gets the hand's
+    last events at once, without a request (that seat gets them with its
+    request); when a match ends, every seat; and at any other time it chooses.
+    A bot must handle both.
 
     Apply the events first, in order, then answer the request.
     """
