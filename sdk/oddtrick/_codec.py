@@ -17,6 +17,7 @@ from oddtrick.rules import (
     Call,
     Card,
     Contract,
+    Deal,
     Denomination,
     GameConfig,
     GameKind,
@@ -281,6 +282,44 @@ _OUTCOMES = {
 }
 
 
+_OUTCOMES_FROM_WIRE: dict[int, Outcome] = {wire: outcome for outcome, wire in _OUTCOMES.items()}
+
+
+def trumps_from_wire(value: int) -> Suit | None:
+    """Trumps from a denomination: ``None`` at no trumps or when not known yet."""
+    return Suit(value - 1) if 1 <= value <= 4 else None
+
+
+def hand_result_from_wire(message: game_pb2.HandResult) -> HandResult:
+    """A hand's result as a seat received it (turned and cut cards are not repeated there)."""
+    deal = None
+    if len(message.hands) == 4:
+        deal = Deal({seat_from_wire(h.seat): [card_from_wire(c) for c in h.cards] for h in message.hands})
+    honours = [0, 0]
+    barred = [False, False]
+    if message.HasField("honours"):
+        side = side_from_wire(message.honours.side)
+        honours[side] = message.honours.points
+        barred[side] = message.honours.status == game_pb2.HONOURS_STATUS_BARRED
+    return HandResult(
+        hand_number=message.hand_number,
+        dealer=seat_from_wire(message.dealer),
+        deal=deal,
+        trumps=trumps_from_wire(message.trumps),
+        turned_card=None,
+        cut_card=None,
+        contract=contract_from_wire(message.contract) if message.HasField("contract") else None,
+        tricks=per_side_from_wire(message.tricks),
+        points=per_side_from_wire(message.points),
+        honours=(honours[0], honours[1]),
+        honours_barred=(barred[0], barred[1]),
+        outcome=_OUTCOMES_FROM_WIRE.get(message.outcome, Outcome.ODD_TRICKS),
+        margin=message.margin,
+        scores_after=per_side_from_wire(message.score.game),
+        game_won_by=None,
+    )
+
+
 def hand_result_to_wire(result: HandResult, game_number: int, view: SeatView) -> game_pb2.HandResult:
     """A hand's result as a seat may see it (``result`` must come from its view)."""
     message = game_pb2.HandResult(
@@ -337,6 +376,14 @@ _PHASES = {
     Phase.HAND_OVER: referee_pb2.HAND_PHASE_ENDED,
     Phase.MATCH_OVER: referee_pb2.HAND_PHASE_ENDED,
 }
+_PHASES_FROM_WIRE: dict[int, Phase] = {
+    wire: phase for phase, wire in _PHASES.items() if phase is not Phase.MATCH_OVER
+}
+
+
+def phase_from_wire(value: int) -> Phase:
+    """A hand's phase (an unknown value from a newer referee reads as play)."""
+    return _PHASES_FROM_WIRE.get(value, Phase.PLAY)
 
 
 def hand_state(view: SeatView, tricks: list[game_pb2.Trick] | None = None) -> referee_pb2.HandState:

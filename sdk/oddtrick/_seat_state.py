@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Literal
 
 from oddtrick._bot import Bot, BotView
 from oddtrick._codec import (
@@ -20,79 +19,27 @@ from oddtrick._codec import (
     card_from_wire,
     config_from_wire,
     contract_from_wire,
+    hand_result_from_wire,
     per_side_from_wire,
+    phase_from_wire,
     seat_from_wire,
     side_from_wire,
     trick_from_wire,
+    trumps_from_wire,
 )
 from oddtrick.rules import (
-    Card,
     Contract,
-    Deal,
     GameConfig,
     GameResult,
     HandResult,
     MatchResult,
-    Outcome,
     Phase,
     Seat,
-    Suit,
     Trick,
 )
 from oddtrick.v1 import game_pb2, referee_pb2
 
 log = logging.getLogger("oddtrick.bot")
-
-_PHASES = {
-    referee_pb2.HAND_PHASE_AUCTION: Phase.AUCTION,
-    referee_pb2.HAND_PHASE_PLAY: Phase.PLAY,
-    referee_pb2.HAND_PHASE_ENDED: Phase.HAND_OVER,
-}
-_OUTCOMES = {
-    game_pb2.HAND_OUTCOME_ODD_TRICKS: Outcome.ODD_TRICKS,
-    game_pb2.HAND_OUTCOME_CONTRACT_MADE: Outcome.MADE,
-    game_pb2.HAND_OUTCOME_CONTRACT_FAILED: Outcome.FAILED,
-    game_pb2.HAND_OUTCOME_THROWN_IN: Outcome.THROWN_IN,
-}
-
-
-def _trumps(value: int) -> Suit | None:
-    return Suit(value - 1) if 1 <= value <= 4 else None
-
-
-def _card(hand: referee_pb2.HandState, field: Literal["turned_card", "cut_card"]) -> Card | None:
-    if hand.HasField(field):
-        return card_from_wire(getattr(hand, field))
-    return None
-
-
-def hand_result_from_wire(message: game_pb2.HandResult) -> HandResult:
-    deal = None
-    if len(message.hands) == 4:
-        deal = Deal({seat_from_wire(h.seat): [card_from_wire(c) for c in h.cards] for h in message.hands})
-    honours = [0, 0]
-    barred = [False, False]
-    if message.HasField("honours"):
-        side = side_from_wire(message.honours.side)
-        honours[side] = message.honours.points
-        barred[side] = message.honours.status == game_pb2.HONOURS_STATUS_BARRED
-    return HandResult(
-        hand_number=message.hand_number,
-        dealer=seat_from_wire(message.dealer),
-        deal=deal,
-        trumps=_trumps(message.trumps),
-        turned_card=None,
-        cut_card=None,
-        contract=contract_from_wire(message.contract) if message.HasField("contract") else None,
-        tricks=per_side_from_wire(message.tricks),
-        points=per_side_from_wire(message.points),
-        honours=(honours[0], honours[1]),
-        honours_barred=(barred[0], barred[1]),
-        outcome=_OUTCOMES.get(message.outcome, Outcome.ODD_TRICKS),
-        margin=message.margin,
-        scores_after=per_side_from_wire(message.score.game),
-        game_won_by=None,
-    )
 
 
 class SeatState:
@@ -233,16 +180,16 @@ class SeatState:
             seat=self.seat,
             config=self.config,
             seed_commitment=self.seed_commitment,
-            phase=Phase.MATCH_OVER if self.match_result is not None else _PHASES.get(hand.phase, Phase.PLAY),
+            phase=Phase.MATCH_OVER if self.match_result is not None else phase_from_wire(hand.phase),
             hand_number=hand.hand_number,
             dealer=seat_from_wire(hand.dealer) if hand.dealer else Seat.NORTH,
             to_act=seat_from_wire(hand.turn) if hand.turn else None,
             hand=tuple(card_from_wire(c) for c in hand.cards),
             legal_actions=tuple(action_from_wire(a) for a in request.legal_actions) if request else (),
-            trumps=_trumps(hand.trumps),
-            turned_card=_card(hand, "turned_card"),
+            trumps=trumps_from_wire(hand.trumps),
+            turned_card=card_from_wire(hand.turned_card) if hand.HasField("turned_card") else None,
             turned_card_face_up=hand.turned_card_face_up,
-            cut_card=_card(hand, "cut_card"),
+            cut_card=card_from_wire(hand.cut_card) if hand.HasField("cut_card") else None,
             auction=tuple((seat_from_wire(c.seat), call_from_wire(c.call)) for c in hand.auction),
             contract=contract,
             current_trick=current,

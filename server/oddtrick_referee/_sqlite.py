@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,3 +24,20 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
         yield db
     finally:
         db.close()
+
+
+class Store:
+    """A set of tables in the referee's SQLite file: created on first use,
+    written one transaction at a time (the lock), read by any thread."""
+
+    schema = ""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.executescript(self.schema)
+
+    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)

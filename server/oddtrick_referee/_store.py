@@ -8,14 +8,11 @@ while trio writes.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
-import threading
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee._sqlite import connect
+from oddtrick_referee._sqlite import Store
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -32,16 +29,8 @@ CREATE INDEX IF NOT EXISTS matches_by_start ON matches (started_at);
 """
 
 
-class MatchStore:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        with self._connect() as db:
-            db.executescript(_SCHEMA)
-
-    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return connect(self.path)
+class MatchStore(Store):
+    schema = _SCHEMA
 
     def match_started(
         self,

@@ -7,14 +7,10 @@ tournament reads what is here and plays only what is missing.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
-import threading
-from pathlib import Path
 from typing import Any
 
-from oddtrick_referee._sqlite import connect
+from oddtrick_referee._sqlite import Store
 from oddtrick_referee._standings import DealResult, FaultCounts, Forfeit
 
 _SCHEMA = """
@@ -56,16 +52,8 @@ CREATE TABLE IF NOT EXISTS forfeits (
 """
 
 
-class TournamentStore:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        with self._connect() as db:
-            db.executescript(_SCHEMA)
-
-    def _connect(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return connect(self.path)
+class TournamentStore(Store):
+    schema = _SCHEMA
 
     def open_tournament(self, tournament_id: str, settings: dict[str, Any], seed: str, now_ms: int) -> str:
         """Create the tournament, or find it; returns its master seed (the stored one on resume)."""
