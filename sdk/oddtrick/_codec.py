@@ -49,10 +49,14 @@ def seat_to_wire(seat: Seat) -> cards_pb2.Seat.ValueType:
     return cards_pb2.Seat.ValueType(seat + 1)
 
 
+_SEATS_BY_WIRE: dict[int, Seat] = {seat + 1: seat for seat in Seat}
+
+
 def seat_from_wire(value: int) -> Seat:
-    if not 1 <= value <= 4:
+    seat = _SEATS_BY_WIRE.get(value)
+    if seat is None:
         raise MalformedMessage(f"seat {value} is not one of SEAT_NORTH … SEAT_WEST")
-    return Seat(value - 1)
+    return seat
 
 
 def side_to_wire(side: Side) -> cards_pb2.Side.ValueType:
@@ -116,21 +120,36 @@ def game_kind_from_wire(value: int) -> GameKind | None:
 # ----------------------------------------------------------- cards, calls
 
 
+# Wire forms of the 52 cards and of every action, built once: requests repeat the
+# same few dozen values thousands of times a second. They are shared, so copy one
+# (``CopyFrom``, or pass it to a constructor or ``append``) before changing it.
+_CARD_WIRE: dict[Card, cards_pb2.Card] = {}
+_CARDS_BY_WIRE: dict[tuple[int, int], Card] = {}
+for _suit in Suit:
+    for _rank in Rank:
+        _card = Card(_suit, _rank)
+        _CARD_WIRE[_card] = cards_pb2.Card(
+            suit=cards_pb2.Suit.ValueType(_suit + 1), rank=cards_pb2.Rank.ValueType(_rank)
+        )
+        _CARDS_BY_WIRE[(_suit + 1, int(_rank))] = _card
+
+
 def card_to_wire(card: Card) -> cards_pb2.Card:
-    return cards_pb2.Card(
-        suit=cards_pb2.Suit.ValueType(card.suit + 1), rank=cards_pb2.Rank.ValueType(card.rank)
-    )
+    """The card's wire form (a shared message: copy it before changing it)."""
+    return _CARD_WIRE[card]
 
 
 def card_from_wire(card: cards_pb2.Card) -> Card:
+    found = _CARDS_BY_WIRE.get((card.suit, card.rank))
+    if found is not None:
+        return found
     if not 1 <= card.suit <= 4:
         raise MalformedMessage(f"card suit {card.suit} is not one of SUIT_CLUBS … SUIT_SPADES")
-    if not 2 <= card.rank <= 14:
-        raise MalformedMessage(f"card rank {card.rank} is not one of RANK_2 … RANK_ACE")
-    return Card(Suit(card.suit - 1), Rank(card.rank))
+    raise MalformedMessage(f"card rank {card.rank} is not one of RANK_2 … RANK_ACE")
 
 
 def call_to_wire(call: Call) -> cards_pb2.Call:
+    """The call's wire form (a fresh message)."""
     if call is PASS:
         return cards_pb2.Call(pass_call=cards_pb2.Pass())
     if call is DOUBLE:
@@ -154,10 +173,19 @@ def call_from_wire(call: cards_pb2.Call) -> Call:
     raise MalformedMessage("the call names none of bid, pass_call, double_call")
 
 
+_ACTION_WIRE: dict[Action, cards_pb2.Action] = {}
+
+
 def action_to_wire(action: Action) -> cards_pb2.Action:
-    if isinstance(action, Card):
-        return cards_pb2.Action(card=card_to_wire(action))
-    return cards_pb2.Action(call=call_to_wire(action))
+    """The action's wire form (a shared message: copy it before changing it)."""
+    wire = _ACTION_WIRE.get(action)
+    if wire is None:
+        if isinstance(action, Card):
+            wire = cards_pb2.Action(card=_CARD_WIRE[action])
+        else:
+            wire = cards_pb2.Action(call=call_to_wire(action))
+        _ACTION_WIRE[action] = wire
+    return wire
 
 
 def action_from_wire(action: cards_pb2.Action) -> Action:

@@ -23,10 +23,12 @@ from oddtrick._codec import (
     per_side_from_wire,
     phase_from_wire,
     seat_from_wire,
+    seat_to_wire,
     side_from_wire,
     trick_from_wire,
     trumps_from_wire,
 )
+from oddtrick._hand_tracking import advance_hand, start_hand
 from oddtrick.rules import (
     Contract,
     GameConfig,
@@ -40,6 +42,9 @@ from oddtrick.rules import (
 from oddtrick.v1 import game_pb2, referee_pb2
 
 log = logging.getLogger("oddtrick.bot")
+
+
+_IN_HAND = frozenset({"call_made", "auction_ended", "card_played", "trick_completed"})
 
 
 class SeatState:
@@ -75,49 +80,12 @@ class SeatState:
             if kind == "match_started":
                 self.start_match(event.match_started)
             elif kind == "hand_started":
-                started = event.hand_started
-                self.hand = referee_pb2.HandState(
-                    hand_number=started.hand_number,
-                    game_number=started.game_number,
-                    dealer=started.dealer,
-                    phase=referee_pb2.HAND_PHASE_PLAY if started.trumps else referee_pb2.HAND_PHASE_AUCTION,
-                    cards=started.cards,
-                    trumps=started.trumps,
-                    turned_card_face_up=started.HasField("turned_card"),
-                    score=started.score,
-                )
-                if started.HasField("turned_card"):
-                    self.hand.turned_card.CopyFrom(started.turned_card)
-                if started.HasField("cut_card"):
-                    self.hand.cut_card.CopyFrom(started.cut_card)
-            elif kind == "call_made":
-                hand.auction.append(event.call_made)
-            elif kind == "auction_ended":
-                if event.auction_ended.HasField("contract"):
-                    contract = event.auction_ended.contract
-                    hand.contract.CopyFrom(contract)
-                    hand.trumps = contract.denomination
-                    hand.phase = referee_pb2.HAND_PHASE_PLAY
-                else:
-                    hand.phase = referee_pb2.HAND_PHASE_ENDED
-            elif kind == "card_played":
-                played = event.card_played
-                hand.current_trick.cards.add(seat=played.seat, card=played.card)
-                if played.seat == hand.dealer:
-                    hand.turned_card_face_up = False
-                if seat_from_wire(played.seat) is self.seat:
-                    for index, card in enumerate(hand.cards):
-                        if card == played.card:
-                            del hand.cards[index]
-                            break
-            elif kind == "trick_completed":
-                hand.tricks.append(event.trick_completed.trick)
-                hand.ClearField("current_trick")
-                hand.tricks_won.CopyFrom(event.trick_completed.tricks)
+                self.hand = start_hand(event.hand_started)
             elif kind == "hand_ended":
                 self.hand_results.append(hand_result_from_wire(event.hand_ended))
-                hand.phase = referee_pb2.HAND_PHASE_ENDED
-                hand.score.CopyFrom(event.hand_ended.score)
+                advance_hand(hand, event, seat_to_wire(self.seat))
+            elif kind in _IN_HAND:
+                advance_hand(hand, event, seat_to_wire(self.seat))
             elif kind == "game_ended":
                 game = event.game_ended
                 self.game_results.append(

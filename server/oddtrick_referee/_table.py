@@ -48,6 +48,7 @@ from oddtrick._events import (
     MatchEvent,
     TrickCompleted,
 )
+from oddtrick._hand_tracking import advance_hand, start_hand
 from oddtrick.rules import (
     PASS,
     Action,
@@ -62,7 +63,7 @@ from oddtrick.rules import (
     Seat,
     SeatView,
 )
-from oddtrick.v1 import game_pb2, referee_pb2
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
 from oddtrick_referee._sessions import DISCONNECTED, SeatLink
 
@@ -209,7 +210,12 @@ class Table:
         self._cursor = EventCursor(self.state)
         self._max_attempts = max_attempts
         self._max_comment_bytes = max_comment_bytes
-        self._pending: dict[Seat, list[referee_pb2.Event]] = {seat: [] for seat in Seat}
+        self._outgoing = {seat: referee_pb2.RefereeMessage() for seat in Seat}
+        """Each seat's next message, collecting its events until it is sent."""
+        self._hand = referee_pb2.HandState()
+        """The hand's public state (no cards), advanced event by event; a request adds the
+        seat's own cards and turn to a copy of it instead of re-encoding the whole hand."""
+        self._own_cards: dict[Seat, list[Card]] = {seat: [] for seat in Seat}
         self._open: dict[Seat, tuple[referee_pb2.DecisionRequest, float]] = {}
         self._last_decided: _Decided | None = None
         self._on_progress = on_progress
@@ -220,8 +226,6 @@ class Table:
         self.added_latency_s: list[float] = []
         self._answer_arrived: float | None = None
         self._flush_others_after_request = False
-        self._tricks_wire: list[game_pb2.Trick] = []
-        """This hand's completed tricks, encoded once as they complete."""
         for link in self.links.values():
             link.on_resume = self._resync
 
@@ -321,19 +325,24 @@ class Table:
         deadline = trio.current_time() + self.rules.deadline_s
         link.open_request = link.last_request = request_id
         link.unsolicited = 0
-        request = referee_pb2.DecisionRequest(
-            request_id=request_id,
-            kind=referee_pb2.DECISION_KIND_CALL
-            if state.phase is Phase.AUCTION
-            else referee_pb2.DECISION_KIND_CARD,
-            legal_actions=[action_to_wire(a) for a in state.legal_actions],
-            time_left_ms=round(self.rules.deadline_s * 1000),
-            match_id=self.match_id,
-            seat=seat_to_wire(seat),
-            hand=hand_state(state.view(seat), self._tricks_wire),
+        message = self._take_outgoing(seat)
+        request = message.update.request
+        request.request_id = request_id
+        request.kind = (
+            referee_pb2.DECISION_KIND_CALL if state.phase is Phase.AUCTION else referee_pb2.DECISION_KIND_CARD
         )
+        request.legal_actions.extend([action_to_wire(a) for a in state.legal_actions])
+        request.time_left_ms = round(self.rules.deadline_s * 1000)
+        request.match_id = self.match_id
+        request.seat = seat_to_wire(seat)
+        request.last_sequence = link.sequence
+        hand = request.hand
+        hand.CopyFrom(self._hand)
+        hand.turn = request.seat
+        hand.cards.extend([card_to_wire(card) for card in self._own_cards[seat]])
+        # The message is the transport's from here on: never changed after sending.
         self._open[seat] = (request, deadline)
-        self._flush(seat, request)
+        link.send(message)
         sent = time.perf_counter()
         if self._answer_arrived is not None:
             self.added_latency_s.append(sent - self._answer_arrived)
@@ -442,15 +451,17 @@ class Table:
 
     # --------------------------------------------------------------- events
 
-    def _queue(self, seat: Seat, **event: Any) -> None:
+    def _queue(self, seat: Seat, **event: Any) -> referee_pb2.Event:
         link = self.links[seat]
         link.sequence += 1
-        self._pending[seat].append(referee_pb2.Event(sequence=link.sequence, **event))
+        added: referee_pb2.Event = self._outgoing[seat].update.events.add(sequence=link.sequence, **event)
+        return added
 
     def _queue_all(self, **event: Any) -> None:
-        """Queue one event, encoded once, for every seat."""
+        """Queue one public event for every seat and advance the hand's public state with it."""
         for seat in Seat:
-            self._queue(seat, **event)
+            added = self._queue(seat, **event)
+        advance_hand(self._hand, added, cards_pb2.SEAT_UNSPECIFIED)
 
     def _hand_started(self, view: SeatView) -> referee_pb2.HandStarted:
         message = referee_pb2.HandStarted(
@@ -467,18 +478,18 @@ class Table:
             message.cut_card.CopyFrom(card_to_wire(view.cut_card))
         return message
 
-    def _flush(self, seat: Seat, request: referee_pb2.DecisionRequest | None = None) -> None:
-        link = self.links[seat]
-        events = self._pending[seat]
-        if request is not None:
-            request.last_sequence = link.sequence
-        if not events and request is None:
-            return
-        self._pending[seat] = []
-        update = referee_pb2.Update(events=events)
-        if request is not None:
-            update.request.CopyFrom(request)
-        link.send(referee_pb2.RefereeMessage(update=update))
+    def _take_outgoing(self, seat: Seat) -> referee_pb2.RefereeMessage:
+        """The seat's pending message (its events so far), leaving a fresh one in its place."""
+        message = self._outgoing[seat]
+        self._outgoing[seat] = referee_pb2.RefereeMessage()
+        if not message.HasField("update"):
+            message.update.SetInParent()
+        return message
+
+    def _flush(self, seat: Seat) -> None:
+        """Send the seat's pending events, if any, without a request."""
+        if self._outgoing[seat].update.events:
+            self.links[seat].send(self._take_outgoing(seat))
 
     def _flush_all(self) -> None:
         for seat in Seat:
@@ -500,9 +511,13 @@ class Table:
                 meta["think_ms"] = decided.think_ms
         for event in events:
             if isinstance(event, HandStarted):
-                self._tricks_wire = []
                 for seat in Seat:
-                    self._queue(seat, hand_started=self._hand_started(state.view(seat)))
+                    view = state.view(seat)
+                    started = self._hand_started(view)
+                    self._queue(seat, hand_started=started)
+                    self._own_cards[seat] = list(view.hand)
+                self._hand = start_hand(started)
+                self._hand.ClearField("cards")
             elif isinstance(event, CallMade):
                 call = referee_pb2.CallMade(
                     seat=seat_to_wire(event.seat), call=call_to_wire(event.call), **meta
@@ -522,9 +537,9 @@ class Table:
                     **meta,
                 )
                 self._queue_all(card_played=played)
+                self._own_cards[event.seat].remove(event.card)
             elif isinstance(event, TrickCompleted):
                 trick = trick_to_wire(event.trick)
-                self._tricks_wire.append(trick)
                 self._queue_all(
                     trick_completed=referee_pb2.TrickCompleted(trick=trick, tricks=per_side(event.tricks_won))
                 )
@@ -612,16 +627,16 @@ class Table:
     def _resync(self, link: SeatLink) -> None:
         """A bot took its seat back: send what it needs to go on."""
         seat = link.seat
-        self._pending[seat] = []
+        self._outgoing[seat] = referee_pb2.RefereeMessage()
         self._log.write({"type": "reconnect", "hand": self.state.hand_number, "seat": str(seat)})
         resync = referee_pb2.Resync(
             last_sequence=link.sequence,
             match=self._match_started(seat),
-            hand=hand_state(self.state.view(seat), self._tricks_wire),
+            hand=hand_state(self.state.view(seat)),
         )
         open_request = self._open.get(seat)
         if open_request is not None:
             request, deadline = open_request
-            request.time_left_ms = max(0, round((deadline - trio.current_time()) * 1000))
-            resync.request.CopyFrom(request)
+            resync.request.CopyFrom(request)  # a copy: the request itself was sent, so never changes
+            resync.request.time_left_ms = max(0, round((deadline - trio.current_time()) * 1000))
         link.send(referee_pb2.RefereeMessage(resync=resync))
