@@ -3,9 +3,10 @@
 Format ``oddtrick-match-log/1`` (docs/match-log.md): the first line is the
 match start (configuration, players, seed commitment), then every action
 with its seat and think time, refusals, faults and results, and last the
-match end with the revealed seed. Each line is flushed when written, so a
-crash loses at most the line being written and what is there stays
-readable; the file is fsynced when the match ends. Deals are not written:
+match end with the revealed seed. Each line is flushed when written, except
+plain action lines, which go out with the next other line (at the latest
+the hand's result): a crash loses at most the hand in progress, and what is
+there stays readable; the file is fsynced when the match ends. Deals are not written:
 the seed, revealed on the last line, re-creates them.
 
 :func:`check_log` replays a log through the rules engine and says whether
@@ -44,8 +45,22 @@ class MatchLogWriter:
         self._file: IO[str] = path.open("x", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
+        """Write one record and flush it (with any action lines before it)."""
         self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         self._file.flush()
+
+    def write_action(self, hand: int, seat: Seat, action: str, think_ms: int | None) -> None:
+        """Write a plain action line (no fault, no comment) without flushing it.
+
+        Actions are most of a log and come hundreds a second per table: they
+        are formatted directly (the same text ``json.dumps`` gives, a test
+        checks) and reach the file with the next flushed record, at the latest
+        the hand's result.
+        """
+        think = "null" if think_ms is None else str(think_ms)
+        self._file.write(
+            f'{{"type":"action","hand":{hand},"seat":"{seat}","action":"{action}","think_ms":{think}}}\n'
+        )
 
     def close(self) -> None:
         if self._file.closed:

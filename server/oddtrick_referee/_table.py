@@ -69,6 +69,7 @@ from oddtrick_referee._sessions import DISCONNECTED, SeatLink
 
 log = logging.getLogger("oddtrick.referee.table")
 
+_SEATS = tuple(Seat)
 _request_ids = itertools.count(1)
 """Request ids are unique across the referee, hence within every session."""
 
@@ -276,18 +277,21 @@ class Table:
             if decided.think_ms is not None:
                 record.think_ms_total += decided.think_ms
                 record.think_ms_max = max(record.think_ms_max, decided.think_ms)
-            entry: dict[str, Any] = {
-                "type": "action",
-                "hand": state.hand_number,
-                "seat": str(seat),
-                "action": str(decided.action),
-                "think_ms": decided.think_ms,
-            }
-            if decided.fault is not None:
-                entry["fault"] = decided.fault.value
-            if decided.comment:
-                entry["comment"] = decided.comment
-            self._log.write(entry)
+            if decided.fault is None and not decided.comment:
+                self._log.write_action(state.hand_number, seat, str(decided.action), decided.think_ms)
+            else:
+                entry: dict[str, Any] = {
+                    "type": "action",
+                    "hand": state.hand_number,
+                    "seat": str(seat),
+                    "action": str(decided.action),
+                    "think_ms": decided.think_ms,
+                }
+                if decided.fault is not None:
+                    entry["fault"] = decided.fault.value
+                if decided.comment:
+                    entry["comment"] = decided.comment
+                self._log.write(entry)
             if self._on_progress is not None:
                 self._on_progress(self)
         self._flush_all()
@@ -459,8 +463,10 @@ class Table:
 
     def _queue_all(self, **event: Any) -> None:
         """Queue one public event for every seat and advance the hand's public state with it."""
-        for seat in Seat:
-            added = self._queue(seat, **event)
+        outgoing = self._outgoing
+        for seat, link in self.links.items():
+            link.sequence += 1
+            added = outgoing[seat].update.events.add(sequence=link.sequence, **event)
         advance_hand(self._hand, added, cards_pb2.SEAT_UNSPECIFIED)
 
     def _hand_started(self, view: SeatView) -> referee_pb2.HandStarted:
@@ -492,7 +498,7 @@ class Table:
             self.links[seat].send(self._take_outgoing(seat))
 
     def _flush_all(self) -> None:
-        for seat in Seat:
+        for seat in _SEATS:
             self._flush(seat)
 
     def _report(self, events: list[MatchEvent]) -> None:
