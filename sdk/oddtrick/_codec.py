@@ -82,10 +82,14 @@ def trumps_to_wire(trumps: Suit | None, known: bool = True) -> cards_pb2.Denomin
     return cards_pb2.Denomination.ValueType(trumps + 1)
 
 
+_DENOMINATIONS_BY_WIRE: dict[int, Denomination] = {d + 1: d for d in Denomination}
+
+
 def denomination_from_wire(value: int) -> Denomination:
-    if not 1 <= value <= 5:
+    denomination = _DENOMINATIONS_BY_WIRE.get(value)
+    if denomination is None:
         raise MalformedMessage(f"denomination {value} is not one of DENOMINATION_CLUBS … NO_TRUMPS")
-    return Denomination(value - 1)
+    return denomination
 
 
 _GAME_KINDS = {
@@ -160,6 +164,13 @@ def call_to_wire(call: Call) -> cards_pb2.Call:
     )
 
 
+_BIDS_BY_WIRE: dict[tuple[int, int], Call] = {
+    (level, denomination + 1): Call.bid(level, denomination)
+    for level in range(7, 14)
+    for denomination in Denomination
+}
+
+
 def call_from_wire(call: cards_pb2.Call) -> Call:
     kind = call.WhichOneof("kind")
     if kind == "pass_call":
@@ -167,9 +178,13 @@ def call_from_wire(call: cards_pb2.Call) -> Call:
     if kind == "double_call":
         return DOUBLE
     if kind == "bid":
-        if not 7 <= call.bid.level <= 13:
-            raise MalformedMessage(f"bid level {call.bid.level} is outside 7 … 13")
-        return Call.bid(call.bid.level, denomination_from_wire(call.bid.denomination))
+        bid = call.bid
+        found = _BIDS_BY_WIRE.get((bid.level, bid.denomination))
+        if found is not None:
+            return found
+        if not 7 <= bid.level <= 13:
+            raise MalformedMessage(f"bid level {bid.level} is outside 7 … 13")
+        return Call.bid(bid.level, denomination_from_wire(bid.denomination))
     raise MalformedMessage("the call names none of bid, pass_call, double_call")
 
 

@@ -30,6 +30,7 @@ from oddtrick._codec import (
 )
 from oddtrick._hand_tracking import advance_hand, start_hand
 from oddtrick.rules import (
+    Call,
     Contract,
     GameConfig,
     GameResult,
@@ -63,6 +64,7 @@ class SeatState:
         self.last_sequence = 0
         self.hand = referee_pb2.HandState()
         self._trick_cache: list[tuple[int, Trick]] = []
+        self._auction_cache: tuple[int, list[tuple[Seat, Call]]] = (0, [])
 
     def start_match(self, message: referee_pb2.MatchStarted) -> None:
         self.__init__()  # type: ignore[misc]
@@ -125,6 +127,16 @@ class SeatState:
             return self._tricks(hand)
         return tuple(decoded)
 
+    def _auction(self, hand: referee_pb2.HandState) -> tuple[tuple[Seat, Call], ...]:
+        """The hand's calls, each decoded once (the auction only grows within a hand)."""
+        number, decoded = self._auction_cache
+        if number != hand.hand_number or len(decoded) > len(hand.auction):
+            decoded = []
+            self._auction_cache = (hand.hand_number, decoded)
+        for made in hand.auction[len(decoded) :]:
+            decoded.append((seat_from_wire(made.seat), call_from_wire(made.call)))
+        return tuple(decoded)
+
     def view(self, request: referee_pb2.DecisionRequest | None = None) -> BotView:
         """The bot's view now; with a request, the one that request is about."""
         hand = request.hand if request is not None else self.hand
@@ -158,7 +170,7 @@ class SeatState:
             turned_card=card_from_wire(hand.turned_card) if hand.HasField("turned_card") else None,
             turned_card_face_up=hand.turned_card_face_up,
             cut_card=card_from_wire(hand.cut_card) if hand.HasField("cut_card") else None,
-            auction=tuple((seat_from_wire(c.seat), call_from_wire(c.call)) for c in hand.auction),
+            auction=self._auction(hand),
             contract=contract,
             current_trick=current,
             tricks=tricks,
