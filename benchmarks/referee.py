@@ -24,6 +24,13 @@ Run ``python benchmarks/referee.py`` (``--seconds`` per phase). It prints
   reaching the table to the next request leaving it).
 * ``decisions_per_s_4_tables_unfolded``: the 4-table phase again on a
   referee with ``fold_events=False`` (every event sent as its own message).
+* ``floor_decisions_per_s_4_tables`` and ``ratio_floor_vs_baseline``: the
+  referee's transport with nothing on it. This process runs the referee's
+  gRPC bridge and trio, four tables each asking the four seats in turn
+  (8-byte questions, no rules, no protobuf); four client processes, each
+  answering at once on one stream per table. It is what a referee with
+  zero-cost rules, logs and messages would reach in this topology on this
+  machine: the ceiling the two decision rates above are to be read against.
 
 stderr also shows, per phase, the CPU used by each thread of this process,
 by each child process and by everything else on the machine, and the CPU
@@ -375,6 +382,107 @@ async def _stop(process: trio.Process) -> None:
                 await stream.aclose()
 
 
+# ------------------------------------------------------------------ the transport floor
+
+FLOOR_METHOD = "/bench.Floor/Play"
+
+
+def floor_client(address: str, seat: int, tables: int) -> None:
+    """One seat at every table: introduce each stream as "seat:table", then answer every question."""
+    import grpc
+
+    async def main() -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            method = channel.stream_stream(FLOOR_METHOD)
+
+            async def one(table: int) -> None:
+                call = method()
+                await call.write(f"{seat}:{table}".encode())
+                answer = b"answer"
+                while True:
+                    question = await call.read()
+                    if question is grpc.aio.EOF:
+                        return
+                    await call.write(answer)
+
+            await asyncio.gather(*(one(table) for table in range(tables)))
+
+    asyncio.run(main())
+
+
+async def run_floor(tables: int, seconds: float) -> float:
+    """Decisions per second through the referee's bridge with no referee on it (see the docstring)."""
+    import grpc
+
+    from oddtrick_referee._bridge import BotStream, grpc_server
+
+    streams: dict[tuple[int, int], BotStream] = {}
+    all_connected = trio.Event()
+
+    async def introduce(stream: BotStream) -> None:
+        seat, table = (int(part) for part in (await stream.inbox.receive()).decode().split(":"))
+        streams[seat, table] = stream
+        if len(streams) == 4 * tables:
+            all_connected.set()
+
+    def register(server: grpc.aio.Server, play_handler: object) -> None:
+        handler = grpc.method_handlers_generic_handler(
+            "bench.Floor",
+            {"Play": grpc.stream_stream_rpc_method_handler(play_handler.Play)},  # type: ignore[attr-defined]
+        )
+        server.add_generic_rpc_handlers((handler,))
+
+    counts = [0] * tables
+    here = str(Path(__file__).resolve())
+    async with trio.open_nursery() as nursery:
+
+        def on_stream(stream: BotStream) -> None:
+            nursery.start_soon(introduce, stream)
+
+        async with grpc_server("127.0.0.1:0", on_stream, register) as endpoint:
+            address = f"127.0.0.1:{endpoint.port}"
+            clients = [
+                await trio.lowlevel.open_process(
+                    [sys.executable, here, "--floor-client", address, str(seat), str(tables)]
+                )
+                for seat in range(4)
+            ]
+            meter = CpuMeter(children={f"client-{seat}": c.pid for seat, c in enumerate(clients)})
+            progress(f"transport floor: referee bridge on {address}, {tables} tables, 4 client processes ...")
+            try:
+                with trio.fail_after(60):
+                    await all_connected.wait()
+
+                async def table(index: int) -> None:
+                    seat = 0
+                    while True:
+                        stream = streams[seat, index]
+                        stream.send(b"question")
+                        await stream.inbox.receive()
+                        counts[index] += 1
+                        seat = (seat + 1) % 4
+
+                async with trio.open_nursery() as tables_nursery:
+                    for index in range(tables):
+                        tables_nursery.start_soon(table, index)
+                    await trio.sleep(min(1.0, seconds / 4))  # warm up
+                    meter.start()
+                    before, started = sum(counts), time.perf_counter()
+                    await trio.sleep(seconds)
+                    done, wall = sum(counts) - before, time.perf_counter() - started
+                    meter.report("floor", done, "decision")
+                    tables_nursery.cancel_scope.cancel()
+                for stream in streams.values():
+                    stream.close(grpc.StatusCode.OK, "")
+            finally:
+                for client in clients:
+                    await _stop(client)
+        nursery.cancel_scope.cancel()
+    rate = done / wall
+    progress(f"  {rate:.0f} decisions/s")
+    return rate
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -386,6 +494,7 @@ def percentile(values: list[float], fraction: float) -> float:
 
 async def benchmark(seconds: float) -> list[str]:
     baseline = await run_baseline(MAX_TABLES, seconds)
+    floor = await run_floor(MAX_TABLES, seconds)
     with tempfile.TemporaryDirectory(prefix="oddtrick-bench-") as temp:
         folded = await referee_phases(Path(temp) / "folded", True, [1, MAX_TABLES], seconds)
         unfolded = await referee_phases(Path(temp) / "unfolded", False, [MAX_TABLES], seconds)
@@ -398,22 +507,30 @@ async def benchmark(seconds: float) -> list[str]:
         f"ratio_4_tables_vs_baseline: {four.rate / baseline:.2f}",
         f"referee_added_p99_ms: {percentile(added, 0.99) * 1000:.3f}",
         f"decisions_per_s_4_tables_unfolded: {unfolded[MAX_TABLES].rate:.0f}",
+        f"floor_decisions_per_s_4_tables: {floor:.0f}",
+        f"ratio_floor_vs_baseline: {floor / baseline:.2f}",
     ]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description="Decisions per second through the referee (1 and 4 tables, four random-bot "
-        "processes over loopback) next to bare grpc.aio ping-pong on 4 streams."
+        "processes over loopback) next to bare grpc.aio ping-pong on 4 streams and to the "
+        "referee's transport with no referee on it."
     )
     parser.add_argument(
         "--seconds", type=float, default=5.0, help="how long each measured phase lasts (default: 5)"
     )
     parser.add_argument("--baseline-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--baseline-client", nargs=3, metavar="ARG", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-client", nargs=3, metavar="ARG", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.baseline_server:
         baseline_server()
+        return
+    if args.floor_client:
+        address, seat, tables = args.floor_client
+        floor_client(address, int(seat), int(tables))
         return
     if args.baseline_client:
         address, streams, seconds = args.baseline_client
