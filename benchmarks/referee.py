@@ -28,7 +28,7 @@ Run ``python benchmarks/referee.py`` (``--seconds`` per phase). It prints
   referee's transport with nothing on it. This process runs the referee's
   gRPC bridge and trio, four tables each asking the four seats in turn
   (8-byte questions, no rules, no protobuf); four client processes, each
-  answering at once on one stream per table. It is what a referee with
+  answering at once on one stream per table, with the SDK's channel options. It is what a referee with
   zero-cost rules, logs and messages would reach in this topology on this
   machine: the ceiling the two decision rates above are to be read against.
 
@@ -392,7 +392,9 @@ def floor_client(address: str, seat: int, tables: int) -> None:
     import grpc
 
     async def main() -> None:
-        async with grpc.aio.insecure_channel(address) as channel:
+        from oddtrick._client import CHANNEL_OPTIONS
+
+        async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
             method = channel.stream_stream(FLOOR_METHOD)
 
             async def one(table: int) -> None:

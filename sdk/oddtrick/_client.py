@@ -36,6 +36,8 @@ _FATAL = {
 }
 
 CHANNEL_OPTIONS = [
+    # Small messages one at a time: bandwidth-delay probing only adds frames and wake-ups.
+    ("grpc.http2.bdp_probe", 0),
     ("grpc.keepalive_time_ms", 20_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),

@@ -24,7 +24,11 @@ import trio
 
 log = logging.getLogger("oddtrick.referee.transport")
 
-_KEEPALIVE_OPTIONS = [
+_SERVER_OPTIONS = [
+    # Bots send small messages one at a time: bandwidth-delay probing (a ping with
+    # incoming data, to size flow-control windows for bulk transfers) only adds
+    # frames and wake-ups to every decision.
+    ("grpc.http2.bdp_probe", 0),
     ("grpc.keepalive_time_ms", 10_000),
     ("grpc.keepalive_timeout_ms", 5_000),
     ("grpc.keepalive_permit_without_calls", 1),
@@ -188,7 +192,7 @@ async def grpc_server(
     token = trio.lowlevel.current_trio_token()
 
     async def serve() -> None:
-        server = grpc.aio.server(options=_KEEPALIVE_OPTIONS)
+        server = grpc.aio.server(options=_SERVER_OPTIONS)
         register(server, handler)
         try:
             port = server.add_insecure_port(address)
