@@ -441,8 +441,10 @@ def _skip_hand_result_hands(message: Message, field: FieldDescriptor) -> bool:
     return message.DESCRIPTOR.full_name == "oddtrick.v1.HandResult" and field.name == "hands"
 
 
-def check_hidden_information(seat: Seat, messages: list[referee_pb2.RefereeMessage], log_path: Path) -> int:
-    """Assert that no message to ``seat`` showed a card it could not know yet.
+def check_hidden_information(
+    seat: Seat | None, messages: list[referee_pb2.RefereeMessage], log_path: Path
+) -> int:
+    """Assert that no message to ``seat`` (``None``: a spectator) showed a card it could not know yet.
 
     A card may appear only if it is in the seat's own hand as dealt for the
     hand in progress, already played in that hand (checked card by card
@@ -460,7 +462,7 @@ def check_hidden_information(seat: Seat, messages: list[referee_pb2.RefereeMessa
     ended = False
 
     def allowed(card: Card) -> bool:
-        if card in replay.deals[hand][seat] or card in replay.public[hand]:
+        if card in replay.public[hand] or (seat is not None and card in replay.deals[hand][seat]):
             return True
         return card in {c for _, c in replay.plays[hand][:played]}
 
@@ -491,12 +493,19 @@ def check_hidden_information(seat: Seat, messages: list[referee_pb2.RefereeMessa
             which = event.WhichOneof("kind")
             if which == "match_started":
                 commitment = event.match_started.seed_commitment
-                assert seat_from_wire(event.match_started.seat) is seat
+                if seat is None:
+                    assert event.match_started.seat == cards_pb2.SEAT_UNSPECIFIED
+                else:
+                    assert seat_from_wire(event.match_started.seat) is seat
             elif which == "hand_started":
                 started = event.hand_started
                 hand, played = started.hand_number, 0
                 assert seat_from_wire(started.dealer) is replay.dealers[hand]
-                assert cards_of(started.cards) == list(replay.deals[hand][seat]), "not the dealt hand"
+                assert not started.hands, f"{seat} was shown all four hands at the deal"
+                if seat is None:
+                    assert not started.cards, "a spectator was shown cards at the deal"
+                else:
+                    assert cards_of(started.cards) == list(replay.deals[hand][seat]), "not the dealt hand"
             elif which == "card_played":
                 event_card = (seat_from_wire(event.card_played.seat), card_from_wire(event.card_played.card))
                 assert replay.plays[hand][played] == event_card, "a card event differs from the log"

@@ -1,6 +1,6 @@
 """The ``oddtrick`` command.
 
-``oddtrick bot`` is the SDK's; ``serve``, ``demo``, ``check`` and
+``oddtrick bot`` and ``oddtrick watch`` are the SDK's; ``serve``, ``demo``, ``check`` and
 ``tournament`` come from the referee package, which is loaded only when one
 of them is asked for.
 """
@@ -75,6 +75,33 @@ def _run_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    watch = commands.add_parser(
+        "watch",
+        help="follow a match in progress as a spectator",
+        description=(
+            "Print a match's play as it happens, trick by trick, as a spectator sees it: calls, "
+            "cards and results, and the four hands once each hand is over (live only at an "
+            "open table). Ends with the match."
+        ),
+        epilog="example: oddtrick watch --server localhost:50051",
+    )
+    watch.add_argument(
+        "match_id", nargs="?", default=None, help="the match to watch (default: the newest in progress)"
+    )
+    watch.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
+    watch.set_defaults(handler=_watch)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from oddtrick._watch import watch
+
+    try:
+        return watch(args.server, args.match_id, sys.stdout, sys.stderr)
+    except KeyboardInterrupt:
+        return 130
+
+
 def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="oddtrick",
@@ -83,6 +110,7 @@ def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"oddtrick {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     _add_bot_command(commands)
+    _add_watch_command(commands)
     if not with_referee:
         return parser
     try:
@@ -97,7 +125,7 @@ def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     # A bot process needs only the SDK: skip loading the referee (and trio) to start fast.
-    parser = build_parser(with_referee=arguments[:1] != ["bot"])
+    parser = build_parser(with_referee=arguments[:1] not in (["bot"], ["watch"]))
     args = parser.parse_args(arguments)
     if not hasattr(args, "handler"):
         parser.print_help()

@@ -45,6 +45,50 @@ class Close:
     details: str
 
 
+class WatchStream:
+    """One spectator's server-streaming call (Arena.WatchMatch), seen from trio.
+
+    The trio side calls :meth:`send` and :meth:`close`; the asyncio side runs
+    :meth:`serve`, which writes what was sent until a close. A spectator that
+    hangs up only sets :attr:`closed`: the table stops sending to it.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, peer: str) -> None:
+        self.peer = peer
+        self._loop = loop
+        self._outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.closed = False
+
+    # --- trio side
+    def send(self, message: Any) -> None:
+        """Queue ``message`` for the spectator. Never blocks; a no-op once closed."""
+        if self.closed:
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._outbox.put_nowait, message)
+        except RuntimeError:  # the asyncio loop is gone: the server is stopping
+            self.closed = True
+
+    def close(self, code: grpc.StatusCode, details: str) -> None:
+        if self.closed:
+            return
+        self.send(Close(code, details))
+        self.closed = True
+
+    # --- asyncio side
+    async def serve(self, context: grpc.aio.ServicerContext) -> None:
+        try:
+            while True:
+                message = await self._outbox.get()
+                if isinstance(message, Close):
+                    if message.code is not grpc.StatusCode.OK:
+                        await context.abort(message.code, message.details)
+                    return
+                await context.write(message)
+        finally:
+            self.closed = True
+
+
 class BotStream:
     """One bot's bidirectional call, seen from trio.
 

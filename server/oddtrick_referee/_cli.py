@@ -49,7 +49,7 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--config", type=Path, default=None, metavar="FILE.json", help="game options as JSON")
 
 
-ARENA_KEYS = ("deadline", "grace", "seed", "matches", "ns", "ew", "north", "east", "south", "west")
+ARENA_KEYS = ("deadline", "grace", "seed", "open", "matches", "ns", "ew", "north", "east", "south", "west")
 """Keys a ``serve --config`` file may hold besides the game's options."""
 
 
@@ -131,6 +131,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--grace", type=float, default=None, metavar="S", help="reconnect grace period (default 30)"
     )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
+    arena.add_argument(
+        "--open",
+        action="store_true",
+        default=None,
+        help="spectators (oddtrick watch) see all four hands live: for exhibitions only, "
+        "since a bot could watch its own table",
+    )
     arena.add_argument(
         "--matches", type=int, default=None, metavar="N", help="matches to play, then exit (default 1)"
     )
@@ -248,12 +255,14 @@ def _serve(args: argparse.Namespace) -> int:
     rules = TableRules(
         deadline_s=args.deadline if args.deadline is not None else 5.0,
         grace_s=args.grace if args.grace is not None else 30.0,
+        open=bool(args.open),
     )
     matches = args.matches if args.matches is not None else 1
 
     async def main() -> None:
         async with running_referee(settings) as referee:
             print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
+            print(f"  follow the play with: oddtrick watch --server {referee.address}", flush=True)
             for number in range(1, matches + 1):
                 print(
                     f"match {number}/{matches}: waiting for {', '.join(sorted(set(seating.values())))}",

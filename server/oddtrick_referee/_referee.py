@@ -29,7 +29,7 @@ from oddtrick import __version__
 from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
-from oddtrick_referee._bridge import BotStream, grpc_server
+from oddtrick_referee._bridge import BotStream, WatchStream, grpc_server
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee._sessions import (
     PROTOCOL_MINOR,
@@ -94,6 +94,7 @@ class Referee:
         self.live: dict[str, dict[str, Any]] = {}
         """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
         self._live_lock = threading.Lock()
+        self.trio_token = trio.lowlevel.current_trio_token()
 
     @property
     def address(self) -> str:
@@ -278,6 +279,30 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         if len(rows) > page_size:
             response.next_page_token = str(offset + page_size)
         return response
+
+    async def WatchMatch(self, request: Any, context: Any) -> None:  # type: ignore[override]  # noqa: N802
+        """Written with context.write (like Play), not as an async generator."""
+        entry = self._referee.live.get(request.match_id)
+        if entry is None:
+            await context.abort(
+                grpc.StatusCode.NOT_FOUND,
+                f"no match {request.match_id!r} in progress (ListMatches lists them; "
+                "a finished match's log is served by GetMatchLog)",
+            )
+            raise AssertionError("abort raises")
+        table: Table = entry["table"]
+        if table.sealed:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"match {request.match_id!r} is one play of a duplicate pair: sealed until both "
+                "plays are over, then its log is served by GetMatchLog",
+            )
+        watcher = WatchStream(asyncio.get_running_loop(), context.peer())
+        try:
+            self._referee.trio_token.run_sync_soon(table.watch, watcher)
+        except trio.RunFinishedError:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+        await watcher.serve(context)
 
     async def GetMatchLog(self, request: Any, context: Any) -> arena_pb2.GetMatchLogResponse:  # noqa: N802
         row = await asyncio.to_thread(self._referee.store.get, request.match_id)

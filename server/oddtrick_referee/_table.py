@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import grpc
 import trio
 
 from oddtrick._codec import (
@@ -63,7 +64,8 @@ from oddtrick.rules import (
     Seat,
     SeatView,
 )
-from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
+from oddtrick.v1 import arena_pb2, cards_pb2, game_pb2, referee_pb2
+from oddtrick_referee._bridge import WatchStream
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
 from oddtrick_referee._sessions import DISCONNECTED, SeatLink
 
@@ -217,10 +219,17 @@ class Table:
         """The hand's public state (no cards), advanced event by event; a request adds the
         seat's own cards and turn to a copy of it instead of re-encoding the whole hand."""
         self._own_cards: dict[Seat, list[Card]] = {seat: [] for seat in Seat}
+        self._watch_events: list[referee_pb2.Event] = []
+        """Every event as spectators see it, numbered from 1: a new spectator gets them all."""
+        self._watch_sent = 0
+        self._watchers: list[WatchStream] = []
+        self._over = False
         self._open: dict[Seat, tuple[referee_pb2.DecisionRequest, float]] = {}
         self._last_decided: _Decided | None = None
         self._on_progress = on_progress
         self._reveal_seed = reveal_seed
+        self.sealed = not reveal_seed
+        """One play of a duplicate pair: its cards stay hidden from everyone until both are over."""
         self._fold_events = fold_events
         """Send a seat's events with its next request (one message per decision) rather than at once."""
         self.started_at_ms = int(time.time() * 1000)
@@ -255,6 +264,17 @@ class Table:
         )
         for seat in Seat:
             self._queue(seat, match_started=self._match_started(seat))
+        self._record_watched(match_started=self._match_started(None))
+        try:
+            await self._play()
+        except BaseException:
+            self._end_watching(grpc.StatusCode.UNAVAILABLE, "the match was stopped before its end")
+            raise
+        self._end_watching(grpc.StatusCode.OK, "the match is over")
+        return state
+
+    async def _play(self) -> None:
+        state = self.state
         while True:
             self._report(self._cursor.poll())
             if state.phase is Phase.MATCH_OVER:
@@ -296,7 +316,6 @@ class Table:
                 self._on_progress(self)
         self._flush_all()
         self._finish_log()
-        return state
 
     def seat_records(self) -> dict[str, dict[str, Any]]:
         return {str(seat): record.to_dict() for seat, record in self.records.items()}
@@ -462,12 +481,45 @@ class Table:
         return added
 
     def _queue_all(self, **event: Any) -> None:
-        """Queue one public event for every seat and advance the hand's public state with it."""
+        """Queue one public event for every seat and spectator, and advance the hand's
+        public state with it."""
         outgoing = self._outgoing
         for seat, link in self.links.items():
             link.sequence += 1
             added = outgoing[seat].update.events.add(sequence=link.sequence, **event)
         advance_hand(self._hand, added, cards_pb2.SEAT_UNSPECIFIED)
+        self._record_watched(**event)
+
+    # ------------------------------------------------------------ spectators
+
+    def _record_watched(self, **event: Any) -> None:
+        events = self._watch_events
+        events.append(referee_pb2.Event(sequence=len(events) + 1, **event))
+
+    def watch(self, watcher: WatchStream) -> None:
+        """A spectator joins (Arena.WatchMatch): send it everything so far, then what follows."""
+        if self._over:
+            watcher.close(grpc.StatusCode.NOT_FOUND, f"match {self.match_id} is over; fetch its log")
+            return
+        self._watchers.append(watcher)
+        watcher.send(arena_pb2.WatchMatchResponse(events=self._watch_events))
+
+    def _end_watching(self, code: grpc.StatusCode, details: str) -> None:
+        self._over = True
+        for watcher in self._watchers:
+            watcher.close(code, details)
+
+    def _publish(self) -> None:
+        """Send spectators the events recorded since the last time."""
+        events = self._watch_events
+        if self._watch_sent == len(events):
+            return
+        if self._watchers:
+            self._watchers = [w for w in self._watchers if not w.closed]
+            response = arena_pb2.WatchMatchResponse(events=events[self._watch_sent :])
+            for watcher in self._watchers:
+                watcher.send(response)
+        self._watch_sent = len(events)
 
     def _hand_started(self, view: SeatView) -> referee_pb2.HandStarted:
         message = referee_pb2.HandStarted(
@@ -517,11 +569,15 @@ class Table:
                 meta["think_ms"] = decided.think_ms
         for event in events:
             if isinstance(event, HandStarted):
+                watched = self._hand_started(state.view(None))
                 for seat in Seat:
                     view = state.view(seat)
                     started = self._hand_started(view)
                     self._queue(seat, hand_started=started)
                     self._own_cards[seat] = list(view.hand)
+                    if self.rules.open:
+                        watched.hands.add(seat=seat_to_wire(seat), cards=started.cards)
+                self._record_watched(hand_started=watched)
                 self._hand = start_hand(started)
                 self._hand.ClearField("cards")
             elif isinstance(event, CallMade):
@@ -561,6 +617,7 @@ class Table:
                 public = public or state.view(None)
                 self._queue_all(match_ended=self._match_result(public))
             self._log_event(event)
+        self._publish()
         if not self._fold_events:
             self._flush_all()
 
@@ -611,13 +668,14 @@ class Table:
             message.winner = side_to_wire(result.winner)
         return message
 
-    def _match_started(self, seat: Seat) -> referee_pb2.MatchStarted:
+    def _match_started(self, seat: Seat | None) -> referee_pb2.MatchStarted:
+        """The match as ``seat`` (``None``: a spectator) is told of it."""
         return referee_pb2.MatchStarted(
             match_id=self.match_id,
             table_id=self.table_id,
             config=config_to_wire(self.state.config),
             rules=self.rules.to_wire(),
-            seat=seat_to_wire(seat),
+            seat=seat_to_wire(seat) if seat is not None else cards_pb2.SEAT_UNSPECIFIED,
             players=[
                 game_pb2.SeatPlayer(
                     seat=seat_to_wire(s), bot_name=link.bot_name, bot_version=link.bot_version

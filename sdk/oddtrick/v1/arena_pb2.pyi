@@ -5,8 +5,9 @@ Copyright the oddtrick authors.
 SPDX-License-Identifier: MIT
 
 The arena's questions and answers for people and tools: what the referee
-supports, which matches exist, and the log of a finished match. All RPCs are
-unary and read-only; a bot does not need them to play.
+supports, which matches exist, a match followed live as a spectator, and
+the log of a finished match. All RPCs are read-only; a bot does not need
+them to play.
 
 Versioning policy (the same in every file of oddtrick.v1): this package
 only grows. Fields, enum values, messages, oneof members and RPCs are added,
@@ -417,3 +418,60 @@ class GetMatchLogResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetMatchLogResponse: _TypeAlias = GetMatchLogResponse  # noqa: Y015
+
+@_typing.final
+class WatchMatchRequest(_message.Message):
+    """---------------------------------------------------------------------------
+    WatchMatch
+    ---------------------------------------------------------------------------
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    """A match_id from ListMatches, of a match in progress."""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchMatchRequest: _TypeAlias = WatchMatchRequest  # noqa: Y015
+
+@_typing.final
+class WatchMatchResponse(_message.Message):
+    """Events as a spectator sees them: what a player holding no cards sees
+    (RULES.md, "What each player may see"). They are the seats' Event
+    messages, with these differences: MatchStarted.seat is SEAT_UNSPECIFIED;
+    HandStarted.cards is empty, and HandStarted.hands holds all four hands
+    only when the match's TableRules.open is set; HandEnded shows the four
+    hands once a hand has been played out, as it does to the seats. Sequence
+    numbers count 1, 2, … on each WatchMatch stream. The first response holds
+    every event of the match so far, from MatchStarted; each later one holds
+    what happened at one point of play (a card and the trick it completed,
+    say).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_referee_pb2.Event]: ...
+    def __init__(
+        self,
+        *,
+        events: _abc.Iterable[_referee_pb2.Event] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchMatchResponse: _TypeAlias = WatchMatchResponse  # noqa: Y015

@@ -34,7 +34,9 @@ class ArenaStub:
     one this RPC returned for the same request (do not retry unchanged).
     NOT_FOUND: no match has the given match_id.
     FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-    would reveal hidden cards); retry once it has ended.
+    would reveal hidden cards); retry once it has ended. WatchMatch for a
+    sealed match (one play of a duplicate pair, whose cards the other play
+    still has to be dealt); fetch its log once the pair is over.
     UNAVAILABLE: the referee is shutting down or restarting; retry with
     backoff.
     """
@@ -60,6 +62,11 @@ class ArenaStub:
                 request_serializer=oddtrick_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
                 response_deserializer=oddtrick_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
                 _registered_method=True)
+        self.WatchMatch = channel.unary_stream(
+                '/oddtrick.v1.Arena/WatchMatch',
+                request_serializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchRequest.SerializeToString,
+                response_deserializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -71,7 +78,9 @@ class ArenaServicer:
     one this RPC returned for the same request (do not retry unchanged).
     NOT_FOUND: no match has the given match_id.
     FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-    would reveal hidden cards); retry once it has ended.
+    would reveal hidden cards); retry once it has ended. WatchMatch for a
+    sealed match (one play of a duplicate pair, whose cards the other play
+    still has to be dealt); fetch its log once the pair is over.
     UNAVAILABLE: the referee is shutting down or restarting; retry with
     backoff.
     """
@@ -97,6 +106,16 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchMatch(self, request, context):
+        """Follow a match in progress as a spectator: the events so far, then each
+        new one as it happens (see WatchMatchResponse), until the match ends;
+        the stream then ends with OK. NOT_FOUND when no match with this id is in
+        progress (a finished match's log is served by GetMatchLog).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -115,6 +134,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     request_deserializer=oddtrick_dot_v1_dot_arena__pb2.GetMatchLogRequest.FromString,
                     response_serializer=oddtrick_dot_v1_dot_arena__pb2.GetMatchLogResponse.SerializeToString,
             ),
+            'WatchMatch': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchMatch,
+                    request_deserializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchRequest.FromString,
+                    response_serializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'oddtrick.v1.Arena', rpc_method_handlers)
@@ -132,7 +156,9 @@ class Arena:
     one this RPC returned for the same request (do not retry unchanged).
     NOT_FOUND: no match has the given match_id.
     FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-    would reveal hidden cards); retry once it has ended.
+    would reveal hidden cards); retry once it has ended. WatchMatch for a
+    sealed match (one play of a duplicate pair, whose cards the other play
+    still has to be dealt); fetch its log once the pair is over.
     UNAVAILABLE: the referee is shutting down or restarting; retry with
     backoff.
     """
@@ -208,6 +234,33 @@ class Arena:
             '/oddtrick.v1.Arena/GetMatchLog',
             oddtrick_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
             oddtrick_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/oddtrick.v1.Arena/WatchMatch',
+            oddtrick_dot_v1_dot_arena__pb2.WatchMatchRequest.SerializeToString,
+            oddtrick_dot_v1_dot_arena__pb2.WatchMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -5,8 +5,9 @@ Copyright the oddtrick authors.
 SPDX-License-Identifier: MIT
 
 The arena's questions and answers for people and tools: what the referee
-supports, which matches exist, and the log of a finished match. All RPCs are
-unary and read-only; a bot does not need them to play.
+supports, which matches exist, a match followed live as a spectator, and
+the log of a finished match. All RPCs are read-only; a bot does not need
+them to play.
 
 Versioning policy (the same in every file of oddtrick.v1): this package
 only grows. Fields, enum values, messages, oneof members and RPCs are added,
@@ -50,7 +51,9 @@ class ArenaStub:
         one this RPC returned for the same request (do not retry unchanged).
       NOT_FOUND: no match has the given match_id.
       FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-        would reveal hidden cards); retry once it has ended.
+        would reveal hidden cards); retry once it has ended. WatchMatch for a
+        sealed match (one play of a duplicate pair, whose cards the other play
+        still has to be dealt); fetch its log once the pair is over.
       UNAVAILABLE: the referee is shutting down or restarting; retry with
         backoff.
     """
@@ -65,6 +68,12 @@ class ArenaStub:
     """Matches in progress and finished, newest first, page by page."""
     GetMatchLog: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogRequest, _arena_pb2.GetMatchLogResponse]
     """The log of a finished match, page by page."""
+    WatchMatch: _grpc.UnaryStreamMultiCallable[_arena_pb2.WatchMatchRequest, _arena_pb2.WatchMatchResponse]
+    """Follow a match in progress as a spectator: the events so far, then each
+    new one as it happens (see WatchMatchResponse), until the match ends;
+    the stream then ends with OK. NOT_FOUND when no match with this id is in
+    progress (a finished match's log is served by GetMatchLog).
+    """
 
 @_typing.type_check_only
 class ArenaAsyncStub(ArenaStub):
@@ -76,7 +85,9 @@ class ArenaAsyncStub(ArenaStub):
         one this RPC returned for the same request (do not retry unchanged).
       NOT_FOUND: no match has the given match_id.
       FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-        would reveal hidden cards); retry once it has ended.
+        would reveal hidden cards); retry once it has ended. WatchMatch for a
+        sealed match (one play of a duplicate pair, whose cards the other play
+        still has to be dealt); fetch its log once the pair is over.
       UNAVAILABLE: the referee is shutting down or restarting; retry with
         backoff.
     """
@@ -88,6 +99,12 @@ class ArenaAsyncStub(ArenaStub):
     """Matches in progress and finished, newest first, page by page."""
     GetMatchLog: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetMatchLogRequest, _arena_pb2.GetMatchLogResponse]  # type: ignore[assignment]
     """The log of a finished match, page by page."""
+    WatchMatch: _aio.UnaryStreamMultiCallable[_arena_pb2.WatchMatchRequest, _arena_pb2.WatchMatchResponse]  # type: ignore[assignment]
+    """Follow a match in progress as a spectator: the events so far, then each
+    new one as it happens (see WatchMatchResponse), until the match ends;
+    the stream then ends with OK. NOT_FOUND when no match with this id is in
+    progress (a finished match's log is served by GetMatchLog).
+    """
 
 class ArenaServicer(metaclass=_abc_1.ABCMeta):
     """Read-only information about the arena. None of these RPCs reveals a card
@@ -98,7 +115,9 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         one this RPC returned for the same request (do not retry unchanged).
       NOT_FOUND: no match has the given match_id.
       FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-        would reveal hidden cards); retry once it has ended.
+        would reveal hidden cards); retry once it has ended. WatchMatch for a
+        sealed match (one play of a duplicate pair, whose cards the other play
+        still has to be dealt); fetch its log once the pair is over.
       UNAVAILABLE: the referee is shutting down or restarting; retry with
         backoff.
     """
@@ -126,5 +145,17 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.GetMatchLogResponse, _abc.Awaitable[_arena_pb2.GetMatchLogResponse]]:
         """The log of a finished match, page by page."""
+
+    @_abc_1.abstractmethod
+    def WatchMatch(
+        self,
+        request: _arena_pb2.WatchMatchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_arena_pb2.WatchMatchResponse], _abc.AsyncIterator[_arena_pb2.WatchMatchResponse]]:
+        """Follow a match in progress as a spectator: the events so far, then each
+        new one as it happens (see WatchMatchResponse), until the match ends;
+        the stream then ends with OK. NOT_FOUND when no match with this id is in
+        progress (a finished match's log is served by GetMatchLog).
+        """
 
 def add_ArenaServicer_to_server(servicer: ArenaServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -478,9 +478,11 @@ class TableRules(_message.Message):
     meantime still get the fallback action at their deadline.
     """
     open: _builtins.bool
-    """Spectators see all four hands live. When false, spectators see only the
-    public play and are shown the hands after each hand ends. Seats never see
-    more than their own hand either way.
+    """Spectators (Arena.WatchMatch) see all four hands live. When false,
+    spectators see only the public play and are shown the hands after each
+    hand ends. Seats never see more than their own hand either way, but
+    anyone who can reach the Arena service can watch: a bot could watch its
+    own open match, so open is for exhibitions, never for competition.
     """
     def __init__(
         self,

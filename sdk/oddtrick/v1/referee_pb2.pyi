@@ -737,6 +737,7 @@ class HandStarted(_message.Message):
     TURNED_CARD_FIELD_NUMBER: _builtins.int
     CUT_CARD_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
     hand_number: _builtins.int
     """1-based within the match; counts every deal, thrown-in hands included."""
     game_number: _builtins.int
@@ -774,6 +775,12 @@ class HandStarted(_message.Message):
     def score(self) -> _game_pb2.Scoreboard:
         """The scoreboard before this hand."""
 
+    @_builtins.property
+    def hands(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatHand]:
+        """Never sent to a seat. To spectators of an open match (TableRules.open)
+        only: all four hands as dealt, North, East, South, West.
+        """
+
     def __init__(
         self,
         *,
@@ -785,10 +792,11 @@ class HandStarted(_message.Message):
         turned_card: _cards_pb2.Card | None = ...,
         cut_card: _cards_pb2.Card | None = ...,
         score: _game_pb2.Scoreboard | None = ...,
+        hands: _abc.Iterable[_game_pb2.SeatHand] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["cut_card", b"cut_card", "score", b"score", "turned_card", b"turned_card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "cut_card", b"cut_card", "dealer", b"dealer", "game_number", b"game_number", "hand_number", b"hand_number", "score", b"score", "trumps", b"trumps", "turned_card", b"turned_card"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "cut_card", b"cut_card", "dealer", b"dealer", "game_number", b"game_number", "hand_number", b"hand_number", "hands", b"hands", "score", b"score", "trumps", b"trumps", "turned_card", b"turned_card"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,215 @@
+"""Spectators (Arena.WatchMatch) over a real socket: what they see, and what they never see.
+
+Each test holds the match at its first decision (the bot to act waits) until
+the spectator has joined, so the spectator provably joins a match in
+progress and receives the events so far, then the rest live.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import trio
+from referee_support import (
+    GUARD_S,
+    RawBot,
+    _Replay,
+    check_hidden_information,
+    connect_and_play,
+    in_thread,
+    random_legal,
+    referee_running,
+)
+
+from oddtrick._codec import card_from_wire, seat_from_wire
+from oddtrick._watch import PlayByPlay
+from oddtrick.rules import GameConfig, MatchFormat, Seat, TrumpSelection
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2
+from oddtrick_referee import check_log
+from oddtrick_referee._referee import MatchRecord, MatchSpec, Referee
+from oddtrick_referee._table import TableRules
+
+NAMES = {seat: f"watched-{seat.name.lower()}" for seat in Seat}
+
+
+class Spectator:
+    """Arena.WatchMatch on grpc's synchronous API, read in the caller's thread."""
+
+    def __init__(self, address: str) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.arena = arena_pb2_grpc.ArenaStub(self.channel)
+        self.responses: list[arena_pb2.WatchMatchResponse] = []
+        self.status: tuple[grpc.StatusCode, str] | None = None
+
+    def match_in_progress(self) -> str:
+        listed = self.arena.ListMatches(
+            arena_pb2.ListMatchesRequest(statuses=[arena_pb2.MATCH_STATUS_IN_PROGRESS]), timeout=GUARD_S
+        )
+        assert len(listed.matches) == 1, listed
+        return listed.matches[0].match_id
+
+    def watch(self, match_id: str, joined: threading.Event, stop_after: str | None = None) -> None:
+        """Read the stream to its end (or until an event of kind ``stop_after``, then hang up)."""
+        call = self.arena.WatchMatch(arena_pb2.WatchMatchRequest(match_id=match_id), timeout=60)
+        try:
+            for response in call:
+                self.responses.append(response)
+                joined.set()
+                if stop_after and any(e.WhichOneof("kind") == stop_after for e in response.events):
+                    call.cancel()
+                    break
+            self.status = (call.code(), call.details() or "")
+        except grpc.RpcError as error:
+            self.status = (error.code(), error.details() or "")
+        finally:
+            joined.set()
+            self.channel.close()
+
+    @property
+    def events(self) -> list[referee_pb2.Event]:
+        return [event for response in self.responses for event in response.events]
+
+
+def held_at_first_decision(
+    policy: Callable[[RawBot, referee_pb2.DecisionRequest], Any],
+    asked: threading.Event,
+    release: threading.Event,
+) -> Callable[[RawBot, referee_pb2.DecisionRequest], Any]:
+    """``policy``, except that the very first decision of the match waits for ``release``."""
+
+    def held(bot: RawBot, request: referee_pb2.DecisionRequest) -> Any:
+        if not asked.is_set():
+            asked.set()
+            assert release.wait(GUARD_S), "the spectator never joined"
+        return policy(bot, request)
+
+    return held
+
+
+async def play_watched(
+    tmp_path: Path,
+    config: GameConfig,
+    rules: TableRules,
+    spectate: Callable[[Referee, threading.Event], None],
+    sealed: bool = False,
+    bots: dict[Seat, RawBot] | None = None,
+) -> MatchRecord:
+    """Play one match of four raw bots, held at the first decision until ``spectate``
+    (run in a thread once the match is in progress) sets the event it is given."""
+    asked, release = threading.Event(), threading.Event()
+    lock = threading.Lock()
+
+    async def bot(seat: Seat, address: str) -> None:
+        policy = random_legal(f"watched-{seat}", pass_rate=0.6)
+        with lock:  # each bot wraps its own policy, but only one request is the match's first
+            held = held_at_first_decision(policy, asked, release)
+        played = await in_thread(connect_and_play, address, NAMES[seat], held)
+        if bots is not None:
+            bots[seat] = played
+
+    async with referee_running(tmp_path, NAMES.values()) as referee:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                for seat in Seat:
+                    nursery.start_soon(bot, seat, referee.address)
+
+                async def spectator() -> None:
+                    await in_thread(asked.wait, GUARD_S)
+                    await in_thread(spectate, referee, release)
+
+                nursery.start_soon(spectator)
+                spec = MatchSpec(config, NAMES, rules, seed=f"watched-{config.game.value}")
+                return await referee.play_match(spec, wait_s=20, sealed=sealed)
+    raise AssertionError("unreachable")
+
+
+CUT_CLASSIC = GameConfig.classic(trump_selection=TrumpSelection.CUT, format=MatchFormat.DEALS, deals=2)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [GameConfig.contract(format=MatchFormat.DEALS, deals=2), CUT_CLASSIC],
+    ids=["contract", "classic-cut"],
+)
+async def test_a_spectator_sees_the_public_play_and_no_hidden_card(tmp_path, config):
+    watchers: list[Spectator] = []
+
+    def spectate(referee: Referee, joined: threading.Event) -> None:
+        spectator = Spectator(referee.address)
+        watchers.append(spectator)
+        spectator.watch(spectator.match_in_progress(), joined)
+
+    record = await play_watched(tmp_path, config, TableRules(deadline_s=5.0), spectate)
+    assert check_log(record.log_path).ok
+    (spectator,) = watchers
+    assert spectator.status is not None
+    assert spectator.status[0] is grpc.StatusCode.OK, spectator.status
+    events = spectator.events
+    assert [e.sequence for e in events] == list(range(1, len(events) + 1))
+    first = spectator.responses[0].events
+    assert first[0].WhichOneof("kind") == "match_started"
+    assert first[0].match_started.match_id == record.match_id
+    assert any(e.WhichOneof("kind") == "hand_started" for e in first)  # it joined mid-match
+    as_messages = [
+        referee_pb2.RefereeMessage(update=referee_pb2.Update(events=r.events)) for r in spectator.responses
+    ]
+    checked = check_hidden_information(None, as_messages, record.log_path)
+    assert checked >= 104, checked  # every card played, and the hands shown after each hand
+    plays = [e for e in events if e.WhichOneof("kind") == "card_played"]
+    assert len(plays) == sum(len(hand) for hand in _Replay(record.log_path).plays.values())
+    lines = list(PlayByPlay().lines(events))
+    assert sum(1 for line in lines if line.lstrip().startswith("trick ")) == len(plays) // 4
+    assert lines[-2].startswith("match over:")
+
+
+async def test_an_open_table_shows_spectators_all_four_hands_at_the_deal(tmp_path):
+    watchers: list[Spectator] = []
+
+    def spectate(referee: Referee, joined: threading.Event) -> None:
+        spectator = Spectator(referee.address)
+        watchers.append(spectator)
+        # Hang up after the first hand: the match must carry on regardless.
+        spectator.watch(spectator.match_in_progress(), joined, stop_after="hand_ended")
+
+    config = GameConfig.classic(format=MatchFormat.DEALS, deals=2)
+    bots: dict[Seat, RawBot] = {}
+    record = await play_watched(tmp_path, config, TableRules(deadline_s=5.0, open=True), spectate, bots=bots)
+    for seat, bot in bots.items():  # open is for spectators: seats still see only their own hand
+        check_hidden_information(seat, bot.received, record.log_path)
+    report = check_log(record.log_path)
+    assert report.ok, report.describe()
+    assert report.hands == 2
+    (spectator,) = watchers
+    assert spectator.status is not None
+    assert spectator.status[0] is grpc.StatusCode.CANCELLED
+    started = next(e.hand_started for e in spectator.events if e.WhichOneof("kind") == "hand_started")
+    assert not started.cards
+    shown = {seat_from_wire(h.seat): [card_from_wire(c) for c in h.cards] for h in started.hands}
+    dealt = _Replay(record.log_path).deals[1]
+    assert shown == {seat: list(dealt[seat]) for seat in Seat}
+
+
+async def test_sealed_and_unknown_matches_cannot_be_watched(tmp_path):
+    outcomes: dict[str, tuple[grpc.StatusCode, str]] = {}
+
+    def spectate(referee: Referee, joined: threading.Event) -> None:
+        try:
+            for label, match_id in (("unknown", "no-such-match"), ("sealed", None)):
+                spectator = Spectator(referee.address)
+                spectator.watch(match_id or spectator.match_in_progress(), threading.Event())
+                assert spectator.status is not None
+                outcomes[label] = spectator.status
+        finally:
+            joined.set()
+
+    config = GameConfig.contract(format=MatchFormat.HAND)
+    record = await play_watched(tmp_path, config, TableRules(deadline_s=5.0), spectate, sealed=True)
+    assert record.state.match_result is not None
+    assert outcomes["unknown"][0] is grpc.StatusCode.NOT_FOUND, outcomes
+    assert outcomes["sealed"][0] is grpc.StatusCode.FAILED_PRECONDITION, outcomes
+    assert "duplicate" in outcomes["sealed"][1]
