@@ -219,8 +219,9 @@ class Table:
         """The hand's public state (no cards), advanced event by event; a request adds the
         seat's own cards and turn to a copy of it instead of re-encoding the whole hand."""
         self._own_cards: dict[Seat, list[Card]] = {seat: [] for seat in Seat}
-        self._watch_events: list[referee_pb2.Event] = []
-        """Every event as spectators see it, numbered from 1: a new spectator gets them all."""
+        self._watch_log: list[dict[str, Any]] = []
+        """Every event as spectators see it (the fields of an Event, which is built only when
+        someone watches), numbered from 1: a new spectator gets them all."""
         self._watch_sent = 0
         self._watchers: list[WatchStream] = []
         self._over = False
@@ -493,8 +494,13 @@ class Table:
     # ------------------------------------------------------------ spectators
 
     def _record_watched(self, **event: Any) -> None:
-        events = self._watch_events
-        events.append(referee_pb2.Event(sequence=len(events) + 1, **event))
+        self._watch_log.append(event)
+
+    def _watched_events(self, start: int) -> list[referee_pb2.Event]:
+        return [
+            referee_pb2.Event(sequence=number, **fields)
+            for number, fields in enumerate(self._watch_log[start:], start + 1)
+        ]
 
     def watch(self, watcher: WatchStream) -> None:
         """A spectator joins (Arena.WatchMatch): send it everything so far, then what follows."""
@@ -502,7 +508,7 @@ class Table:
             watcher.close(grpc.StatusCode.NOT_FOUND, f"match {self.match_id} is over; fetch its log")
             return
         self._watchers.append(watcher)
-        watcher.send(arena_pb2.WatchMatchResponse(events=self._watch_events))
+        watcher.send(arena_pb2.WatchMatchResponse(events=self._watched_events(0)))
 
     def _end_watching(self, code: grpc.StatusCode, details: str) -> None:
         self._over = True
@@ -511,15 +517,14 @@ class Table:
 
     def _publish(self) -> None:
         """Send spectators the events recorded since the last time."""
-        events = self._watch_events
-        if self._watch_sent == len(events):
+        if self._watch_sent == len(self._watch_log):
             return
         if self._watchers:
             self._watchers = [w for w in self._watchers if not w.closed]
-            response = arena_pb2.WatchMatchResponse(events=events[self._watch_sent :])
+            response = arena_pb2.WatchMatchResponse(events=self._watched_events(self._watch_sent))
             for watcher in self._watchers:
                 watcher.send(response)
-        self._watch_sent = len(events)
+        self._watch_sent = len(self._watch_log)
 
     def _hand_started(self, view: SeatView) -> referee_pb2.HandStarted:
         message = referee_pb2.HandStarted(
