@@ -81,6 +81,13 @@ def query_arena(address: str, match_ids: list[str]) -> dict:
         )
         with pytest.raises(grpc.RpcError) as missing:
             arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id="no-such-match"), timeout=5)
+        with pytest.raises(grpc.RpcError) as bad_token:
+            arena.ListMatches(arena_pb2.ListMatchesRequest(page_token="not-a-token"), timeout=5)
+        by_bot = arena.ListMatches(arena_pb2.ListMatchesRequest(bot_name="alice", page_size=1), timeout=5)
+        by_nobody = arena.ListMatches(arena_pb2.ListMatchesRequest(bot_name="carol"), timeout=5)
+        in_progress = arena.ListMatches(
+            arena_pb2.ListMatchesRequest(statuses=[arena_pb2.MATCH_STATUS_IN_PROGRESS]), timeout=5
+        )
         health = health_pb2_grpc.HealthStub(channel).Check(
             health_pb2.HealthCheckRequest(service=""), timeout=5
         )
@@ -97,6 +104,10 @@ def query_arena(address: str, match_ids: list[str]) -> dict:
         "classic_only": classic_only,
         "pages": (first_page, second_page),
         "missing": missing.value.code(),
+        "bad_token": bad_token.value.code(),
+        "by_bot": by_bot,
+        "by_nobody": by_nobody,
+        "in_progress": in_progress,
         "health": health.status,
         "services": {s.name for a in answers for s in a.list_services_response.service},
     }
@@ -132,6 +143,11 @@ async def test_whole_matches_of_both_games_between_sdk_bots(tmp_path):
         assert summary.config.kind == kind
         assert summary.hands_played == 2
         assert summary.HasField("ended_at_unix_ms")
+        assert summary.table_id == record.match_id  # no table id given: the match's own
+        assert summary.rules.decision_deadline_ms == 5000
+        assert summary.seed_commitment == record.state.commitment
+        assert summary.result.outcome in (game_pb2.MATCH_OUTCOME_WIN, game_pb2.MATCH_OUTCOME_DRAW)
+        assert list(summary.score.total.ListFields()) == list(summary.result.score.total.ListFields())
         assert {(p.seat, p.bot_name) for p in summary.players} == {
             (cards_pb2.SEAT_NORTH, "alice"),
             (cards_pb2.SEAT_EAST, "bob"),
@@ -150,6 +166,12 @@ async def test_whole_matches_of_both_games_between_sdk_bots(tmp_path):
     assert list(first_page.lines) + list(second_page.lines) == served_lines[:6]
     assert second_page.next_page_token == "6"
     assert answers["missing"] is grpc.StatusCode.NOT_FOUND
+    assert answers["bad_token"] is grpc.StatusCode.INVALID_ARGUMENT
+    # Filters apply before paging: a page of one holds a match, and says there is another.
+    assert len(answers["by_bot"].matches) == 1
+    assert answers["by_bot"].next_page_token == "1"
+    assert not answers["by_nobody"].matches
+    assert not answers["in_progress"].matches
     assert answers["health"] == health_pb2.HealthCheckResponse.SERVING
     assert {
         "oddtrick.v1.Referee",

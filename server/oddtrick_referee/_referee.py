@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
+import json
 import logging
 import secrets
 import threading
@@ -147,6 +148,16 @@ class Referee:
             spec.config.to_dict(),
             players,
             log_path,
+            {
+                "table_id": table.table_id,
+                "rules": {
+                    "deadline_ms": round(spec.rules.deadline_s * 1000),
+                    "grace_ms": round(spec.rules.grace_s * 1000),
+                    "open": spec.rules.open,
+                },
+                "seed_commitment": table.state.commitment,
+                "sealed": sealed,
+            },
         )
         self._set_live(match_id, {"table": table, "players": players})
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
@@ -234,48 +245,20 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def ListMatches(self, request: Any, context: Any) -> arena_pb2.ListMatchesResponse:  # noqa: N802
         page_size = min(request.page_size or 50, 500)
-        offset = int(request.page_token) if request.page_token.isdigit() else 0
-        rows = await asyncio.to_thread(self._referee.store.list_matches, None, page_size + 1, offset)
-        response = arena_pb2.ListMatchesResponse()
-        wanted = set(request.statuses)
-        for row in rows[:page_size]:
-            status = (
-                arena_pb2.MATCH_STATUS_FINISHED
-                if row["status"] == "finished"
-                else arena_pb2.MATCH_STATUS_IN_PROGRESS
-            )
-            if wanted and status not in wanted:
-                continue
-            if request.bot_name and request.bot_name not in row["players"].values():
-                continue
-            config = GameConfig.from_dict(row["config"])
-            if request.game_kind and game_kind_to_wire(config.game) != request.game_kind:
-                continue
-            summary = arena_pb2.MatchSummary(
-                match_id=row["match_id"],
-                status=status,
-                config=config_to_wire(config),
-                players=[
-                    game_pb2.SeatPlayer(seat=seat_to_wire(Seat.parse(seat)), bot_name=name)
-                    for seat, name in row["players"].items()
-                ],
-                started_at_unix_ms=row["started_at"],
-            )
-            if row["finished_at"] is not None:
-                summary.ended_at_unix_ms = row["finished_at"]
-            if row["result"]:
-                summary.hands_played = row["result"]["hands"]
-                ns, ew = row["result"]["totals"]
-                summary.score.total.CopyFrom(per_side((ns, ew)))
-                winner = row["result"]["winner"]
-                summary.result.outcome = game_pb2.MATCH_OUTCOME_WIN if winner else game_pb2.MATCH_OUTCOME_DRAW
-                if winner:
-                    summary.result.winner = side_to_wire(
-                        Side.NORTH_SOUTH if winner == "NS" else Side.EAST_WEST
-                    )
-                summary.result.hands_played = row["result"]["hands"]
-                summary.result.score.total.CopyFrom(per_side((ns, ew)))
-            response.matches.append(summary)
+        offset = await _page_offset(request.page_token, context)
+        statuses = [db for wire in request.statuses for db in _DB_STATUSES.get(wire, ())]
+        if request.statuses and not statuses:
+            return arena_pb2.ListMatchesResponse()  # only statuses this referee does not know
+        game = next((kind.value for kind in GameKind if game_kind_to_wire(kind) == request.game_kind), "")
+        if request.game_kind and not game:
+            return arena_pb2.ListMatchesResponse()
+        rows = await asyncio.to_thread(
+            self._referee.store.list_matches, statuses, page_size + 1, offset, request.bot_name, game
+        )
+        live = self._referee.live
+        response = arena_pb2.ListMatchesResponse(
+            matches=[_summary(row, live.get(row["match_id"])) for row in rows[:page_size]]
+        )
         if len(rows) > page_size:
             response.next_page_token = str(offset + page_size)
         return response
@@ -309,14 +292,22 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         if row is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             raise AssertionError("abort raises")
-        if row["status"] != "finished":
+        details = json.loads(row["details"]) if row["details"] else {}
+        if row["status"] == "running":
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"match {request.match_id!r} is still in progress; its log is served once it ends",
+                f"match {request.match_id!r} is still in progress; its log is served once it ends "
+                "(WatchMatch follows it live)",
+            )
+        if row["status"] == "sealed" or (row["status"] == "aborted" and details.get("sealed")):
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"match {request.match_id!r} is one play of a duplicate pair whose deals are still "
+                "to be played; its log is served once the pair is over",
             )
         lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
         page_size = min(request.page_size or 1000, 10_000)
-        offset = int(request.page_token) if request.page_token.isdigit() else 0
+        offset = await _page_offset(request.page_token, context)
         response = arena_pb2.GetMatchLogResponse(
             match_id=request.match_id,
             format_version=int(LOG_FORMAT.rsplit("/", 1)[1]),
@@ -327,9 +318,78 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         return response
 
 
-def _log_lines(path: Path) -> list[str]:
-    import json
+_DB_STATUSES = {
+    arena_pb2.MATCH_STATUS_IN_PROGRESS: ("running",),
+    arena_pb2.MATCH_STATUS_FINISHED: ("finished", "aborted"),
+    arena_pb2.MATCH_STATUS_SEALED: ("sealed",),
+}
+_WIRE_STATUS = {db: wire for wire, dbs in _DB_STATUSES.items() for db in dbs}
 
+
+async def _page_offset(token: str, context: Any) -> int:
+    if not token:
+        return 0
+    if not token.isdigit():
+        await context.abort(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"page_token {token!r} is not one this RPC returned; start again without it",
+        )
+    return int(token)
+
+
+def _summary(row: dict[str, Any], live: dict[str, Any] | None) -> arena_pb2.MatchSummary:
+    """A match as ListMatches shows it: a sealed match without its result, an
+    aborted one as finished with no winner."""
+    details = row["details"]
+    config = GameConfig.from_dict(row["config"])
+    summary = arena_pb2.MatchSummary(
+        match_id=row["match_id"],
+        table_id=details.get("table_id", ""),
+        status=_WIRE_STATUS[row["status"]],
+        config=config_to_wire(config),
+        players=[
+            game_pb2.SeatPlayer(seat=seat_to_wire(Seat.parse(seat)), bot_name=name)
+            for seat, name in row["players"].items()
+        ],
+        seed_commitment=details.get("seed_commitment", ""),
+        started_at_unix_ms=row["started_at"],
+    )
+    rules = details.get("rules")
+    if rules:
+        summary.rules.CopyFrom(
+            game_pb2.TableRules(
+                decision_deadline_ms=rules["deadline_ms"],
+                reconnect_grace_ms=rules["grace_ms"],
+                open=rules.get("open", False),
+            )
+        )
+    if row["finished_at"] is not None:
+        summary.ended_at_unix_ms = row["finished_at"]
+    if row["status"] == "running" and live is not None:
+        hands, game, games_won, totals = live["table"].progress
+        summary.hands_played = hands
+        summary.score.CopyFrom(
+            game_pb2.Scoreboard(game=per_side(game), games_won=per_side(games_won), total=per_side(totals))
+        )
+    elif row["status"] == "aborted":
+        summary.result.outcome = game_pb2.MATCH_OUTCOME_ABORTED
+    elif row["status"] == "finished" and row["result"]:
+        result = row["result"]
+        summary.hands_played = result["hands"]
+        totals = per_side(tuple(result["totals"]))
+        summary.score.total.CopyFrom(totals)
+        summary.score.games_won.CopyFrom(per_side(tuple(result["games_won"])))
+        winner = result["winner"]
+        summary.result.outcome = game_pb2.MATCH_OUTCOME_WIN if winner else game_pb2.MATCH_OUTCOME_DRAW
+        if winner:
+            summary.result.winner = side_to_wire(Side.NORTH_SOUTH if winner == "NS" else Side.EAST_WEST)
+        summary.result.hands_played = result["hands"]
+        summary.result.score.CopyFrom(summary.score)
+        summary.result.seed_commitment = summary.seed_commitment
+    return summary
+
+
+def _log_lines(path: Path) -> list[str]:
     return [json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)]
 
 
@@ -338,6 +398,9 @@ async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
     """Listen and referee until the block ends."""
     async with trio.open_nursery() as nursery:
         referee = Referee(settings, nursery)
+        aborted = await trio.to_thread.run_sync(referee.store.abort_unfinished)
+        if aborted:
+            log.warning("%d match(es) an earlier run left unfinished are marked aborted", aborted)
         health_servicer = health.aio.HealthServicer()
 
         def register(server: grpc.aio.Server, play_handler: Any) -> None:

@@ -9,6 +9,7 @@ while trio writes.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ CREATE TABLE IF NOT EXISTS matches (
     config       TEXT NOT NULL,
     players      TEXT NOT NULL,
     result       TEXT,
-    log_path     TEXT NOT NULL
+    log_path     TEXT NOT NULL,
+    details      TEXT
 );
 CREATE INDEX IF NOT EXISTS matches_by_start ON matches (started_at);
 """
@@ -32,6 +34,21 @@ CREATE INDEX IF NOT EXISTS matches_by_start ON matches (started_at);
 class MatchStore(Store):
     schema = _SCHEMA
 
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        with self._lock, self._connect() as db:
+            columns = {row["name"] for row in db.execute("PRAGMA table_info(matches)")}
+            if "details" not in columns:  # a file from before the column was added
+                db.execute("ALTER TABLE matches ADD COLUMN details TEXT")
+
+    def abort_unfinished(self) -> int:
+        """Mark the matches an earlier run left running (it stopped or crashed) as aborted.
+
+        Only the one referee that owns the data directory may call this, at start.
+        """
+        with self._lock, self._connect() as db:
+            return db.execute("UPDATE matches SET status = 'aborted' WHERE status = 'running'").rowcount
+
     def match_started(
         self,
         match_id: str,
@@ -39,12 +56,21 @@ class MatchStore(Store):
         config: dict[str, Any],
         players: dict[str, str],
         log_path: Path,
+        details: dict[str, Any],
     ) -> None:
+        """``details``: table_id, rules, seed_commitment, sealed (what listings show)."""
         with self._lock, self._connect() as db:
             db.execute(
-                "INSERT INTO matches (match_id, status, started_at, config, players, log_path) "
-                "VALUES (?, 'running', ?, ?, ?, ?)",
-                (match_id, started_at_ms, json.dumps(config), json.dumps(players), str(log_path)),
+                "INSERT INTO matches (match_id, status, started_at, config, players, log_path, details) "
+                "VALUES (?, 'running', ?, ?, ?, ?, ?)",
+                (
+                    match_id,
+                    started_at_ms,
+                    json.dumps(config),
+                    json.dumps(players),
+                    str(log_path),
+                    json.dumps(details),
+                ),
             )
 
     def match_ended(self, match_id: str, finished_at_ms: int, status: str, result: dict[str, Any]) -> None:
@@ -63,13 +89,28 @@ class MatchStore(Store):
             )
 
     def list_matches(
-        self, status: str | None = None, limit: int = 100, offset: int = 0
+        self,
+        statuses: Collection[str] = (),
+        limit: int = 100,
+        offset: int = 0,
+        bot_name: str = "",
+        game: str = "",
     ) -> list[dict[str, Any]]:
-        query = "SELECT * FROM matches"
+        """Newest first; filtered in SQL, so pages are full whatever the filters."""
+        conditions: list[str] = []
         params: list[Any] = []
-        if status is not None:
-            query += " WHERE status = ?"
-            params.append(status)
+        if statuses:
+            conditions.append(f"status IN ({', '.join('?' * len(statuses))})")
+            params += list(statuses)
+        if bot_name:
+            conditions.append("EXISTS (SELECT 1 FROM json_each(matches.players) WHERE json_each.value = ?)")
+            params.append(bot_name)
+        if game:
+            conditions.append("json_extract(config, '$.game') = ?")
+            params.append(game)
+        query = "SELECT * FROM matches"
+        if conditions:
+            query += " WHERE " + " AND ".join(conditions)
         query += " ORDER BY started_at DESC, match_id LIMIT ? OFFSET ?"
         params += [limit, offset]
         with self._connect() as db:
@@ -84,6 +125,7 @@ class MatchStore(Store):
                 "players": json.loads(row["players"]),
                 "result": json.loads(row["result"]) if row["result"] else None,
                 "log_path": row["log_path"],
+                "details": json.loads(row["details"]) if row["details"] else {},
             }
             for row in rows
         ]

@@ -225,6 +225,14 @@ class Table:
         self._watch_sent = 0
         self._watchers: list[WatchStream] = []
         self._over = False
+        self.progress: tuple[int, tuple[int, int], tuple[int, int], tuple[int, int]] = (
+            0,
+            (0, 0),
+            (0, 0),
+            (0, 0),
+        )
+        """Hands played and the scoreboard (game, games won, totals) after the last hand: replaced
+        whole after each hand, so the gRPC thread can read it (ListMatches) at any time."""
         self._open: dict[Seat, tuple[referee_pb2.DecisionRequest, float]] = {}
         self._last_decided: _Decided | None = None
         self._on_progress = on_progress
@@ -614,6 +622,7 @@ class Table:
                 # Every seat sees the same result (a thrown-in hand's cards hidden from all).
                 view = public = public or state.view(None)
                 result = view.hand_results[event.result.hand_number - 1]
+                self.progress = (len(view.hand_results), view.scores, view.games_won, view.totals)
                 self._queue_all(hand_ended=hand_result_to_wire(result, view.game_number, view))
             elif isinstance(event, GameEnded):
                 public = public or state.view(None)

@@ -47,8 +47,13 @@ class _MatchStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MatchStat
     MATCH_STATUS_IN_PROGRESS: _MatchStatus.ValueType  # 1
     """Being played."""
     MATCH_STATUS_FINISHED: _MatchStatus.ValueType  # 2
-    """Ended: its result is known (possibly MATCH_OUTCOME_ABORTED) and its log
-    can be read.
+    """Ended: its result is known (possibly MATCH_OUTCOME_ABORTED, for a match
+    the referee stopped or lost in a crash) and its log can be read.
+    """
+    MATCH_STATUS_SEALED: _MatchStatus.ValueType  # 3
+    """Ended, but one play of a duplicate pair whose other play is not over:
+    its result, log and spectating are withheld until it is (the other
+    table still has the same deals to play).
     """
 
 class MatchStatus(_MatchStatus, metaclass=_MatchStatusEnumTypeWrapper):
@@ -63,8 +68,13 @@ MATCH_STATUS_UNSPECIFIED: MatchStatus.ValueType  # 0
 MATCH_STATUS_IN_PROGRESS: MatchStatus.ValueType  # 1
 """Being played."""
 MATCH_STATUS_FINISHED: MatchStatus.ValueType  # 2
-"""Ended: its result is known (possibly MATCH_OUTCOME_ABORTED) and its log
-can be read.
+"""Ended: its result is known (possibly MATCH_OUTCOME_ABORTED, for a match
+the referee stopped or lost in a crash) and its log can be read.
+"""
+MATCH_STATUS_SEALED: MatchStatus.ValueType  # 3
+"""Ended, but one play of a duplicate pair whose other play is not over:
+its result, log and spectating are withheld until it is (the other
+table still has the same deals to play).
 """
 Global___MatchStatus: _TypeAlias = MatchStatus  # noqa: Y015
 
