@@ -20,7 +20,7 @@ import grpc
 
 from oddtrick._bot import Bot, decide
 from oddtrick._codec import MalformedMessage, action_to_wire, game_kind_to_wire
-from oddtrick._seat_state import SeatState, dispatch_hooks
+from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick.rules import GameKind
 from oddtrick.v1 import referee_pb2, referee_pb2_grpc
 
@@ -86,6 +86,7 @@ class _Seat:
     def __init__(self, make: Callable[[], Bot], options: ClientOptions, index: int) -> None:
         self.make = make
         self.bot = make()
+        self.listens = listens(self.bot)
         self.options = options
         self.index = index
         self.state = SeatState()
@@ -179,14 +180,19 @@ class _Seat:
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
     async def _update(self, update: referee_pb2.Update, outbox: _Writer) -> bool:
+        # The request that may follow carries the whole hand: advancing the seat's copy
+        # event by event is only needed for hooks, which see the state after each event.
+        has_request = update.HasField("request")
         for event in update.events:
-            self.state.apply([event])
             kind = event.WhichOneof("kind")
             if kind == "match_started":
                 self.seated = True
                 if self.matches:
                     self.bot = self.make()
-            dispatch_hooks(self.bot, self.state, event)
+                    self.listens = listens(self.bot)
+            self.state.apply([event], track_hand=self.listens or not has_request)
+            if self.listens:
+                dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
                 self.matches += 1
                 self.seated = False

@@ -74,7 +74,9 @@ class SeatState:
         self.seed_commitment = message.seed_commitment
         self.players = {seat_from_wire(p.seat): p.bot_name for p in message.players}
 
-    def apply(self, events: Iterable[referee_pb2.Event]) -> None:
+    def apply(self, events: Iterable[referee_pb2.Event], track_hand: bool = True) -> None:
+        """Take in events. ``track_hand=False`` skips advancing :attr:`hand` through
+        the hand's plays, for events a request with the whole hand follows at once."""
         for event in events:
             self.last_sequence = event.sequence
             kind = event.WhichOneof("kind")
@@ -87,7 +89,8 @@ class SeatState:
                 self.hand_results.append(hand_result_from_wire(event.hand_ended))
                 advance_hand(hand, event, seat_to_wire(self.seat))
             elif kind in _IN_HAND:
-                advance_hand(hand, event, seat_to_wire(self.seat))
+                if track_hand:
+                    advance_hand(hand, event, seat_to_wire(self.seat))
             elif kind == "game_ended":
                 game = event.game_ended
                 self.game_results.append(
@@ -200,6 +203,11 @@ _HOOKS = {
     "game_ended": "on_game_end",
     "match_ended": "on_match_end",
 }
+
+
+def listens(bot: Bot) -> bool:
+    """Whether ``bot`` overrides any hook (if not, events need no view built for them)."""
+    return any(getattr(type(bot), hook) is not getattr(Bot, hook) for hook in _HOOKS.values())
 
 
 def dispatch_hooks(bot: Bot, state: SeatState, event: referee_pb2.Event) -> None:
