@@ -53,6 +53,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -289,6 +290,19 @@ def baseline_server() -> None:
     asyncio.run(serve())
 
 
+async def answer_every_question(call: Any, counts: list[int], index: int) -> None:
+    """Answer each message on a grpc.aio call at once, counting in ``counts[index]``, until it ends."""
+    import grpc
+
+    answer = b"answer"
+    while True:
+        question = await call.read()
+        if question is grpc.aio.EOF:
+            return
+        await call.write(answer)
+        counts[index] += 1
+
+
 def baseline_client(address: str, streams: int, seconds: float) -> None:
     """Answer every question on ``streams`` streams; print "measuring", then the round trips
     counted over the next ``seconds`` and the exact window in seconds."""
@@ -300,14 +314,7 @@ def baseline_client(address: str, streams: int, seconds: float) -> None:
             method = channel.stream_stream(BASELINE_METHOD)
 
             async def one(index: int) -> None:
-                call = method()
-                answer = b"answer"
-                while True:
-                    question = await call.read()
-                    if question is grpc.aio.EOF:
-                        return
-                    await call.write(answer)
-                    counts[index] += 1
+                await answer_every_question(method(), counts, index)
 
             tasks = [asyncio.create_task(one(i)) for i in range(streams)]
             # Warm up: every stream open and answering, then a little more.
@@ -400,12 +407,7 @@ def floor_client(address: str, seat: int, tables: int) -> None:
             async def one(table: int) -> None:
                 call = method()
                 await call.write(f"{seat}:{table}".encode())
-                answer = b"answer"
-                while True:
-                    question = await call.read()
-                    if question is grpc.aio.EOF:
-                        return
-                    await call.write(answer)
+                await answer_every_question(call, [0], 0)
 
             await asyncio.gather(*(one(table) for table in range(tables)))
 

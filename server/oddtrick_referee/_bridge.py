@@ -45,74 +45,20 @@ class Close:
     details: str
 
 
-class WatchStream:
-    """One spectator's server-streaming call (Arena.WatchMatch), seen from trio.
-
-    The trio side calls :meth:`send` and :meth:`close`; the asyncio side runs
-    :meth:`serve`, which writes what was sent until a close. A spectator that
-    hangs up only sets :attr:`closed`: the table stops sending to it.
-    """
+class _Outgoing:
+    """What the trio side sends on one call, queued for the asyncio side, which
+    writes it (:meth:`write_until_closed`) until a :class:`Close` ends the call."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, peer: str) -> None:
         self.peer = peer
         self._loop = loop
         self._outbox: asyncio.Queue[Any] = asyncio.Queue()
         self.closed = False
-
-    # --- trio side
-    def send(self, message: Any) -> None:
-        """Queue ``message`` for the spectator. Never blocks; a no-op once closed."""
-        if self.closed:
-            return
-        try:
-            self._loop.call_soon_threadsafe(self._outbox.put_nowait, message)
-        except RuntimeError:  # the asyncio loop is gone: the server is stopping
-            self.closed = True
-
-    def close(self, code: grpc.StatusCode, details: str) -> None:
-        if self.closed:
-            return
-        self.send(Close(code, details))
-        self.closed = True
-
-    # --- asyncio side
-    async def serve(self, context: grpc.aio.ServicerContext) -> None:
-        try:
-            while True:
-                message = await self._outbox.get()
-                if isinstance(message, Close):
-                    if message.code is not grpc.StatusCode.OK:
-                        await context.abort(message.code, message.details)
-                    return
-                await context.write(message)
-        finally:
-            self.closed = True
-
-
-class BotStream:
-    """One bot's bidirectional call, seen from trio.
-
-    ``inbox`` yields the bot's messages in order and ends (``EndOfChannel``)
-    when the bot hangs up. Messages the trio side has not taken yet are
-    bounded; a bot that sends more is cut off with RESOURCE_EXHAUSTED, so a
-    flood never grows memory or slows another table.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, peer: str, inbox_size: int) -> None:
-        self.peer = peer
-        self._loop = loop
-        self._outbox: asyncio.Queue[Any] = asyncio.Queue()
-        send, self.inbox = trio.open_memory_channel[Any](inbox_size)
-        self._inbox_send = send
-        self.closed = False
         self.close_reason: Close | None = None
-        self.on_message: Callable[[Any], object] | None = None
-        """Set by the session once its handshake is done: messages are then handled as
-        they arrive rather than queued in :attr:`inbox`."""
 
     # --- trio side
     def send(self, message: Any) -> None:
-        """Queue ``message`` for the bot. Never blocks; a no-op once closed."""
+        """Queue ``message`` for the peer. Never blocks; a no-op once closed."""
         if self.closed:
             return
         try:
@@ -127,6 +73,52 @@ class BotStream:
         self.close_reason = Close(code, details)
         self.send(self.close_reason)
         self.closed = True
+
+    # --- asyncio side
+    async def write_until_closed(self, context: grpc.aio.ServicerContext) -> None:
+        while True:
+            message = await self._outbox.get()
+            if isinstance(message, Close):
+                if message.code is not grpc.StatusCode.OK:
+                    await context.abort(message.code, message.details)
+                return
+            await context.write(message)
+
+
+class WatchStream(_Outgoing):
+    """One spectator's server-streaming call (Arena.WatchMatch), seen from trio.
+
+    A spectator that hangs up only sets :attr:`closed`: the table stops sending to it.
+    """
+
+    async def serve(self, context: grpc.aio.ServicerContext) -> None:
+        try:
+            await self.write_until_closed(context)
+        finally:
+            self.closed = True
+
+
+class BotStream(_Outgoing):
+    """One bot's bidirectional call, seen from trio.
+
+    ``inbox`` yields the bot's messages in order and ends (``EndOfChannel``)
+    when the bot hangs up. Messages the trio side has not taken yet are
+    bounded; a bot that sends more is cut off with RESOURCE_EXHAUSTED, so a
+    flood never grows memory or slows another table.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, peer: str, inbox_size: int) -> None:
+        super().__init__(loop, peer)
+        send, self.inbox = trio.open_memory_channel[Any](inbox_size)
+        self._inbox_send = send
+        self.on_message: Callable[[Any], object] | None = None
+        """Set by the session once its handshake is done: messages are then handled as
+        they arrive rather than queued in :attr:`inbox`."""
+
+    def close(self, code: grpc.StatusCode, details: str) -> None:
+        if self.closed:
+            return
+        super().close(code, details)
         self._inbox_send.close()
 
     # --- called in trio's thread through run_sync_soon
@@ -180,13 +172,7 @@ class _PlayHandler:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         pump = asyncio.create_task(self._pump(context, stream))
         try:
-            while True:
-                message = await stream._outbox.get()
-                if isinstance(message, Close):
-                    if message.code is not grpc.StatusCode.OK:
-                        await context.abort(message.code, message.details)
-                    return
-                await context.write(message)
+            await stream.write_until_closed(context)
         finally:
             pump.cancel()
             self._to_trio(stream._hang_up)
