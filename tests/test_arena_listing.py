@@ -8,16 +8,22 @@ is started on it and asked over a real socket.
 from __future__ import annotations
 
 import json
+import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
 import grpc
-from referee_support import in_thread, referee_running
+import pytest
+import trio
+from referee_support import GUARD_S, RawBot, connect_and_play, in_thread, referee_running
 
-from oddtrick.rules import GameConfig
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2
+from oddtrick.rules import GameConfig, Seat
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
 from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
+from oddtrick_referee._referee import DataDirInUse, MatchSpec
 from oddtrick_referee._store import MatchStore
+from oddtrick_referee._table import TableRules
 
 PLAYERS = {"N": "ann", "E": "bo", "S": "ann", "W": "bo"}
 
@@ -65,12 +71,15 @@ async def test_sealed_and_aborted_matches_are_listed_for_what_they_are(tmp_path:
     leave_behind(data_dir, "crashed-twin", "running", sealed=True, started_at=2000)
     leave_behind(data_dir, "twin", "sealed", sealed=True, started_at=3000)
     leave_behind(data_dir, "done", "finished", sealed=False, started_at=4000)
+    leave_behind(data_dir, "legacy", "running", sealed=False, started_at=500)
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:  # as a referee before the column left it
+        db.execute("UPDATE matches SET details = NULL WHERE match_id = 'legacy'")
 
     async with referee_running(tmp_path, ["ann", "bo"]) as referee:
         answers = await in_thread(ask, referee.address)
 
     listed = {m.match_id: m for m in answers["listing"].matches}
-    assert list(listed) == ["done", "twin", "crashed-twin", "crashed"]  # newest first
+    assert list(listed) == ["done", "twin", "crashed-twin", "crashed", "legacy"]  # newest first
     # A match an earlier run left running was stopped with it: aborted, never in progress again.
     for match_id in ("crashed", "crashed-twin"):
         assert listed[match_id].status == arena_pb2.MATCH_STATUS_FINISHED
@@ -88,11 +97,12 @@ async def test_sealed_and_aborted_matches_are_listed_for_what_they_are(tmp_path:
     assert json.loads(logs["crashed"].lines[0])["match_id"] == "crashed"
     assert logs["twin"] is grpc.StatusCode.FAILED_PRECONDITION
     assert logs["crashed-twin"] is grpc.StatusCode.FAILED_PRECONDITION
+    # Not knowing whether an old aborted match was sealed, the referee withholds its log.
+    assert listed["legacy"].result.outcome == game_pb2.MATCH_OUTCOME_ABORTED
+    assert logs["legacy"] is grpc.StatusCode.FAILED_PRECONDITION
 
 
 def test_a_file_from_before_the_details_column_gains_it(tmp_path: Path) -> None:
-    import sqlite3
-
     path = tmp_path / "oddtrick.sqlite3"
     with sqlite3.connect(path) as db:
         db.execute(
@@ -108,3 +118,41 @@ def test_a_file_from_before_the_details_column_gains_it(tmp_path: Path) -> None:
     (row,) = store.list_matches()
     assert row["match_id"] == "old"
     assert row["details"] == {}
+
+
+async def test_a_second_referee_on_the_same_data_directory_is_refused(tmp_path: Path) -> None:
+    async with referee_running(tmp_path, ["ann"]):
+        with pytest.raises(DataDirInUse, match="--data-dir"):
+            async with referee_running(tmp_path, ["ann"]):
+                pass  # pragma: no cover - never entered
+
+
+async def test_a_match_stopped_mid_play_is_listed_aborted_and_its_log_kept(tmp_path: Path) -> None:
+    names = {seat: f"stopped-{seat.name.lower()}" for seat in Seat}
+    asked, release = threading.Event(), threading.Event()
+
+    def hold(bot: RawBot, request: referee_pb2.DecisionRequest) -> Any:
+        asked.set()
+        release.wait(GUARD_S)
+        return request.legal_actions[0]
+
+    async with referee_running(tmp_path, names.values()) as referee, trio.open_nursery() as bots:
+        for seat in Seat:  # abandoned at the end: their match never finishes
+            bots.start_soon(in_thread, connect_and_play, referee.address, names[seat], hold)
+        with trio.move_on_after(GUARD_S) as stopped:
+            async with trio.open_nursery() as match:
+                match.start_soon(
+                    referee.play_match, MatchSpec(GameConfig.contract(), names, TableRules()), 20.0
+                )
+                await in_thread(asked.wait, GUARD_S)
+                stopped.cancel()
+        release.set()
+        answers = await in_thread(ask, referee.address)
+        bots.cancel_scope.cancel()
+
+    (summary,) = answers["listing"].matches
+    assert summary.status == arena_pb2.MATCH_STATUS_FINISHED
+    assert summary.result.outcome == game_pb2.MATCH_OUTCOME_ABORTED
+    lines = answers["logs"][summary.match_id].lines
+    assert json.loads(lines[0])["type"] == "match_start"
+    assert all(json.loads(line)["type"] != "match_end" for line in lines)

@@ -46,10 +46,8 @@ class Spectator:
         self.responses: list[arena_pb2.WatchMatchResponse] = []
         self.status: tuple[grpc.StatusCode, str] | None = None
 
-    def match_in_progress(self) -> str:
-        listed = self.arena.ListMatches(
-            arena_pb2.ListMatchesRequest(statuses=[arena_pb2.MATCH_STATUS_IN_PROGRESS]), timeout=GUARD_S
-        )
+    def match_in_progress(self, status: int = arena_pb2.MATCH_STATUS_IN_PROGRESS) -> str:
+        listed = self.arena.ListMatches(arena_pb2.ListMatchesRequest(statuses=[status]), timeout=GUARD_S)
         assert len(listed.matches) == 1, listed
         return listed.matches[0].match_id
 
@@ -196,12 +194,17 @@ async def test_an_open_table_shows_spectators_all_four_hands_at_the_deal(tmp_pat
 
 async def test_sealed_and_unknown_matches_cannot_be_watched(tmp_path):
     outcomes: dict[str, tuple[grpc.StatusCode, str]] = {}
+    summaries: list[arena_pb2.MatchSummary] = []
 
     def spectate(referee: Referee, joined: threading.Event) -> None:
         try:
             for label, match_id in (("unknown", "no-such-match"), ("sealed", None)):
                 spectator = Spectator(referee.address)
-                spectator.watch(match_id or spectator.match_in_progress(), threading.Event())
+                if match_id is None:  # a sealed play is listed as such from its start, without progress
+                    listed = spectator.arena.ListMatches(arena_pb2.ListMatchesRequest(), timeout=GUARD_S)
+                    summaries.extend(listed.matches)
+                    match_id = spectator.match_in_progress(arena_pb2.MATCH_STATUS_SEALED)
+                spectator.watch(match_id, threading.Event())
                 assert spectator.status is not None
                 outcomes[label] = spectator.status
         finally:
@@ -213,3 +216,7 @@ async def test_sealed_and_unknown_matches_cannot_be_watched(tmp_path):
     assert outcomes["unknown"][0] is grpc.StatusCode.NOT_FOUND, outcomes
     assert outcomes["sealed"][0] is grpc.StatusCode.FAILED_PRECONDITION, outcomes
     assert "duplicate" in outcomes["sealed"][1]
+    (summary,) = summaries
+    assert summary.status == arena_pb2.MATCH_STATUS_SEALED
+    assert not summary.HasField("score")
+    assert not summary.HasField("result")

@@ -429,11 +429,11 @@ def phase_from_wire(value: int) -> Phase:
     return _PHASES_FROM_WIRE.get(value, Phase.PLAY)
 
 
-def hand_state(view: SeatView, tricks: list[game_pb2.Trick] | None = None) -> referee_pb2.HandState:
-    """The public state of the current hand plus the seat's own cards.
+def hand_state(view: SeatView) -> referee_pb2.HandState:
+    """The public state of the current hand plus the seat's own cards, from the engine.
 
-    ``tricks`` may carry the completed tricks already encoded (the referee keeps
-    them as they complete, rather than encoding the whole hand per request).
+    The referee sends it on a resync; requests carry the same state advanced
+    event by event (``oddtrick._hand_tracking``), which tests compare with this.
     """
     message = referee_pb2.HandState(
         hand_number=view.hand_number,
@@ -452,7 +452,7 @@ def hand_state(view: SeatView, tricks: list[game_pb2.Trick] | None = None) -> re
             referee_pb2.CallMade(seat=seat_to_wire(seat), call=call_to_wire(call))
             for seat, call in view.auction
         ],
-        tricks=tricks if tricks is not None else [trick_to_wire(trick) for trick in view.tricks],
+        tricks=[trick_to_wire(trick) for trick in view.tricks],
         tricks_won=per_side(view.tricks_won),
         score=scoreboard(view),
     )

@@ -3,10 +3,12 @@
 The referee and the SDK both need the public state of the hand as one seat
 knows it: the referee to send it with every request, a bot to rebuild its
 view. Re-encoding it from the rules engine at every decision costs more
-than the rest of a decision together, so both sides advance one message per
-seat event by event. A hand's start comes from the seat's own engine view
-(``HandStarted``), everything after it is public (calls, cards, tricks), so
-the state holds nothing the seat may not see. Tests compare it with
+than the rest of a decision together, so both sides advance a message event
+by event: the SDK its seat's, the referee one public state for the table
+(its cards are added per request from each seat's hand at the deal). A
+hand's start comes from the seat's own engine view (``HandStarted``),
+everything after it is public (calls, cards, tricks), so the state holds
+nothing the seat may not see. Tests compare it with
 :func:`oddtrick._codec.hand_state` at every decision of many matches.
 """
 

@@ -88,8 +88,19 @@ class _Outgoing:
 class WatchStream(_Outgoing):
     """One spectator's server-streaming call (Arena.WatchMatch), seen from trio.
 
-    A spectator that hangs up only sets :attr:`closed`: the table stops sending to it.
+    A spectator that hangs up only sets :attr:`closed`: the table stops sending
+    to it. One that reads too slowly is cut off rather than queued for without end.
     """
+
+    max_behind = 256
+    """Responses queued for a spectator before it is cut off."""
+
+    def send(self, message: Any) -> None:
+        # qsize() read from the trio thread is a snapshot, which is all a bound needs.
+        if not self.closed and self._outbox.qsize() >= self.max_behind:
+            self.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "the spectator fell too far behind the play")
+            return
+        super().send(message)
 
     async def serve(self, context: grpc.aio.ServicerContext) -> None:
         try:

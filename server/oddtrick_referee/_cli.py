@@ -355,7 +355,7 @@ def _tournament(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)
         return 130
-    except (ValueError, RuntimeError) as error:
+    except (ValueError, RuntimeError, OSError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
         return 1
     if args.json:

@@ -44,7 +44,11 @@ def run_demo(data_dir: Path, deals: int) -> int:
         def listening(address: str) -> None:
             print(f"referee on {address}; 4 bot processes (2 per entry, one per play of a deal)", flush=True)
 
-        standings = trio.run(run_tournament, settings, data_dir, "127.0.0.1", 0, sys.stdout, listening)
+        try:
+            standings = trio.run(run_tournament, settings, data_dir, "127.0.0.1", 0, sys.stdout, listening)
+        except OSError as error:
+            print(f"oddtrick demo: {error}", file=sys.stderr)
+            return 1
         print()
         print(standings.render())
     print(f"\nmatch logs: {(data_dir / 'logs').resolve()}  (replay and verify one: oddtrick check LOG.jsonl)")

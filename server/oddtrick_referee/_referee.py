@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import fcntl
 import gc
 import json
 import logging
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -111,9 +112,10 @@ class Referee:
 
         With ``wait_s``, raise :class:`trio.TooSlowError` if the bots are not all
         there in time (nothing is recorded then). A ``sealed`` match keeps its
-        seed from the bots and its log from the Arena service until
-        :meth:`unseal`: the two plays of a duplicate deal are sealed until both
-        are over, so that neither reveals the cards to the other.
+        seed from the bots, and its progress, result, log and spectating from
+        the Arena service until :meth:`unseal`: the two plays of a duplicate
+        deal are sealed until both are over, so that neither reveals the cards
+        to the other.
         """
         needs: dict[str, int] = {}
         for name in spec.seating.values():
@@ -163,6 +165,13 @@ class Referee:
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
         try:
             state = await table.run()
+        except BaseException:
+            # Stopped (shutdown, or a bug): say so in the index rather than leave it "running".
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(
+                    self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}
+                )
+            raise
         finally:
             self._set_live(match_id, None)
             for link in links.values():
@@ -201,7 +210,8 @@ def _seating_text(players: Mapping[str, str]) -> str:
 
 
 class _ArenaService(arena_pb2_grpc.ArenaServicer):
-    """Unary RPCs for people and tools; runs on the gRPC thread, reads SQLite."""
+    """Read-only RPCs for people and tools; runs on the gRPC thread, reads SQLite
+    (and, for WatchMatch, hands the spectator to the table's trio thread)."""
 
     def __init__(self, referee: Referee) -> None:
         self._referee = referee
@@ -246,14 +256,14 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
     async def ListMatches(self, request: Any, context: Any) -> arena_pb2.ListMatchesResponse:  # noqa: N802
         page_size = min(request.page_size or 50, 500)
         offset = await _page_offset(request.page_token, context)
-        statuses = [db for wire in request.statuses for db in _DB_STATUSES.get(wire, ())]
-        if request.statuses and not statuses:
+        categories = {_CATEGORIES[wire] for wire in request.statuses if wire in _CATEGORIES}
+        if request.statuses and not categories:
             return arena_pb2.ListMatchesResponse()  # only statuses this referee does not know
         game = next((kind.value for kind in GameKind if game_kind_to_wire(kind) == request.game_kind), "")
         if request.game_kind and not game:
             return arena_pb2.ListMatchesResponse()
         rows = await asyncio.to_thread(
-            self._referee.store.list_matches, statuses, page_size + 1, offset, request.bot_name, game
+            self._referee.store.list_matches, categories, page_size + 1, offset, request.bot_name, game
         )
         live = self._referee.live
         response = arena_pb2.ListMatchesResponse(
@@ -292,18 +302,24 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         if row is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             raise AssertionError("abort raises")
-        details = json.loads(row["details"]) if row["details"] else {}
-        if row["status"] == "running":
+        details = json.loads(row["details"]) if row["details"] else None
+        status = row["status"]
+        # A sealed play's log shows deals still to be played at the other table; so may an
+        # aborted one's from an older referee that did not record whether it was sealed.
+        withheld = status == "sealed" or (
+            status in ("running", "aborted") and (details is None or details.get("sealed", True))
+        )
+        if status == "running" and not withheld:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"match {request.match_id!r} is still in progress; its log is served once it ends "
                 "(WatchMatch follows it live)",
             )
-        if row["status"] == "sealed" or (row["status"] == "aborted" and details.get("sealed")):
+        if withheld:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"match {request.match_id!r} is one play of a duplicate pair whose deals are still "
-                "to be played; its log is served once the pair is over",
+                f"match {request.match_id!r} is (or may be) one play of a duplicate pair whose deals "
+                "are still to be played; its log is served once the pair is over",
             )
         lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
         page_size = min(request.page_size or 1000, 10_000)
@@ -318,12 +334,12 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         return response
 
 
-_DB_STATUSES = {
-    arena_pb2.MATCH_STATUS_IN_PROGRESS: ("running",),
-    arena_pb2.MATCH_STATUS_FINISHED: ("finished", "aborted"),
-    arena_pb2.MATCH_STATUS_SEALED: ("sealed",),
+_CATEGORIES = {
+    arena_pb2.MATCH_STATUS_IN_PROGRESS: "in_progress",
+    arena_pb2.MATCH_STATUS_FINISHED: "finished",
+    arena_pb2.MATCH_STATUS_SEALED: "sealed",
 }
-_WIRE_STATUS = {db: wire for wire, dbs in _DB_STATUSES.items() for db in dbs}
+_WIRE_STATUS = {category: wire for wire, category in _CATEGORIES.items()}
 
 
 async def _page_offset(token: str, context: Any) -> int:
@@ -338,14 +354,14 @@ async def _page_offset(token: str, context: Any) -> int:
 
 
 def _summary(row: dict[str, Any], live: dict[str, Any] | None) -> arena_pb2.MatchSummary:
-    """A match as ListMatches shows it: a sealed match without its result, an
-    aborted one as finished with no winner."""
+    """A match as ListMatches shows it: a sealed play without its progress or result
+    (the other play of its deals is not over), an aborted one as finished with no winner."""
     details = row["details"]
     config = GameConfig.from_dict(row["config"])
     summary = arena_pb2.MatchSummary(
         match_id=row["match_id"],
         table_id=details.get("table_id", ""),
-        status=_WIRE_STATUS[row["status"]],
+        status=_WIRE_STATUS[row["category"]],
         config=config_to_wire(config),
         players=[
             game_pb2.SeatPlayer(seat=seat_to_wire(Seat.parse(seat)), bot_name=name)
@@ -365,7 +381,7 @@ def _summary(row: dict[str, Any], live: dict[str, Any] | None) -> arena_pb2.Matc
         )
     if row["finished_at"] is not None:
         summary.ended_at_unix_ms = row["finished_at"]
-    if row["status"] == "running" and live is not None:
+    if row["category"] == "in_progress" and live is not None:
         hands, game, games_won, totals = live["table"].progress
         summary.hands_played = hands
         summary.score.CopyFrom(
@@ -373,7 +389,7 @@ def _summary(row: dict[str, Any], live: dict[str, Any] | None) -> arena_pb2.Matc
         )
     elif row["status"] == "aborted":
         summary.result.outcome = game_pb2.MATCH_OUTCOME_ABORTED
-    elif row["status"] == "finished" and row["result"]:
+    elif row["category"] == "finished" and row["result"]:
         result = row["result"]
         summary.hands_played = result["hands"]
         totals = per_side(tuple(result["totals"]))
@@ -393,9 +409,39 @@ def _log_lines(path: Path) -> list[str]:
     return [json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)]
 
 
+class DataDirInUse(OSError):
+    """Another referee holds the data directory."""
+
+
+@contextlib.contextmanager
+def _data_dir_lock(data_dir: Path) -> Iterator[None]:
+    """Hold the data directory for this referee alone while the block runs.
+
+    The referee marks matches an earlier run left unfinished as aborted when it
+    starts: a second referee on the same directory would do that to the first
+    one's matches in progress.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with (data_dir / "referee.lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DataDirInUse(
+                f"another referee is using {data_dir}: stop it, or give this one its own --data-dir"
+            ) from None
+        yield
+
+
 @asynccontextmanager
 async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
     """Listen and referee until the block ends."""
+    with _data_dir_lock(settings.data_dir):
+        async with _serving(settings) as referee:
+            yield referee
+
+
+@asynccontextmanager
+async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
     async with trio.open_nursery() as nursery:
         referee = Referee(settings, nursery)
         aborted = await trio.to_thread.run_sync(referee.store.abort_unfinished)

@@ -31,6 +31,24 @@ CREATE INDEX IF NOT EXISTS matches_by_start ON matches (started_at);
 """
 
 
+_SEALED = "COALESCE(json_extract(details, '$.sealed'), 0)"
+_CATEGORY_SQL = {
+    "in_progress": f"(status = 'running' AND NOT {_SEALED})",
+    "sealed": f"(status = 'sealed' OR (status = 'running' AND {_SEALED}))",
+    "finished": "status IN ('finished', 'aborted')",
+}
+"""What listings call a match, from its row: a sealed play is sealed from its start."""
+
+
+def category(status: str, details: dict[str, Any]) -> str:
+    """The listing category of a row (see ``_CATEGORY_SQL``, which must agree)."""
+    if status in ("finished", "aborted"):
+        return "finished"
+    if status == "sealed" or details.get("sealed"):
+        return "sealed"
+    return "in_progress"
+
+
 class MatchStore(Store):
     schema = _SCHEMA
 
@@ -90,18 +108,20 @@ class MatchStore(Store):
 
     def list_matches(
         self,
-        statuses: Collection[str] = (),
+        categories: Collection[str] = (),
         limit: int = 100,
         offset: int = 0,
         bot_name: str = "",
         game: str = "",
     ) -> list[dict[str, Any]]:
-        """Newest first; filtered in SQL, so pages are full whatever the filters."""
+        """Newest first; filtered in SQL, so pages are full whatever the filters.
+
+        ``categories``: any of "in_progress", "sealed", "finished" (all when empty).
+        """
         conditions: list[str] = []
         params: list[Any] = []
-        if statuses:
-            conditions.append(f"status IN ({', '.join('?' * len(statuses))})")
-            params += list(statuses)
+        if categories:
+            conditions.append("(" + " OR ".join(_CATEGORY_SQL[c] for c in sorted(categories)) + ")")
         if bot_name:
             conditions.append("EXISTS (SELECT 1 FROM json_each(matches.players) WHERE json_each.value = ?)")
             params.append(bot_name)
@@ -117,6 +137,7 @@ class MatchStore(Store):
             rows = db.execute(query, params).fetchall()
         return [
             {
+                "category": category(row["status"], json.loads(row["details"]) if row["details"] else {}),
                 "match_id": row["match_id"],
                 "status": row["status"],
                 "started_at": row["started_at"],

@@ -1,8 +1,11 @@
 """One table running one match: requests, deadlines, refusals, faults, events, log.
 
-Everything a seat is told is built from ``state.view(seat)``, the rules
-engine's one door for hidden information. Each decision lives in its own
-cancel scope whose deadline is the referee's clock, never the bot's word.
+Everything a seat is told comes from ``state.view(seat)``, the rules
+engine's one door for hidden information: its cards at the deal, then
+public events only (the hand state a request carries is advanced by those
+events, see ``oddtrick._hand_tracking``). Spectators get what
+``state.view(None)`` shows. Each decision lives in its own cancel scope
+whose deadline is the referee's clock, never the bot's word.
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ from oddtrick_referee._sessions import DISCONNECTED, SeatLink
 log = logging.getLogger("oddtrick.referee.table")
 
 _SEATS = tuple(Seat)
+MAX_WATCHERS = 16
+"""Spectators per match: watching costs the table's thread a little per spectator."""
 _request_ids = itertools.count(1)
 """Request ids are unique across the referee, hence within every session."""
 
@@ -223,6 +228,7 @@ class Table:
         """Every event as spectators see it (the fields of an Event, which is built only when
         someone watches), numbered from 1: a new spectator gets them all."""
         self._watch_sent = 0
+        self._watch_built: list[referee_pb2.Event] = []
         self._watchers: list[WatchStream] = []
         self._over = False
         self.progress: tuple[int, tuple[int, int], tuple[int, int], tuple[int, int]] = (
@@ -278,6 +284,7 @@ class Table:
             await self._play()
         except BaseException:
             self._end_watching(grpc.StatusCode.UNAVAILABLE, "the match was stopped before its end")
+            self._log.close()  # what was played reaches the disk, without a match_end line
             raise
         self._end_watching(grpc.StatusCode.OK, "the match is over")
         return state
@@ -505,15 +512,23 @@ class Table:
         self._watch_log.append(event)
 
     def _watched_events(self, start: int) -> list[referee_pb2.Event]:
-        return [
-            referee_pb2.Event(sequence=number, **fields)
-            for number, fields in enumerate(self._watch_log[start:], start + 1)
-        ]
+        """Spectator events from ``start`` on, each built once (when first watched)."""
+        built = self._watch_built
+        for number, fields in enumerate(self._watch_log[len(built) :], len(built) + 1):
+            built.append(referee_pb2.Event(sequence=number, **fields))
+        return built[start:]
 
     def watch(self, watcher: WatchStream) -> None:
         """A spectator joins (Arena.WatchMatch): send it everything so far, then what follows."""
         if self._over:
             watcher.close(grpc.StatusCode.NOT_FOUND, f"match {self.match_id} is over; fetch its log")
+            return
+        self._watchers = [w for w in self._watchers if not w.closed]
+        if len(self._watchers) >= MAX_WATCHERS:
+            watcher.close(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"match {self.match_id} has {MAX_WATCHERS} spectators already; try again later",
+            )
             return
         self._watchers.append(watcher)
         watcher.send(arena_pb2.WatchMatchResponse(events=self._watched_events(0)))

@@ -48,12 +48,15 @@ class _MatchStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MatchStat
     """Being played."""
     MATCH_STATUS_FINISHED: _MatchStatus.ValueType  # 2
     """Ended: its result is known (possibly MATCH_OUTCOME_ABORTED, for a match
-    the referee stopped or lost in a crash) and its log can be read.
+    the referee stopped or lost in a crash) and its log can be read, unless
+    it was one play of a duplicate pair (see MATCH_STATUS_SEALED), whose
+    deals may be played again.
     """
     MATCH_STATUS_SEALED: _MatchStatus.ValueType  # 3
-    """Ended, but one play of a duplicate pair whose other play is not over:
-    its result, log and spectating are withheld until it is (the other
-    table still has the same deals to play).
+    """One play of a duplicate pair, in progress or ended, whose other play is
+    not over: its progress, result, log and spectating are withheld until it
+    is, since the other table has the same deals to play. Then it is listed
+    as MATCH_STATUS_FINISHED.
     """
 
 class MatchStatus(_MatchStatus, metaclass=_MatchStatusEnumTypeWrapper):
@@ -69,12 +72,15 @@ MATCH_STATUS_IN_PROGRESS: MatchStatus.ValueType  # 1
 """Being played."""
 MATCH_STATUS_FINISHED: MatchStatus.ValueType  # 2
 """Ended: its result is known (possibly MATCH_OUTCOME_ABORTED, for a match
-the referee stopped or lost in a crash) and its log can be read.
+the referee stopped or lost in a crash) and its log can be read, unless
+it was one play of a duplicate pair (see MATCH_STATUS_SEALED), whose
+deals may be played again.
 """
 MATCH_STATUS_SEALED: MatchStatus.ValueType  # 3
-"""Ended, but one play of a duplicate pair whose other play is not over:
-its result, log and spectating are withheld until it is (the other
-table still has the same deals to play).
+"""One play of a duplicate pair, in progress or ended, whose other play is
+not over: its progress, result, log and spectating are withheld until it
+is, since the other table has the same deals to play. Then it is listed
+as MATCH_STATUS_FINISHED.
 """
 Global___MatchStatus: _TypeAlias = MatchStatus  # noqa: Y015
 

@@ -34,9 +34,9 @@ class ArenaStub:
     one this RPC returned for the same request (do not retry unchanged).
     NOT_FOUND: no match has the given match_id.
     FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-    would reveal hidden cards); retry once it has ended. WatchMatch for a
-    sealed match (one play of a duplicate pair, whose cards the other play
-    still has to be dealt); fetch its log once the pair is over.
+    would reveal hidden cards); retry once it has ended. GetMatchLog or
+    WatchMatch for a sealed match (see MATCH_STATUS_SEALED); fetch its log
+    once the pair is over.
     UNAVAILABLE: the referee is shutting down or restarting; retry with
     backoff.
     """
@@ -78,9 +78,9 @@ class ArenaServicer:
     one this RPC returned for the same request (do not retry unchanged).
     NOT_FOUND: no match has the given match_id.
     FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-    would reveal hidden cards); retry once it has ended. WatchMatch for a
-    sealed match (one play of a duplicate pair, whose cards the other play
-    still has to be dealt); fetch its log once the pair is over.
+    would reveal hidden cards); retry once it has ended. GetMatchLog or
+    WatchMatch for a sealed match (see MATCH_STATUS_SEALED); fetch its log
+    once the pair is over.
     UNAVAILABLE: the referee is shutting down or restarting; retry with
     backoff.
     """
@@ -156,9 +156,9 @@ class Arena:
     one this RPC returned for the same request (do not retry unchanged).
     NOT_FOUND: no match has the given match_id.
     FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-    would reveal hidden cards); retry once it has ended. WatchMatch for a
-    sealed match (one play of a duplicate pair, whose cards the other play
-    still has to be dealt); fetch its log once the pair is over.
+    would reveal hidden cards); retry once it has ended. GetMatchLog or
+    WatchMatch for a sealed match (see MATCH_STATUS_SEALED); fetch its log
+    once the pair is over.
     UNAVAILABLE: the referee is shutting down or restarting; retry with
     backoff.
     """

@@ -51,9 +51,9 @@ class ArenaStub:
         one this RPC returned for the same request (do not retry unchanged).
       NOT_FOUND: no match has the given match_id.
       FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-        would reveal hidden cards); retry once it has ended. WatchMatch for a
-        sealed match (one play of a duplicate pair, whose cards the other play
-        still has to be dealt); fetch its log once the pair is over.
+        would reveal hidden cards); retry once it has ended. GetMatchLog or
+        WatchMatch for a sealed match (see MATCH_STATUS_SEALED); fetch its log
+        once the pair is over.
       UNAVAILABLE: the referee is shutting down or restarting; retry with
         backoff.
     """
@@ -85,9 +85,9 @@ class ArenaAsyncStub(ArenaStub):
         one this RPC returned for the same request (do not retry unchanged).
       NOT_FOUND: no match has the given match_id.
       FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-        would reveal hidden cards); retry once it has ended. WatchMatch for a
-        sealed match (one play of a duplicate pair, whose cards the other play
-        still has to be dealt); fetch its log once the pair is over.
+        would reveal hidden cards); retry once it has ended. GetMatchLog or
+        WatchMatch for a sealed match (see MATCH_STATUS_SEALED); fetch its log
+        once the pair is over.
       UNAVAILABLE: the referee is shutting down or restarting; retry with
         backoff.
     """
@@ -115,9 +115,9 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         one this RPC returned for the same request (do not retry unchanged).
       NOT_FOUND: no match has the given match_id.
       FAILED_PRECONDITION: GetMatchLog for a match that has not ended (its log
-        would reveal hidden cards); retry once it has ended. WatchMatch for a
-        sealed match (one play of a duplicate pair, whose cards the other play
-        still has to be dealt); fetch its log once the pair is over.
+        would reveal hidden cards); retry once it has ended. GetMatchLog or
+        WatchMatch for a sealed match (see MATCH_STATUS_SEALED); fetch its log
+        once the pair is over.
       UNAVAILABLE: the referee is shutting down or restarting; retry with
         backoff.
     """
