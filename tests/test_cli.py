@@ -14,7 +14,7 @@ from oddtrick_referee._cli import config_from_args
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("command", [[], ["bot"], ["serve"], ["demo"], ["check"], ["tournament"]])
+@pytest.mark.parametrize("command", [[], ["bot"], ["watch"], ["serve"], ["demo"], ["check"], ["tournament"]])
 def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main([*command, "--help"])
@@ -73,3 +73,10 @@ def test_check_reports_a_log_that_did_not_finish(tmp_path: Path, capsys: pytest.
     log.write_text('{"type": "match_start", "format": "oddtrick-match-log/1"}\n')
     assert main(["check", str(log)]) == 1
     assert "did not finish" in capsys.readouterr().out
+
+
+def test_watch_without_a_referee_says_where_it_looked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["watch", "--server", "127.0.0.1:1"]) == 1
+    error = capsys.readouterr().err
+    assert "127.0.0.1:1" in error
+    assert "oddtrick serve" in error

@@ -153,6 +153,11 @@ def watch(server: str, match_id: str | None, out: TextIO, err: TextIO) -> int:
                 for line in play.lines(response.events):
                     print(line, file=out, flush=True)
         except grpc.RpcError as error:
-            print(f"oddtrick watch: {error.code().name}: {error.details()}", file=err)
+            if error.code() is grpc.StatusCode.UNAVAILABLE:
+                print(
+                    f"oddtrick watch: no referee answers at {server} (is oddtrick serve running?)", file=err
+                )
+            else:
+                print(f"oddtrick watch: {error.code().name}: {error.details()}", file=err)
             return 1
     return 0
