@@ -13,7 +13,7 @@ checking an action is one AND.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
@@ -127,6 +127,7 @@ class GameState:
 
     __slots__ = (
         "_auction",
+        "_commitment",
         "_contract",
         "_contract_game",
         "_current_trick",
@@ -156,6 +157,7 @@ class GameState:
         "_phase",
         "_played",
         "_power",
+        "_public_results",
         "_scores",
         "_target",
         "_to_act",
@@ -190,6 +192,8 @@ class GameState:
         self._target = config.game_target
         self._format = config.format
         self._hand_results: list[HandResult] = []
+        self._public_results: tuple[HandResult, ...] = ()
+        self._commitment: str | None = None
         self._game_results: list[GameResult] = []
         self._match_result: MatchResult | None = None
         # The history as two lists, seats and actions, rather than a list of
@@ -386,7 +390,18 @@ class GameState:
 
     @property
     def commitment(self) -> str:
-        return commitment(self.seed)
+        if self._commitment is None:  # the seed never changes: hash it once
+            self._commitment = commitment(self.seed)
+        return self._commitment
+
+    def _results_as_shown(self, hide: Callable[[HandResult], HandResult]) -> tuple[HandResult, ...]:
+        """The hand results as every view shows them (``hide`` applied to thrown-in
+        hands), built once per new result rather than once per view."""
+        shown = self._public_results
+        if len(shown) != len(self._hand_results):
+            shown = shown + tuple(hide(r) for r in self._hand_results[len(shown) :])
+            self._public_results = shown
+        return shown
 
     def view(self, seat: Seat | None) -> SeatView:
         """What ``seat`` may know now (``None``: a spectator). The only door to players."""

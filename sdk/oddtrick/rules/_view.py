@@ -112,9 +112,13 @@ def _without_deal(result: HandResult) -> HandResult:
     return dataclasses.replace(result, deal=None)
 
 
+def _as_shown(result: HandResult) -> HandResult:
+    return result if result.all_cards_played else _without_deal(result)
+
+
 def observe(state: GameState, seat: Seat | None) -> SeatView:
     """Build the view of ``seat`` (``None``: a spectator) of ``state``."""
-    results = tuple(r if r.all_cards_played else _without_deal(r) for r in state.hand_results)
+    results = state._results_as_shown(_as_shown)
     phase = state.phase
     return SeatView(
         seat=seat,
