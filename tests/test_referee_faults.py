@@ -191,6 +191,9 @@ async def test_a_dropped_bot_resumes_within_the_grace_period(tmp_path):
     assert not record.seats[S].forfeited
     assert count_faults(record.seats) == 0, record.seats
     assert [r["seat"] for r in log_records(record.log_path, "reconnect")] == ["S"]
+    assert [r["seat"] for r in log_records(record.log_path, "disconnect")] == ["S"]
+    kinds = [r["type"] for r in log_records(record.log_path)]
+    assert kinds.index("disconnect") < kinds.index("reconnect")
     assert check_log(record.log_path).ok
 
 

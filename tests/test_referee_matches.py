@@ -5,6 +5,7 @@ Arena service, health and reflection, and what each seat may see.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -309,3 +310,19 @@ async def test_event_numbers_run_on_across_the_matches_of_a_session(tmp_path):
         numbers = [event.sequence for event in bot.events]
         assert numbers == list(range(1, len(numbers) + 1))
         assert sum(1 for event in bot.events if event.HasField("match_started")) == 2
+
+
+async def test_a_bot_with_too_few_streams_is_named_in_the_log(tmp_path, caplog):
+    """From its side a bot short of streams only waits: the operator must see why."""
+    caplog.set_level(logging.INFO, logger="oddtrick.referee.sessions")
+    seating = {N: "pairs", E: "other", S: "pairs", W: "other"}
+    async with referee_running(tmp_path, ["pairs", "other"]) as referee:
+        bot = RawBot(referee.address, "pairs")
+        try:
+            await in_thread(bot.hello)
+            with pytest.raises(trio.TooSlowError):
+                await referee.play_match(MatchSpec(two_deals(GameKind.CLASSIC), seating, RELAXED), wait_s=0.5)
+        finally:
+            await in_thread(bot.close)
+    assert "pairs has 1 of the 2 free streams it needs (oddtrick bot --seats 2)" in caplog.text
+    assert "other has" not in caplog.text  # not connected at all: the usual "waiting for" says so

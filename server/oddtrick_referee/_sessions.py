@@ -132,6 +132,7 @@ class SeatLink:
         self.last_request = 0
         self._send, self.decisions = trio.open_memory_channel[Any](float("inf"))
         self.on_resume: Callable[[SeatLink], None] = lambda link: None
+        self.on_detach: Callable[[SeatLink], None] = lambda link: None
         session.link = self
 
     def deliver(self, message: Any) -> None:
@@ -162,6 +163,7 @@ class SeatLink:
         self.disconnected_at = trio.current_time()
         self.reconnected = trio.Event()
         self.deliver(DISCONNECTED)
+        self.on_detach(self)
 
     def attach(self, session: Session) -> None:
         old = self.session
@@ -388,8 +390,25 @@ class Lobby:
         return sum(1 for s in self._idle.get(name, []) if game in s.games and not s.leaving)
 
     async def wait_for(self, needs: Mapping[str, int], game: GameKind) -> None:
-        """Wait until each named bot has the given number of idle sessions."""
-        while any(self.idle_count(name, game) < count for name, count in needs.items()):
+        """Wait until each named bot has the given number of idle sessions.
+
+        A bot that connected with too few streams is told about in the log: from
+        its side it just waits, so the operator is the one who can see why.
+        """
+        reported = ""
+        while True:
+            short = {name: (self.idle_count(name, game), count) for name, count in needs.items()}
+            short = {name: counts for name, counts in short.items() if counts[0] < counts[1]}
+            if not short:
+                return
+            partly = "; ".join(
+                f"{name} has {have} of the {want} free streams it needs (oddtrick bot --seats {want})"
+                for name, (have, want) in sorted(short.items())
+                if have
+            )
+            if partly and partly != reported:
+                log.info("waiting: %s: a bot opens one stream per seat it holds", partly)
+                reported = partly
             await self._changed.wait()
 
     def take(self, name: str, game: GameKind) -> Session:

@@ -253,6 +253,7 @@ class Table:
         self._flush_others_after_request = False
         for link in self.links.values():
             link.on_resume = self._resync
+            link.on_detach = self._disconnected
 
     # ------------------------------------------------------------------ run
 
@@ -716,6 +717,11 @@ class Table:
         )
 
     # --------------------------------------------------------------- resume
+
+    def _disconnected(self, link: SeatLink) -> None:
+        """A seat's stream dropped: the log says when (the seat is kept for its grace period)."""
+        if not self._over:
+            self._log.write({"type": "disconnect", "hand": self.state.hand_number, "seat": str(link.seat)})
 
     def _resync(self, link: SeatLink) -> None:
         """A bot took its seat back: send what it needs to go on."""

@@ -186,7 +186,7 @@ class GetServerInfoResponse(_message.Message):
     @_builtins.property
     def session_limits(self) -> _referee_pb2.SessionLimits:
         """The session limits a bot gets (see Welcome.limits); max_seats is the
-        arena's own limit per token.
+        arena's own limit per bot_name.
         """
 
     @_builtins.property
@@ -463,7 +463,7 @@ Global___WatchMatchRequest: _TypeAlias = WatchMatchRequest  # noqa: Y015
 @_typing.final
 class WatchMatchResponse(_message.Message):
     """Events as a spectator sees them: what a player holding no cards sees
-    (RULES.md, "What each player may see"). They are the seats' Event
+    (docs/rules.md, "What each player may see"). They are the seats' Event
     messages, with these differences: MatchStarted.seat is SEAT_UNSPECIFIED;
     HandStarted.cards is empty, and HandStarted.hands holds all four hands
     only when the match's TableRules.open is set; HandEnded shows the four

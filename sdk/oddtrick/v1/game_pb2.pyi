@@ -360,8 +360,8 @@ class _FaultKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultKind.V
 
 class FaultKind(_FaultKind, metaclass=_FaultKindEnumTypeWrapper):
     """Why the referee made a seat's action for it, and so the fault recorded
-    against the bot. The referee's fallback action is a pass in the auction and
-    the lowest legal card in play: lowest rank, clubs first among equal ranks).
+    against the bot. The referee's fallback action is a pass in the auction and,
+    in play, the legal card of lowest rank (clubs first among equal ranks).
     """
 
 FAULT_KIND_UNSPECIFIED: FaultKind.ValueType  # 0
@@ -938,8 +938,10 @@ class SeatRecord(_message.Message):
     THINK_MS_MAX_FIELD_NUMBER: _builtins.int
     seat: _cards_pb2.Seat.ValueType
     refusals: _builtins.int
-    """Actions the referee refused (each answered by a Refusal). Not faults by
-    themselves.
+    """Answers to the seat's open requests that the referee refused (each
+    answered by a Refusal). Not faults by themselves. Refusals of answers
+    naming no request of the seat (REFUSAL_REASON_UNKNOWN_REQUEST) are not
+    counted here.
     """
     forfeited: _builtins.bool
     """The seat was forfeited (its grace period ran out after a disconnection)."""

@@ -126,9 +126,13 @@ class _RefusalReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Refusal
     highest bid is the seat's own side's, or it is already doubled.
     """
     REFUSAL_REASON_UNKNOWN_REQUEST: _RefusalReason.ValueType  # 7
-    """The request_id was never issued on this session (0, or higher than any
-    issued). Late answers to requests already settled are not refused: they
-    are ignored silently (and counted as unsolicited).
+    """The request_id cannot be one this seat was sent: 0, or higher than any
+    the seat has been sent. Request ids come from one counter for the whole
+    referee, so a seat's ids increase but are not consecutive. Any other id
+    that is not the open request (a late answer to a settled request, or an
+    id seen on another session) is not refused: it is ignored silently (and
+    counted as unsolicited). An UNKNOWN_REQUEST refusal leaves the seat's
+    open request, if any, as it was.
     """
     REFUSAL_REASON_MALFORMED: _RefusalReason.ValueType  # 8
     """The message is incomplete or out of range: no action, an Action or Call
@@ -163,9 +167,13 @@ REFUSAL_REASON_DOUBLE_NOT_ALLOWED: RefusalReason.ValueType  # 6
 highest bid is the seat's own side's, or it is already doubled.
 """
 REFUSAL_REASON_UNKNOWN_REQUEST: RefusalReason.ValueType  # 7
-"""The request_id was never issued on this session (0, or higher than any
-issued). Late answers to requests already settled are not refused: they
-are ignored silently (and counted as unsolicited).
+"""The request_id cannot be one this seat was sent: 0, or higher than any
+the seat has been sent. Request ids come from one counter for the whole
+referee, so a seat's ids increase but are not consecutive. Any other id
+that is not the open request (a late answer to a settled request, or an
+id seen on another session) is not refused: it is ignored silently (and
+counted as unsolicited). An UNKNOWN_REQUEST refusal leaves the seat's
+open request, if any, as it was.
 """
 REFUSAL_REASON_MALFORMED: RefusalReason.ValueType  # 8
 """The message is incomplete or out of range: no action, an Action or Call
@@ -1216,12 +1224,15 @@ class Refusal(_message.Message):
     message: _builtins.str
     """Why, for people (English). Not meant to be parsed."""
     time_left_ms: _builtins.int
-    """Time left for the open request, in milliseconds, as the referee sends
-    this; 0 when no request is open.
+    """Time left for the refused request, in milliseconds, as the referee
+    sends this. 0 with REFUSAL_REASON_UNKNOWN_REQUEST (there is no such
+    request; the seat's open request keeps the time_left_ms it had).
     """
     attempts_left: _builtins.int
-    """Decisions the referee will still evaluate for the open request; 0 means
-    no more: the fallback action will be made at the deadline.
+    """Decisions the referee will still evaluate for the refused request; 0
+    means no more: the fallback action will be made at the deadline. 0 with
+    REFUSAL_REASON_UNKNOWN_REQUEST, which uses up no attempt of the open
+    request.
     """
     @_builtins.property
     def action(self) -> _cards_pb2.Action:

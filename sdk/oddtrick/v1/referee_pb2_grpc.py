@@ -49,9 +49,13 @@ class RefereeServicer:
     def Play(self, request_iterator, context):
         """Play is one bot session: the stream holds at most one seat at a time and
         plays matches on it one after another, for as long as it stays open.
-        A bot may open several streams (one per seat it wants to hold; see
-        Hello.max_seats). The two seats of one partnership are never on the same
-        stream, since a stream holds one seat.
+        A bot opens one stream per seat it is to hold at once; the protocol does
+        not say how many that is: the arena's operator does (a bot named for a
+        whole partnership holds both its seats, so it needs two streams; a
+        tournament entry is told in ODDTRICK_SEATS, see proto/README.md). A
+        match waits until every seat's bot has a free stream. The two seats of
+        one partnership are never on the same stream, since a stream holds one
+        seat.
 
         The bot sends a Hello first. The referee answers with a Welcome, then,
         when the session is seated, with Updates (events, and decision requests
