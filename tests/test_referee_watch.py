@@ -7,6 +7,7 @@ progress and receives the events so far, then the rest live.
 
 from __future__ import annotations
 
+import io
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +28,7 @@ from referee_support import (
 )
 
 from oddtrick._codec import card_from_wire, seat_from_wire
-from oddtrick._watch import PlayByPlay
+from oddtrick._watch import PlayByPlay, watch
 from oddtrick.rules import GameConfig, MatchFormat, Seat, TrumpSelection
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2
 from oddtrick_referee import check_log
@@ -195,9 +196,15 @@ async def test_an_open_table_shows_spectators_all_four_hands_at_the_deal(tmp_pat
 async def test_sealed_and_unknown_matches_cannot_be_watched(tmp_path):
     outcomes: dict[str, tuple[grpc.StatusCode, str]] = {}
     summaries: list[arena_pb2.MatchSummary] = []
+    cli: list[tuple[int, str]] = []
 
     def spectate(referee: Referee, joined: threading.Event) -> None:
         try:
+            out, err = io.StringIO(), io.StringIO()
+            outcomes["cli"] = (
+                grpc.StatusCode.OK,
+                str(watch(referee.address, None, out, err)) + err.getvalue(),
+            )
             for label, match_id in (("unknown", "no-such-match"), ("sealed", None)):
                 spectator = Spectator(referee.address)
                 if match_id is None:  # a sealed play is listed as such from its start, without progress
@@ -216,6 +223,10 @@ async def test_sealed_and_unknown_matches_cannot_be_watched(tmp_path):
     assert outcomes["unknown"][0] is grpc.StatusCode.NOT_FOUND, outcomes
     assert outcomes["sealed"][0] is grpc.StatusCode.FAILED_PRECONDITION, outcomes
     assert "duplicate" in outcomes["sealed"][1]
+    # oddtrick watch, asked for "the newest match in progress", says why there is none to watch.
+    ((status, error),) = cli
+    assert status == 1
+    assert "sealed" in error
     (summary,) = summaries
     assert summary.status == arena_pb2.MATCH_STATUS_SEALED
     assert not summary.HasField("score")

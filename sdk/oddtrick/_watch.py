@@ -137,13 +137,25 @@ def newest_match_in_progress(channel: grpc.Channel) -> str | None:
     return response.matches[0].match_id if response.matches else None
 
 
+def _nothing_to_watch(channel: grpc.Channel, server: str) -> str:
+    sealed = arena_pb2_grpc.ArenaStub(channel).ListMatches(
+        arena_pb2.ListMatchesRequest(page_size=1, statuses=[arena_pb2.MATCH_STATUS_SEALED])
+    )
+    if sealed.matches:
+        return (
+            f"no match open to spectators on {server}: plays of duplicate deals are sealed until "
+            "both plays of their deals are over (their logs are served then)"
+        )
+    return f"no match in progress on {server}; wait for one to start, or name a match id"
+
+
 def watch(server: str, match_id: str | None, out: TextIO, err: TextIO) -> int:
     """Print the match's play to ``out`` as it happens; the exit status of ``oddtrick watch``."""
     with grpc.insecure_channel(server) as channel:
         try:
             match_id = match_id or newest_match_in_progress(channel)
             if match_id is None:
-                print(f"oddtrick watch: no match in progress on {server}; name a match id", file=err)
+                print(f"oddtrick watch: {_nothing_to_watch(channel, server)}", file=err)
                 return 1
             stream = arena_pb2_grpc.ArenaStub(channel).WatchMatch(
                 arena_pb2.WatchMatchRequest(match_id=match_id)
