@@ -196,7 +196,7 @@ class _Seat:
             if kind == "match_ended":
                 self.matches += 1
                 self.seated = False
-        if update.HasField("request"):
+        if has_request:
             await self._answer(update.request, outbox)
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 

@@ -9,7 +9,8 @@ and the results of earlier hands.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Generic, TypeVar
 
 from oddtrick._bot import Bot, BotView
 from oddtrick._codec import (
@@ -38,11 +39,35 @@ from oddtrick.rules import (
     MatchResult,
     Phase,
     Seat,
-    Trick,
 )
 from oddtrick.v1 import game_pb2, referee_pb2
 
 log = logging.getLogger("oddtrick.bot")
+
+
+T = TypeVar("T")
+W = TypeVar("W")
+
+
+class _PerHand(Generic[W, T]):
+    """Decodes a list that only grows within a hand (its tricks, its calls), each item
+    once: every request repeats the whole list. A new hand, or a shorter list (a
+    resync), starts again."""
+
+    def __init__(self, decode: Callable[[W], T]) -> None:
+        self._decode = decode
+        self._hand = 0
+        self._decoded: list[T] = []
+
+    def __call__(self, hand_number: int, items: Sequence[W]) -> tuple[T, ...]:
+        if hand_number != self._hand or len(self._decoded) > len(items):
+            self._hand, self._decoded = hand_number, []
+        self._decoded.extend(self._decode(item) for item in items[len(self._decoded) :])
+        return tuple(self._decoded)
+
+
+def _call_made_from_wire(made: referee_pb2.CallMade) -> tuple[Seat, Call]:
+    return seat_from_wire(made.seat), call_from_wire(made.call)
 
 
 _IN_HAND = frozenset({"call_made", "auction_ended", "card_played", "trick_completed"})
@@ -63,8 +88,8 @@ class SeatState:
         self.seed: str | None = None
         self.last_sequence = 0
         self.hand = referee_pb2.HandState()
-        self._trick_cache: list[tuple[int, Trick]] = []
-        self._auction_cache: tuple[int, list[tuple[Seat, Call]]] = (0, [])
+        self._tricks = _PerHand(trick_from_wire)
+        self._auction = _PerHand(_call_made_from_wire)
 
     def start_match(self, message: referee_pb2.MatchStarted) -> None:
         self.__init__()  # type: ignore[misc]
@@ -115,31 +140,6 @@ class SeatState:
                 )
                 self.seed = result.seed
 
-    def _tricks(self, hand: referee_pb2.HandState) -> tuple[Trick, ...]:
-        """The hand's completed tricks, each decoded once (a request repeats them all)."""
-        cache = self._trick_cache
-        if cache and cache[0][0] != hand.hand_number:
-            cache.clear()
-        decoded = [trick for _, trick in cache]
-        for message in hand.tricks[len(decoded) :]:
-            trick = trick_from_wire(message)
-            cache.append((hand.hand_number, trick))
-            decoded.append(trick)
-        if len(decoded) != len(hand.tricks):  # a resync or a new match: start again
-            cache.clear()
-            return self._tricks(hand)
-        return tuple(decoded)
-
-    def _auction(self, hand: referee_pb2.HandState) -> tuple[tuple[Seat, Call], ...]:
-        """The hand's calls, each decoded once (the auction only grows within a hand)."""
-        number, decoded = self._auction_cache
-        if number != hand.hand_number or len(decoded) > len(hand.auction):
-            decoded = []
-            self._auction_cache = (hand.hand_number, decoded)
-        for made in hand.auction[len(decoded) :]:
-            decoded.append((seat_from_wire(made.seat), call_from_wire(made.call)))
-        return tuple(decoded)
-
     def view(self, request: referee_pb2.DecisionRequest | None = None) -> BotView:
         """The bot's view now; with a request, the one that request is about."""
         hand = request.hand if request is not None else self.hand
@@ -156,7 +156,7 @@ class SeatState:
         current = tuple(
             (seat_from_wire(play.seat), card_from_wire(play.card)) for play in hand.current_trick.cards
         )
-        tricks = self._tricks(hand)
+        tricks = self._tricks(hand.hand_number, hand.tricks)
         contract: Contract | None = contract_from_wire(hand.contract) if hand.HasField("contract") else None
         scores = hand.score
         return BotView(
@@ -173,7 +173,7 @@ class SeatState:
             turned_card=card_from_wire(hand.turned_card) if hand.HasField("turned_card") else None,
             turned_card_face_up=hand.turned_card_face_up,
             cut_card=card_from_wire(hand.cut_card) if hand.HasField("cut_card") else None,
-            auction=self._auction(hand),
+            auction=self._auction(hand.hand_number, hand.auction),
             contract=contract,
             current_trick=current,
             tricks=tricks,

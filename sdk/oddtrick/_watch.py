@@ -23,7 +23,8 @@ from oddtrick._codec import (
     side_from_wire,
     trumps_from_wire,
 )
-from oddtrick.rules import Card, GameKind, Suit
+from oddtrick.rules import GameKind
+from oddtrick.rules._cards import pretty_hand
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
 
 
@@ -116,17 +117,6 @@ class PlayByPlay:
 def _hands(hands: Iterable[game_pb2.SeatHand]) -> Iterator[str]:
     for hand in hands:
         yield f"  {seat_from_wire(hand.seat)}  {pretty_hand(card_from_wire(c) for c in hand.cards)}"
-
-
-def pretty_hand(cards: Iterable[Card]) -> str:
-    """A hand for people, spades first: ``♠A K 4  ♥Q J 9  ♦10 8  ♣A K 5 2`` (``—`` for a void)."""
-    by_suit: dict[Suit, list[Card]] = {suit: [] for suit in Suit}
-    for card in cards:
-        by_suit[card.suit].append(card)
-    return "  ".join(
-        suit.symbol + (" ".join(c.rank.label for c in sorted(by_suit[suit], key=lambda c: -c.rank)) or "—")
-        for suit in reversed(Suit)
-    )
 
 
 def newest_match_in_progress(channel: grpc.Channel) -> str | None:

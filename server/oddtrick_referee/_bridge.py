@@ -54,7 +54,6 @@ class _Outgoing:
         self._loop = loop
         self._outbox: asyncio.Queue[Any] = asyncio.Queue()
         self.closed = False
-        self.close_reason: Close | None = None
 
     # --- trio side
     def send(self, message: Any) -> None:
@@ -70,8 +69,7 @@ class _Outgoing:
         """End the call with a status (OK for a clean end)."""
         if self.closed:
             return
-        self.close_reason = Close(code, details)
-        self.send(self.close_reason)
+        self.send(Close(code, details))
         self.closed = True
 
     # --- asyncio side

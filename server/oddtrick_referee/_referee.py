@@ -93,7 +93,7 @@ class Referee:
         self.log_dir = settings.data_dir / "logs"
         self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
         self.port = 0
-        self.live: dict[str, dict[str, Any]] = {}
+        self.live: dict[str, Table] = {}
         """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
         self._live_lock = threading.Lock()
         self.trio_token = trio.lowlevel.current_trio_token()
@@ -152,16 +152,12 @@ class Referee:
             log_path,
             {
                 "table_id": table.table_id,
-                "rules": {
-                    "deadline_ms": round(spec.rules.deadline_s * 1000),
-                    "grace_ms": round(spec.rules.grace_s * 1000),
-                    "open": spec.rules.open,
-                },
+                "rules": spec.rules.to_record(),
                 "seed_commitment": table.state.commitment,
                 "sealed": sealed,
             },
         )
-        self._set_live(match_id, {"table": table, "players": players})
+        self._set_live(match_id, table)
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
         try:
             state = await table.run()
@@ -195,13 +191,13 @@ class Referee:
     async def unseal(self, match_ids: list[str]) -> None:
         await trio.to_thread.run_sync(self.store.unseal, match_ids)
 
-    def _set_live(self, match_id: str, entry: dict[str, Any] | None) -> None:
+    def _set_live(self, match_id: str, table: Table | None) -> None:
         with self._live_lock:
             live = dict(self.live)
-            if entry is None:
+            if table is None:
                 live.pop(match_id, None)
             else:
-                live[match_id] = entry
+                live[match_id] = table
             self.live = live
 
 
@@ -275,15 +271,14 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def WatchMatch(self, request: Any, context: Any) -> None:  # type: ignore[override]  # noqa: N802
         """Written with context.write (like Play), not as an async generator."""
-        entry = self._referee.live.get(request.match_id)
-        if entry is None:
+        table = self._referee.live.get(request.match_id)
+        if table is None:
             await context.abort(
                 grpc.StatusCode.NOT_FOUND,
                 f"no match {request.match_id!r} in progress (ListMatches lists them; "
                 "a finished match's log is served by GetMatchLog)",
             )
             raise AssertionError("abort raises")
-        table: Table = entry["table"]
         if table.sealed:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -353,7 +348,7 @@ async def _page_offset(token: str, context: Any) -> int:
     return int(token)
 
 
-def _summary(row: dict[str, Any], live: dict[str, Any] | None) -> arena_pb2.MatchSummary:
+def _summary(row: dict[str, Any], live: Table | None) -> arena_pb2.MatchSummary:
     """A match as ListMatches shows it: a sealed play without its progress or result
     (the other play of its deals is not over), an aborted one as finished with no winner."""
     details = row["details"]
@@ -370,19 +365,12 @@ def _summary(row: dict[str, Any], live: dict[str, Any] | None) -> arena_pb2.Matc
         seed_commitment=details.get("seed_commitment", ""),
         started_at_unix_ms=row["started_at"],
     )
-    rules = details.get("rules")
-    if rules:
-        summary.rules.CopyFrom(
-            game_pb2.TableRules(
-                decision_deadline_ms=rules["deadline_ms"],
-                reconnect_grace_ms=rules["grace_ms"],
-                open=rules.get("open", False),
-            )
-        )
+    if "rules" in details:
+        summary.rules.CopyFrom(TableRules.from_record(details["rules"]).to_wire())
     if row["finished_at"] is not None:
         summary.ended_at_unix_ms = row["finished_at"]
     if row["category"] == "in_progress" and live is not None:
-        hands, game, games_won, totals = live["table"].progress
+        hands, game, games_won, totals = live.progress
         summary.hands_played = hands
         summary.score.CopyFrom(
             game_pb2.Scoreboard(game=per_side(game), games_won=per_side(games_won), total=per_side(totals))
@@ -392,8 +380,7 @@ def _summary(row: dict[str, Any], live: dict[str, Any] | None) -> arena_pb2.Matc
     elif row["category"] == "finished" and row["result"]:
         result = row["result"]
         summary.hands_played = result["hands"]
-        totals = per_side(tuple(result["totals"]))
-        summary.score.total.CopyFrom(totals)
+        summary.score.total.CopyFrom(per_side(tuple(result["totals"])))
         summary.score.games_won.CopyFrom(per_side(tuple(result["games_won"])))
         winner = result["winner"]
         summary.result.outcome = game_pb2.MATCH_OUTCOME_WIN if winner else game_pb2.MATCH_OUTCOME_DRAW

@@ -31,22 +31,11 @@ CREATE INDEX IF NOT EXISTS matches_by_start ON matches (started_at);
 """
 
 
-_SEALED = "COALESCE(json_extract(details, '$.sealed'), 0)"
-_CATEGORY_SQL = {
-    "in_progress": f"(status = 'running' AND NOT {_SEALED})",
-    "sealed": f"(status = 'sealed' OR (status = 'running' AND {_SEALED}))",
-    "finished": "status IN ('finished', 'aborted')",
-}
+_CATEGORY = """CASE
+    WHEN status IN ('finished', 'aborted') THEN 'finished'
+    WHEN status = 'sealed' OR COALESCE(json_extract(details, '$.sealed'), 0) THEN 'sealed'
+    ELSE 'in_progress' END"""
 """What listings call a match, from its row: a sealed play is sealed from its start."""
-
-
-def category(status: str, details: dict[str, Any]) -> str:
-    """The listing category of a row (see ``_CATEGORY_SQL``, which must agree)."""
-    if status in ("finished", "aborted"):
-        return "finished"
-    if status == "sealed" or details.get("sealed"):
-        return "sealed"
-    return "in_progress"
 
 
 class MatchStore(Store):
@@ -121,14 +110,15 @@ class MatchStore(Store):
         conditions: list[str] = []
         params: list[Any] = []
         if categories:
-            conditions.append("(" + " OR ".join(_CATEGORY_SQL[c] for c in sorted(categories)) + ")")
+            conditions.append(f"category IN ({', '.join('?' * len(categories))})")
+            params += sorted(categories)
         if bot_name:
             conditions.append("EXISTS (SELECT 1 FROM json_each(matches.players) WHERE json_each.value = ?)")
             params.append(bot_name)
         if game:
             conditions.append("json_extract(config, '$.game') = ?")
             params.append(game)
-        query = "SELECT * FROM matches"
+        query = f"SELECT *, {_CATEGORY} AS category FROM matches"
         if conditions:
             query += " WHERE " + " AND ".join(conditions)
         query += " ORDER BY started_at DESC, match_id LIMIT ? OFFSET ?"
@@ -137,7 +127,7 @@ class MatchStore(Store):
             rows = db.execute(query, params).fetchall()
         return [
             {
-                "category": category(row["status"], json.loads(row["details"]) if row["details"] else {}),
+                "category": row["category"],
                 "match_id": row["match_id"],
                 "status": row["status"],
                 "started_at": row["started_at"],

@@ -113,6 +113,18 @@ class TableRules:
     grace_s: float = 30.0
     open: bool = False
 
+    def to_record(self) -> dict[str, Any]:
+        """The rules as the SQLite index keeps them (see :meth:`from_record`)."""
+        return {
+            "deadline_ms": round(self.deadline_s * 1000),
+            "grace_ms": round(self.grace_s * 1000),
+            "open": self.open,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> TableRules:
+        return cls(record["deadline_ms"] / 1000, record["grace_ms"] / 1000, record.get("open", False))
+
     def to_wire(self) -> game_pb2.TableRules:
         return game_pb2.TableRules(
             decision_deadline_ms=round(self.deadline_s * 1000),
@@ -242,7 +254,6 @@ class Table:
         self._open: dict[Seat, tuple[referee_pb2.DecisionRequest, float]] = {}
         self._last_decided: _Decided | None = None
         self._on_progress = on_progress
-        self._reveal_seed = reveal_seed
         self.sealed = not reveal_seed
         """One play of a duplicate pair: its cards stay hidden from everyone until both are over."""
         self._fold_events = fold_events
@@ -500,10 +511,8 @@ class Table:
     def _queue_all(self, **event: Any) -> None:
         """Queue one public event for every seat and spectator, and advance the hand's
         public state with it."""
-        outgoing = self._outgoing
-        for seat, link in self.links.items():
-            link.sequence += 1
-            added = outgoing[seat].update.events.add(sequence=link.sequence, **event)
+        for seat in _SEATS:
+            added = self._queue(seat, **event)
         advance_hand(self._hand, added, cards_pb2.SEAT_UNSPECIFIED)
         self._record_watched(**event)
 
@@ -569,8 +578,6 @@ class Table:
         """The seat's pending message (its events so far), leaving a fresh one in its place."""
         message = self._outgoing[seat]
         self._outgoing[seat] = referee_pb2.RefereeMessage()
-        if not message.HasField("update"):
-            message.update.SetInParent()
         return message
 
     def _flush(self, seat: Seat) -> None:
@@ -691,7 +698,7 @@ class Table:
             ),
             hands_played=result.hands_played,
             seats=[record.to_wire(seat) for seat, record in self.records.items()],
-            seed=self.state.seed if self._reveal_seed else "",
+            seed="" if self.sealed else self.state.seed,
             seed_commitment=self.state.commitment,
         )
         if result.winner is not None:

@@ -245,6 +245,17 @@ def format_hand(cards: Iterable[Card]) -> str:
     return ".".join("".join(ranks) for ranks in by_suit)
 
 
+def pretty_hand(cards: Iterable[Card]) -> str:
+    """A hand for people, spades first: ``♠ A K 4  ♥ Q J 9  ♦ 10 8  ♣ —`` (``—`` for a void)."""
+    by_suit: list[list[str]] = [[], [], [], []]
+    for card in sorted(cards, key=_index, reverse=True):
+        by_suit[3 - card.suit].append(card.rank.label)
+    return "  ".join(
+        f"{suit.symbol} {' '.join(ranks) if ranks else '—'}"
+        for suit, ranks in zip(reversed(Suit), by_suit, strict=True)
+    )
+
+
 def parse_hand(text: str) -> tuple[Card, ...]:
     """Parse the :func:`format_hand` form; ``10`` is accepted for ``T``."""
     parts = text.strip().split(".")

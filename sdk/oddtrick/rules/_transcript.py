@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 
 from oddtrick.rules._calls import Call
-from oddtrick.rules._cards import Card, Suit
+from oddtrick.rules._cards import Card, pretty_hand
 from oddtrick.rules._config import GameConfig, GameKind
 from oddtrick.rules._results import Contract, HandResult, Phase, Trick
 from oddtrick.rules._scoring import honours_held, honours_points
@@ -22,8 +22,6 @@ from oddtrick.rules._state import Action, GameState
 
 FORMAT_LINE = "# oddtrick match transcript v1"
 """The first line of every transcript; bump the version if the layout changes."""
-
-_PBN_SUITS = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 
 
 def transcript(state: GameState) -> str:
@@ -159,7 +157,7 @@ def _hand_lines(state: GameState, hand: _Hand, result: HandResult | None, game_n
     lines = [title, f"dealer: {_name(hand.dealer)}", f"deal: {hand.deal}"]
     width = max(len(_name(seat)) for seat in SEATS)
     for seat in SEATS:
-        lines.append(f"  {_name(seat):<{width}}  {_hand_text(hand.deal[seat])}")
+        lines.append(f"  {_name(seat):<{width}}  {pretty_hand(hand.deal[seat])}")
     if classic:
         lines.append(f"trumps: {_trumps_text(hand)}")
         if config.honours and hand.trumps is not None:
@@ -243,15 +241,6 @@ def _trumps_text(hand: _Hand) -> str:
     if hand.trumps is None:
         return f"no trumps (fixed rotation, deal {hand.number})"
     return f"{hand.trumps.symbol} (fixed rotation, deal {hand.number})"
-
-
-def _hand_text(cards: Iterable[Card]) -> str:
-    held = tuple(cards)
-    parts = []
-    for suit in _PBN_SUITS:
-        ranks = [card.rank.label for card in reversed(held) if card.suit is suit]
-        parts.append(f"{suit.symbol} {' '.join(ranks) if ranks else '—'}")
-    return "  ".join(parts)
 
 
 def _actions(actions: Iterable[tuple[Seat, Action]]) -> str:
