@@ -58,8 +58,8 @@ from typing import Any
 import trio
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
-from oddtrick_referee._referee import MatchRecord, MatchSpec, Referee, RefereeSettings, running_referee
-from oddtrick_referee._table import TableRules
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee, RefereeSettings, running_referee
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -418,7 +418,7 @@ async def run_floor(tables: int, seconds: float) -> float:
     """Decisions per second through the referee's bridge with no referee on it (see the docstring)."""
     import grpc
 
-    from oddtrick_referee._bridge import BotStream, grpc_server
+    from oddtrick_referee.transport.bridge import BotStream, grpc_server
 
     streams: dict[tuple[int, int], BotStream] = {}
     all_connected = trio.Event()

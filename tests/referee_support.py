@@ -41,7 +41,7 @@ from oddtrick._codec_text import parse_action
 from oddtrick.rules import Card, Deal, GameConfig, GameState, Phase, Seat
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee import RefereeSettings, read_log, running_referee
-from oddtrick_referee._referee import Referee
+from oddtrick_referee.referee import Referee
 
 GUARD_S = 15.0
 """How long any single wait may take before the test fails instead of hanging."""

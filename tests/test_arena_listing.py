@@ -20,10 +20,10 @@ from referee_support import GUARD_S, RawBot, connect_and_play, in_thread, refere
 
 from oddtrick.rules import GameConfig, Seat
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
-from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
-from oddtrick_referee._referee import DataDirInUse, MatchSpec
-from oddtrick_referee._store import MatchStore
-from oddtrick_referee._table import TableRules
+from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import DataDirInUse, MatchSpec
+from oddtrick_referee.storage.match_index import MatchStore
 
 PLAYERS = {"N": "ann", "E": "bo", "S": "ann", "W": "bo"}
 

@@ -9,7 +9,7 @@ import pytest
 
 from oddtrick._cli import build_parser, main
 from oddtrick.rules import GameKind, MatchFormat
-from oddtrick_referee._cli import config_from_args
+from oddtrick_referee.cli import config_from_args
 
 ROOT = Path(__file__).resolve().parents[1]
 

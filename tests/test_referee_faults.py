@@ -31,7 +31,7 @@ from referee_support import (
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee import MatchSpec, TableRules, check_log
-from oddtrick_referee._table import Fault
+from oddtrick_referee.play.table import Fault
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 R = referee_pb2

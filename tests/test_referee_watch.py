@@ -32,8 +32,8 @@ from oddtrick._watch import PlayByPlay, watch
 from oddtrick.rules import GameConfig, MatchFormat, Seat, TrumpSelection
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2
 from oddtrick_referee import check_log
-from oddtrick_referee._referee import MatchRecord, MatchSpec, Referee
-from oddtrick_referee._table import TableRules
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee
 
 NAMES = {seat: f"watched-{seat.name.lower()}" for seat in Seat}
 

@@ -21,9 +21,9 @@ from oddtrick._codec import hand_state
 from oddtrick._seat_state import SeatState
 from oddtrick.rules import GameConfig, MatchFormat, Seat, TrumpSelection
 from oddtrick.v1 import referee_pb2
-from oddtrick_referee._matchlog import MatchLogWriter, read_log
-from oddtrick_referee._sessions import SeatLink, Session
-from oddtrick_referee._table import Table, TableRules
+from oddtrick_referee.play.matchlog import MatchLogWriter, read_log
+from oddtrick_referee.play.table import Table, TableRules
+from oddtrick_referee.transport.sessions import SeatLink, Session
 
 CONFIGS = {
     "classic-turn": GameConfig.classic(format=MatchFormat.DEALS, deals=6),

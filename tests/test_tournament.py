@@ -15,15 +15,15 @@ import pytest
 
 from oddtrick.rules import GameConfig, GameState
 from oddtrick_referee import check_log, read_log
-from oddtrick_referee._table import TableRules
-from oddtrick_referee._tournament import (
+from oddtrick_referee.competitions.tournament import (
     Entry,
     TournamentSettings,
     parse_entry,
     plan_runs,
     run_tournament,
 )
-from oddtrick_referee._tournament_store import TournamentStore
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.storage.tournament_store import TournamentStore
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"

@@ -114,7 +114,7 @@ def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
     if not with_referee:
         return parser
     try:
-        from oddtrick_referee._cli import add_commands
+        from oddtrick_referee.cli import add_commands
     except ImportError:  # the SDK alone is installed
         pass
     else:

@@ -3,16 +3,16 @@
 Run it with ``oddtrick serve``; embed it with :func:`running_referee`.
 """
 
-from oddtrick_referee._matchlog import CheckReport, check_log, read_log
-from oddtrick_referee._referee import (
+from oddtrick_referee.play.matchlog import CheckReport, check_log, read_log
+from oddtrick_referee.play.table import SeatRecord, TableRules, fallback_action
+from oddtrick_referee.referee import (
     MatchRecord,
     MatchSpec,
     Referee,
     RefereeSettings,
     running_referee,
 )
-from oddtrick_referee._sessions import SessionLimits
-from oddtrick_referee._table import SeatRecord, TableRules, fallback_action
+from oddtrick_referee.transport.sessions import SessionLimits
 
 __all__ = [
     "CheckReport",

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee._sqlite import Store
+from oddtrick_referee.storage.sqlite import Store
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (

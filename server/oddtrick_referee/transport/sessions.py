@@ -24,7 +24,7 @@ from oddtrick import __version__
 from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
-from oddtrick_referee._bridge import BotStream
+from oddtrick_referee.transport.bridge import BotStream
 
 log = logging.getLogger("oddtrick.referee.sessions")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from oddtrick_referee._sqlite import Store
-from oddtrick_referee._standings import DealResult, FaultCounts, Forfeit
+from oddtrick_referee.competitions.standings import DealResult, FaultCounts, Forfeit
+from oddtrick_referee.storage.sqlite import Store
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (

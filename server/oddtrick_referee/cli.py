@@ -13,8 +13,8 @@ from typing import Any
 import trio
 
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
-from oddtrick_referee._matchlog import check_log
-from oddtrick_referee._table import TableRules
+from oddtrick_referee.play.matchlog import check_log
+from oddtrick_referee.play.table import TableRules
 
 log = logging.getLogger("oddtrick.referee")
 
@@ -241,7 +241,7 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from oddtrick_referee._referee import MatchSpec, RefereeSettings, running_referee
+    from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 
     try:
         config = config_from_args(args, arena_keys=True)
@@ -288,7 +288,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from oddtrick_referee._demo import run_demo
+    from oddtrick_referee.competitions.demo import run_demo
 
     return run_demo(args.data_dir, args.deals)
 
@@ -308,7 +308,12 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from oddtrick_referee._tournament import Entry, TournamentSettings, parse_entry, run_tournament
+    from oddtrick_referee.competitions.tournament import (
+        Entry,
+        TournamentSettings,
+        parse_entry,
+        run_tournament,
+    )
 
     try:
         entries = [parse_entry(text) for text in args.bot]

@@ -10,10 +10,10 @@ from pathlib import Path
 import trio
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee._table import TableRules
-from oddtrick_referee._tournament import TournamentSettings, parse_entry, run_tournament
+from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+from oddtrick_referee.play.table import TableRules
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
+SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
 
 
 def run_demo(data_dir: Path, deals: int) -> int:

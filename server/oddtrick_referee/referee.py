@@ -31,9 +31,11 @@ from oddtrick import __version__
 from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
-from oddtrick_referee._bridge import BotStream, WatchStream, grpc_server
-from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter, read_log
-from oddtrick_referee._sessions import (
+from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
+from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
+from oddtrick_referee.storage.match_index import MatchStore
+from oddtrick_referee.transport.bridge import BotStream, WatchStream, grpc_server
+from oddtrick_referee.transport.sessions import (
     PROTOCOL_MINOR,
     PROTOCOL_NAME,
     Credentials,
@@ -41,8 +43,6 @@ from oddtrick_referee._sessions import (
     SeatLink,
     SessionLimits,
 )
-from oddtrick_referee._store import MatchStore
-from oddtrick_referee._table import SeatRecord, Table, TableRules, result_record
 
 log = logging.getLogger("oddtrick.referee")
 

@@ -31,10 +31,10 @@ from typing import IO, Any
 import trio
 
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
-from oddtrick_referee._referee import MatchSpec, Referee, RefereeSettings, running_referee
-from oddtrick_referee._standings import Standings, compute_standings
-from oddtrick_referee._table import TableRules
-from oddtrick_referee._tournament_store import TournamentStore
+from oddtrick_referee.competitions.standings import Standings, compute_standings
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee.storage.tournament_store import TournamentStore
 
 log = logging.getLogger("oddtrick.tournament")
 

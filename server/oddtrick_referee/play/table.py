@@ -68,9 +68,9 @@ from oddtrick.rules import (
     SeatView,
 )
 from oddtrick.v1 import arena_pb2, cards_pb2, game_pb2, referee_pb2
-from oddtrick_referee._bridge import WatchStream
-from oddtrick_referee._matchlog import LOG_FORMAT, MatchLogWriter
-from oddtrick_referee._sessions import DISCONNECTED, SeatLink
+from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter
+from oddtrick_referee.transport.bridge import WatchStream
+from oddtrick_referee.transport.sessions import DISCONNECTED, SeatLink
 
 log = logging.getLogger("oddtrick.referee.table")
 

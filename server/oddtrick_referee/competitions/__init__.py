@@ -1,0 +1,1 @@
+"""Competitions built on matches: tournaments, their standings, the demo."""

@@ -1,0 +1,1 @@
+"""What the referee keeps on disk: the match index and competition results."""

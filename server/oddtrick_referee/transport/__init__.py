@@ -1,0 +1,1 @@
+"""How bots reach the referee: the gRPC bridge into trio and the session lobby."""
