@@ -38,3 +38,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite tests/golden/*.txt from the engine instead of comparing with them",
     )
+
+
+@pytest.fixture(scope="session")
+def postgres_url():  # type: ignore[no-untyped-def]
+    """A real PostgreSQL server for this test session (tests/postgres_support.py)."""
+    from postgres_support import postgres_server
+
+    with postgres_server() as url:
+        yield url

@@ -221,6 +221,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
 
+    from oddtrick_referee.competitions.ladder.cli import add_ladder_command
+
+    add_ladder_command(commands, add_game_options, add_data_dir)
+
     check = commands.add_parser(
         "check",
         help="replay match logs and verify every action, result and the seed",

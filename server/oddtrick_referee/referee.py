@@ -17,10 +17,10 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 import trio
@@ -57,6 +57,8 @@ class RefereeSettings:
     data_dir: Path = Path("oddtrick-data")
     """Match logs go in ``data_dir/logs``, the index in ``data_dir/oddtrick.sqlite3``."""
     tokens: Mapping[str, str] | None = None
+    verify_token: Callable[[str, str], bool] | None = None
+    """Checks a bot's name and token instead of ``tokens`` (the ladder asks its database)."""
     limits: SessionLimits = dataclasses.field(default_factory=SessionLimits)
     games: frozenset[GameKind] = ALL_GAMES
     default_rules: TableRules = dataclasses.field(default_factory=TableRules)
@@ -76,6 +78,39 @@ class MatchSpec:
     table_id: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class SeatedMatch:
+    """A match whose seats are taken and whose table is set, not yet started."""
+
+    spec: MatchSpec
+    table: Table
+    links: dict[Seat, SeatLink]
+    log_path: Path
+    sealed: bool
+
+    @property
+    def match_id(self) -> str:
+        return self.table.match_id
+
+
+def _needs(seating: Mapping[Seat, str]) -> dict[str, int]:
+    needs: dict[str, int] = {}
+    for name in seating.values():
+        needs[name] = needs.get(name, 0) + 1
+    return needs
+
+
+class LadderView(Protocol):
+    """The Arena's ladder RPCs, answered by the ladder a referee runs (called on a worker thread)."""
+
+    def get_ladder(self) -> arena_pb2.GetLadderResponse: ...
+
+    def list_ladder_matches(
+        self, bot_name: str, page_size: int, offset: int
+    ) -> tuple[list[arena_pb2.LadderMatch], bool]:
+        """A page of matches, and whether more follow."""
+
+
 @dataclasses.dataclass
 class MatchRecord:
     match_id: str
@@ -89,7 +124,8 @@ class Referee:
     def __init__(self, settings: RefereeSettings, nursery: trio.Nursery) -> None:
         self.settings = settings
         self._nursery = nursery
-        self.lobby = Lobby(Credentials(settings.tokens), settings.limits, settings.games)
+        credentials = Credentials(settings.tokens, settings.verify_token)
+        self.lobby = Lobby(credentials, settings.limits, settings.games)
         self.log_dir = settings.data_dir / "logs"
         self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
         self.port = 0
@@ -97,6 +133,8 @@ class Referee:
         """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
         self._live_lock = threading.Lock()
         self.trio_token = trio.lowlevel.current_trio_token()
+        self.ladder: LadderView | None = None
+        """The ladder this referee runs, if any: the Arena's ladder RPCs read it."""
 
     @property
     def address(self) -> str:
@@ -117,11 +155,21 @@ class Referee:
         deal are sealed until both are over, so that neither reveals the cards
         to the other.
         """
-        needs: dict[str, int] = {}
-        for name in spec.seating.values():
-            needs[name] = needs.get(name, 0) + 1
+        needs = _needs(spec.seating)
         with trio.fail_after(wait_s) if wait_s is not None else contextlib.nullcontext():
             await self.lobby.wait_for(needs, spec.config.game)
+        return await self.play_seated(self.seat_match(spec, sealed))
+
+    def seat_match(self, spec: MatchSpec, sealed: bool = False) -> SeatedMatch:
+        """Take the seated bots' idle sessions and set the table, without waiting.
+
+        Competitions that play several tables as one match (the ladder) seat
+        them all at once, so either every table of the match starts or none
+        does. Raises LookupError if a bot has no idle session.
+        """
+        for name, count in _needs(spec.seating).items():
+            if self.lobby.idle_count(name, spec.config.game) < count:
+                raise LookupError(f"{name!r} has fewer than {count} idle session(s)")
         match_id = spec.match_id or time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
         links: dict[Seat, SeatLink] = {}
         for seat in Seat:
@@ -142,24 +190,36 @@ class Referee:
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
-        players = {str(seat): link.bot_name for seat, link in links.items()}
-        await trio.to_thread.run_sync(
-            self.store.match_started,
-            match_id,
-            table.started_at_ms,
-            spec.config.to_dict(),
-            players,
-            log_path,
-            {
-                "table_id": table.table_id,
-                "rules": spec.rules.to_record(),
-                "seed_commitment": table.state.commitment,
-                "sealed": sealed,
-            },
+        return SeatedMatch(spec, table, links, log_path, sealed)
+
+    async def play_seated(self, seated: SeatedMatch) -> MatchRecord:
+        """Play a match :meth:`seat_match` has set, to its end."""
+        spec, table, links, log_path, sealed = (
+            seated.spec,
+            seated.table,
+            seated.links,
+            seated.log_path,
+            seated.sealed,
         )
-        self._set_live(match_id, table)
-        log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
+        match_id = table.match_id
+        players = {str(seat): link.bot_name for seat, link in links.items()}
         try:
+            await trio.to_thread.run_sync(
+                self.store.match_started,
+                match_id,
+                table.started_at_ms,
+                spec.config.to_dict(),
+                players,
+                log_path,
+                {
+                    "table_id": table.table_id,
+                    "rules": spec.rules.to_record(),
+                    "seed_commitment": table.state.commitment,
+                    "sealed": sealed,
+                },
+            )
+            self._set_live(match_id, table)
+            log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
             state = await table.run()
         except BaseException:
             # Stopped (shutdown, or a bug): say so in the index rather than leave it "running".
@@ -327,6 +387,34 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         if offset + page_size < len(lines):
             response.next_page_token = str(offset + page_size)
         return response
+
+    async def GetLadder(self, request: Any, context: Any) -> arena_pb2.GetLadderResponse:  # noqa: N802
+        ladder = await self._ladder(context)
+        return await asyncio.to_thread(ladder.get_ladder)
+
+    async def ListLadderMatches(  # noqa: N802
+        self, request: Any, context: Any
+    ) -> arena_pb2.ListLadderMatchesResponse:
+        ladder = await self._ladder(context)
+        page_size = min(request.page_size or 50, 500)
+        offset = await _page_offset(request.page_token, context)
+        matches, more = await asyncio.to_thread(
+            ladder.list_ladder_matches, request.bot_name, page_size, offset
+        )
+        response = arena_pb2.ListLadderMatchesResponse(matches=matches)
+        if more:
+            response.next_page_token = str(offset + page_size)
+        return response
+
+    async def _ladder(self, context: Any) -> LadderView:
+        ladder = self._referee.ladder
+        if ladder is None:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "this server runs no ladder (start one with `oddtrick ladder serve`)",
+            )
+            raise AssertionError("abort raises")
+        return ladder
 
 
 _CATEGORIES = {

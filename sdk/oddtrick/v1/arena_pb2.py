@@ -22,11 +22,12 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from oddtrick.v1 import cards_pb2 as oddtrick_dot_v1_dot_cards__pb2
 from oddtrick.v1 import game_pb2 as oddtrick_dot_v1_dot_game__pb2
 from oddtrick.v1 import referee_pb2 as oddtrick_dot_v1_dot_referee__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17oddtrick/v1/arena.proto\x12\x0boddtrick.v1\x1a\x16oddtrick/v1/game.proto\x1a\x19oddtrick/v1/referee.proto\"\x16\n\x14GetServerInfoRequest\"\xec\x01\n\x0bGameSupport\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.oddtrick.v1.GameKind\x12\x0f\n\x07targets\x18\x02 \x03(\r\x12\x35\n\x10trump_selections\x18\x03 \x03(\x0e\x32\x1b.oddtrick.v1.TrumpSelection\x12\x1c\n\x14no_trump_every_fifth\x18\x04 \x01(\x08\x12\x0f\n\x07honours\x18\x05 \x01(\x08\x12\x10\n\x08\x64oubling\x18\x06 \x01(\x08\x12/\n\rmatch_formats\x18\x07 \x03(\x0e\x32\x18.oddtrick.v1.MatchFormat\"\xa5\x02\n\x15GetServerInfoResponse\x12\x13\n\x0bserver_name\x18\x01 \x01(\t\x12\x16\n\x0eserver_version\x18\x02 \x01(\t\x12/\n\tprotocols\x18\x03 \x03(\x0b\x32\x1c.oddtrick.v1.ProtocolVersion\x12\'\n\x05games\x18\x04 \x03(\x0b\x32\x18.oddtrick.v1.GameSupport\x12\x34\n\x13\x64\x65\x66\x61ult_table_rules\x18\x05 \x01(\x0b\x32\x17.oddtrick.v1.TableRules\x12\x32\n\x0esession_limits\x18\x06 \x01(\x0b\x32\x1a.oddtrick.v1.SessionLimits\x12\x1b\n\x13log_format_versions\x18\x07 \x03(\r\"\xa8\x03\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12(\n\x06status\x18\x03 \x01(\x0e\x32\x18.oddtrick.v1.MatchStatus\x12\'\n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x17.oddtrick.v1.GameConfig\x12&\n\x05rules\x18\x05 \x01(\x0b\x32\x17.oddtrick.v1.TableRules\x12(\n\x07players\x18\x06 \x03(\x0b\x32\x17.oddtrick.v1.SeatPlayer\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x1a\n\x12started_at_unix_ms\x18\x08 \x01(\x03\x12\x1d\n\x10\x65nded_at_unix_ms\x18\t \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x0chands_played\x18\n \x01(\r\x12&\n\x05score\x18\x0b \x01(\x0b\x32\x17.oddtrick.v1.Scoreboard\x12(\n\x06result\x18\x0c \x01(\x0b\x32\x18.oddtrick.v1.MatchResultB\x13\n\x11_ended_at_unix_ms\"\xa3\x01\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12*\n\x08statuses\x18\x03 \x03(\x0e\x32\x18.oddtrick.v1.MatchStatus\x12\x10\n\x08\x62ot_name\x18\x04 \x01(\t\x12(\n\tgame_kind\x18\x05 \x01(\x0e\x32\x15.oddtrick.v1.GameKind\"Z\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.oddtrick.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"M\n\x12GetMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"g\n\x13GetMatchLogResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x02 \x01(\r\x12\r\n\x05lines\x18\x03 \x03(\t\x12\x17\n\x0fnext_page_token\x18\x04 \x01(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"8\n\x12WatchMatchResponse\x12\"\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.oddtrick.v1.Event*}\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18MATCH_STATUS_IN_PROGRESS\x10\x01\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x02\x12\x17\n\x13MATCH_STATUS_SEALED\x10\x03\x32\xd4\x02\n\x05\x41rena\x12V\n\rGetServerInfo\x12!.oddtrick.v1.GetServerInfoRequest\x1a\".oddtrick.v1.GetServerInfoResponse\x12P\n\x0bListMatches\x12\x1f.oddtrick.v1.ListMatchesRequest\x1a .oddtrick.v1.ListMatchesResponse\x12P\n\x0bGetMatchLog\x12\x1f.oddtrick.v1.GetMatchLogRequest\x1a .oddtrick.v1.GetMatchLogResponse\x12O\n\nWatchMatch\x12\x1e.oddtrick.v1.WatchMatchRequest\x1a\x1f.oddtrick.v1.WatchMatchResponse0\x01\x42[\n\x0f\x64\x65v.oddtrick.v1B\nArenaProtoP\x01Z:github.com/oddtrick/oddtrick/gen/go/oddtrick/v1;oddtrickv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17oddtrick/v1/arena.proto\x12\x0boddtrick.v1\x1a\x17oddtrick/v1/cards.proto\x1a\x16oddtrick/v1/game.proto\x1a\x19oddtrick/v1/referee.proto\"\x16\n\x14GetServerInfoRequest\"\xec\x01\n\x0bGameSupport\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.oddtrick.v1.GameKind\x12\x0f\n\x07targets\x18\x02 \x03(\r\x12\x35\n\x10trump_selections\x18\x03 \x03(\x0e\x32\x1b.oddtrick.v1.TrumpSelection\x12\x1c\n\x14no_trump_every_fifth\x18\x04 \x01(\x08\x12\x0f\n\x07honours\x18\x05 \x01(\x08\x12\x10\n\x08\x64oubling\x18\x06 \x01(\x08\x12/\n\rmatch_formats\x18\x07 \x03(\x0e\x32\x18.oddtrick.v1.MatchFormat\"\xa5\x02\n\x15GetServerInfoResponse\x12\x13\n\x0bserver_name\x18\x01 \x01(\t\x12\x16\n\x0eserver_version\x18\x02 \x01(\t\x12/\n\tprotocols\x18\x03 \x03(\x0b\x32\x1c.oddtrick.v1.ProtocolVersion\x12\'\n\x05games\x18\x04 \x03(\x0b\x32\x18.oddtrick.v1.GameSupport\x12\x34\n\x13\x64\x65\x66\x61ult_table_rules\x18\x05 \x01(\x0b\x32\x17.oddtrick.v1.TableRules\x12\x32\n\x0esession_limits\x18\x06 \x01(\x0b\x32\x1a.oddtrick.v1.SessionLimits\x12\x1b\n\x13log_format_versions\x18\x07 \x03(\r\"\xa8\x03\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12(\n\x06status\x18\x03 \x01(\x0e\x32\x18.oddtrick.v1.MatchStatus\x12\'\n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x17.oddtrick.v1.GameConfig\x12&\n\x05rules\x18\x05 \x01(\x0b\x32\x17.oddtrick.v1.TableRules\x12(\n\x07players\x18\x06 \x03(\x0b\x32\x17.oddtrick.v1.SeatPlayer\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x1a\n\x12started_at_unix_ms\x18\x08 \x01(\x03\x12\x1d\n\x10\x65nded_at_unix_ms\x18\t \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x0chands_played\x18\n \x01(\r\x12&\n\x05score\x18\x0b \x01(\x0b\x32\x17.oddtrick.v1.Scoreboard\x12(\n\x06result\x18\x0c \x01(\x0b\x32\x18.oddtrick.v1.MatchResultB\x13\n\x11_ended_at_unix_ms\"\xa3\x01\n\x12ListMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12*\n\x08statuses\x18\x03 \x03(\x0e\x32\x18.oddtrick.v1.MatchStatus\x12\x10\n\x08\x62ot_name\x18\x04 \x01(\t\x12(\n\tgame_kind\x18\x05 \x01(\x0e\x32\x15.oddtrick.v1.GameKind\"Z\n\x13ListMatchesResponse\x12*\n\x07matches\x18\x01 \x03(\x0b\x32\x19.oddtrick.v1.MatchSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"M\n\x12GetMatchLogRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"g\n\x13GetMatchLogResponse\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x02 \x01(\r\x12\r\n\x05lines\x18\x03 \x03(\t\x12\x17\n\x0fnext_page_token\x18\x04 \x01(\t\"%\n\x11WatchMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\"8\n\x12WatchMatchResponse\x12\"\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x12.oddtrick.v1.Event\"\x12\n\x10GetLadderRequest\"\xbb\x02\n\x0bLadderEntry\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x0e\n\x06rating\x18\x03 \x01(\x01\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0f\n\x07matches\x18\x06 \x01(\r\x12\x0c\n\x04wins\x18\x07 \x01(\r\x12\r\n\x05\x64raws\x18\x08 \x01(\r\x12\x0e\n\x06losses\x18\t \x01(\r\x12\x10\n\x08\x66orfeits\x18\n \x01(\r\x12\x0e\n\x06\x66\x61ults\x18\x0b \x01(\r\x12 \n\x13last_played_unix_ms\x18\x0c \x01(\x03H\x00\x88\x01\x01\x12\x13\n\x0bprovisional\x18\r \x01(\x08\x12\x10\n\x08inactive\x18\x0e \x01(\x08\x12\r\n\x05house\x18\x0f \x01(\x08\x12\x11\n\tconnected\x18\x10 \x01(\x08\x42\x16\n\x14_last_played_unix_ms\"\xfa\x01\n\x11GetLadderResponse\x12)\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x18.oddtrick.v1.LadderEntry\x12)\n\x06\x66ormat\x18\x02 \x01(\x0e\x32\x19.oddtrick.v1.LadderFormat\x12\'\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x17.oddtrick.v1.GameConfig\x12&\n\x05rules\x18\x04 \x01(\x0b\x32\x17.oddtrick.v1.TableRules\x12\t\n\x01z\x18\x05 \x01(\x01\x12\x19\n\x11provisional_sigma\x18\x06 \x01(\x01\x12\x18\n\x10inactive_after_s\x18\x07 \x01(\r\"\\\n\nLadderSeat\x12\r\n\x05table\x18\x01 \x01(\r\x12\x1f\n\x04seat\x18\x02 \x01(\x0e\x32\x11.oddtrick.v1.Seat\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\x12\x0c\n\x04team\x18\x04 \x01(\r\"\xf2\x02\n\x0bLadderMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12.\n\x06status\x18\x02 \x01(\x0e\x32\x1e.oddtrick.v1.LadderMatchStatus\x12&\n\x05seats\x18\x03 \x03(\x0b\x32\x17.oddtrick.v1.LadderSeat\x12\x17\n\x0ftable_match_ids\x18\x04 \x03(\t\x12\x17\n\x0fseed_commitment\x18\x05 \x01(\t\x12\x0c\n\x04seed\x18\x06 \x01(\t\x12\x1a\n\x12started_at_unix_ms\x18\x07 \x01(\x03\x12\x1d\n\x10\x65nded_at_unix_ms\x18\x08 \x01(\x03H\x00\x88\x01\x01\x12\x0f\n\x07score_a\x18\t \x01(\x05\x12\r\n\x05\x64\x65\x61ls\x18\n \x01(\r\x12\x0e\n\x06winner\x18\x0b \x01(\t\x12\r\n\x05\x63\x61use\x18\x0c \x01(\t\x12\x19\n\x0crating_after\x18\r \x01(\x01H\x01\x88\x01\x01\x42\x13\n\x11_ended_at_unix_msB\x0f\n\r_rating_after\"S\n\x18ListLadderMatchesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x03 \x01(\t\"_\n\x19ListLadderMatchesResponse\x12)\n\x07matches\x18\x01 \x03(\x0b\x32\x18.oddtrick.v1.LadderMatch\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*}\n\x0bMatchStatus\x12\x1c\n\x18MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x1c\n\x18MATCH_STATUS_IN_PROGRESS\x10\x01\x12\x19\n\x15MATCH_STATUS_FINISHED\x10\x02\x12\x17\n\x13MATCH_STATUS_SEALED\x10\x03*g\n\x0cLadderFormat\x12\x1d\n\x19LADDER_FORMAT_UNSPECIFIED\x10\x00\x12\x17\n\x13LADDER_FORMAT_TEAMS\x10\x01\x12\x1f\n\x1bLADDER_FORMAT_TRUSTED_PAIRS\x10\x02*\xbd\x01\n\x11LadderMatchStatus\x12#\n\x1fLADDER_MATCH_STATUS_UNSPECIFIED\x10\x00\x12\x1f\n\x1bLADDER_MATCH_STATUS_RUNNING\x10\x01\x12 \n\x1cLADDER_MATCH_STATUS_FINISHED\x10\x02\x12\x1f\n\x1bLADDER_MATCH_STATUS_FORFEIT\x10\x03\x12\x1f\n\x1bLADDER_MATCH_STATUS_ABORTED\x10\x04\x32\x84\x04\n\x05\x41rena\x12V\n\rGetServerInfo\x12!.oddtrick.v1.GetServerInfoRequest\x1a\".oddtrick.v1.GetServerInfoResponse\x12P\n\x0bListMatches\x12\x1f.oddtrick.v1.ListMatchesRequest\x1a .oddtrick.v1.ListMatchesResponse\x12P\n\x0bGetMatchLog\x12\x1f.oddtrick.v1.GetMatchLogRequest\x1a .oddtrick.v1.GetMatchLogResponse\x12O\n\nWatchMatch\x12\x1e.oddtrick.v1.WatchMatchRequest\x1a\x1f.oddtrick.v1.WatchMatchResponse0\x01\x12J\n\tGetLadder\x12\x1d.oddtrick.v1.GetLadderRequest\x1a\x1e.oddtrick.v1.GetLadderResponse\x12\x62\n\x11ListLadderMatches\x12%.oddtrick.v1.ListLadderMatchesRequest\x1a&.oddtrick.v1.ListLadderMatchesResponseB[\n\x0f\x64\x65v.oddtrick.v1B\nArenaProtoP\x01Z:github.com/oddtrick/oddtrick/gen/go/oddtrick/v1;oddtrickv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,28 +35,46 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'oddtrick.v1.arena_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017dev.oddtrick.v1B\nArenaProtoP\001Z:github.com/oddtrick/oddtrick/gen/go/oddtrick/v1;oddtrickv1'
-  _globals['_MATCHSTATUS']._serialized_start=1616
-  _globals['_MATCHSTATUS']._serialized_end=1741
-  _globals['_GETSERVERINFOREQUEST']._serialized_start=91
-  _globals['_GETSERVERINFOREQUEST']._serialized_end=113
-  _globals['_GAMESUPPORT']._serialized_start=116
-  _globals['_GAMESUPPORT']._serialized_end=352
-  _globals['_GETSERVERINFORESPONSE']._serialized_start=355
-  _globals['_GETSERVERINFORESPONSE']._serialized_end=648
-  _globals['_MATCHSUMMARY']._serialized_start=651
-  _globals['_MATCHSUMMARY']._serialized_end=1075
-  _globals['_LISTMATCHESREQUEST']._serialized_start=1078
-  _globals['_LISTMATCHESREQUEST']._serialized_end=1241
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=1243
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=1333
-  _globals['_GETMATCHLOGREQUEST']._serialized_start=1335
-  _globals['_GETMATCHLOGREQUEST']._serialized_end=1412
-  _globals['_GETMATCHLOGRESPONSE']._serialized_start=1414
-  _globals['_GETMATCHLOGRESPONSE']._serialized_end=1517
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1519
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1556
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=1558
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=1614
-  _globals['_ARENA']._serialized_start=1744
-  _globals['_ARENA']._serialized_end=2084
+  _globals['_MATCHSTATUS']._serialized_start=2881
+  _globals['_MATCHSTATUS']._serialized_end=3006
+  _globals['_LADDERFORMAT']._serialized_start=3008
+  _globals['_LADDERFORMAT']._serialized_end=3111
+  _globals['_LADDERMATCHSTATUS']._serialized_start=3114
+  _globals['_LADDERMATCHSTATUS']._serialized_end=3303
+  _globals['_GETSERVERINFOREQUEST']._serialized_start=116
+  _globals['_GETSERVERINFOREQUEST']._serialized_end=138
+  _globals['_GAMESUPPORT']._serialized_start=141
+  _globals['_GAMESUPPORT']._serialized_end=377
+  _globals['_GETSERVERINFORESPONSE']._serialized_start=380
+  _globals['_GETSERVERINFORESPONSE']._serialized_end=673
+  _globals['_MATCHSUMMARY']._serialized_start=676
+  _globals['_MATCHSUMMARY']._serialized_end=1100
+  _globals['_LISTMATCHESREQUEST']._serialized_start=1103
+  _globals['_LISTMATCHESREQUEST']._serialized_end=1266
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=1268
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=1358
+  _globals['_GETMATCHLOGREQUEST']._serialized_start=1360
+  _globals['_GETMATCHLOGREQUEST']._serialized_end=1437
+  _globals['_GETMATCHLOGRESPONSE']._serialized_start=1439
+  _globals['_GETMATCHLOGRESPONSE']._serialized_end=1542
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1544
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1581
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=1583
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=1639
+  _globals['_GETLADDERREQUEST']._serialized_start=1641
+  _globals['_GETLADDERREQUEST']._serialized_end=1659
+  _globals['_LADDERENTRY']._serialized_start=1662
+  _globals['_LADDERENTRY']._serialized_end=1977
+  _globals['_GETLADDERRESPONSE']._serialized_start=1980
+  _globals['_GETLADDERRESPONSE']._serialized_end=2230
+  _globals['_LADDERSEAT']._serialized_start=2232
+  _globals['_LADDERSEAT']._serialized_end=2324
+  _globals['_LADDERMATCH']._serialized_start=2327
+  _globals['_LADDERMATCH']._serialized_end=2697
+  _globals['_LISTLADDERMATCHESREQUEST']._serialized_start=2699
+  _globals['_LISTLADDERMATCHESREQUEST']._serialized_end=2782
+  _globals['_LISTLADDERMATCHESRESPONSE']._serialized_start=2784
+  _globals['_LISTLADDERMATCHESRESPONSE']._serialized_end=2879
+  _globals['_ARENA']._serialized_start=3306
+  _globals['_ARENA']._serialized_end=3822
 # @@protoc_insertion_point(module_scope)

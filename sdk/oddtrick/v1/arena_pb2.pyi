@@ -24,6 +24,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from oddtrick.v1 import cards_pb2 as _cards_pb2
 from oddtrick.v1 import game_pb2 as _game_pb2
 from oddtrick.v1 import referee_pb2 as _referee_pb2
 import builtins as _builtins
@@ -83,6 +84,90 @@ is, since the other table has the same deals to play. Then it is listed
 as MATCH_STATUS_FINISHED.
 """
 Global___MatchStatus: _TypeAlias = MatchStatus  # noqa: Y015
+
+class _LadderFormat:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LadderFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LadderFormat.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LADDER_FORMAT_UNSPECIFIED: _LadderFormat.ValueType  # 0
+    LADDER_FORMAT_TEAMS: _LadderFormat.ValueType  # 1
+    """Untrusted entrants: every seat of a match is held by a different
+    entrant (eight per match), so no entrant ever sees more than one seat's
+    cards of a deal.
+    """
+    LADDER_FORMAT_TRUSTED_PAIRS: _LadderFormat.ValueType  # 2
+    """Trusted entrants (a class, a club): one entrant holds a partnership at
+    one table and the other partnership at the twin table, as in the
+    computer-bridge championships (two entrants per match).
+    """
+
+class LadderFormat(_LadderFormat, metaclass=_LadderFormatEnumTypeWrapper):
+    """---------------------------------------------------------------------------
+    The ladder: GetLadder and ListLadderMatches
+    ---------------------------------------------------------------------------
+
+    A ladder is a standing arena: registered bots connect whenever they like
+    and the referee pairs them around the clock. Each ladder match is two
+    tables playing the same deals (see docs/ladder.md): team A holds the
+    North-South cards at table 1 and the East-West cards at table 2, team B
+    the others, so the luck of the cards cancels between the teams. Ratings
+    are Weng-Lin (openskill) with a mean mu and an uncertainty sigma per
+    entrant; the leaderboard ranks by the conservative estimate
+    mu - z * sigma.
+
+    How a ladder seats its entrants.
+    """
+
+LADDER_FORMAT_UNSPECIFIED: LadderFormat.ValueType  # 0
+LADDER_FORMAT_TEAMS: LadderFormat.ValueType  # 1
+"""Untrusted entrants: every seat of a match is held by a different
+entrant (eight per match), so no entrant ever sees more than one seat's
+cards of a deal.
+"""
+LADDER_FORMAT_TRUSTED_PAIRS: LadderFormat.ValueType  # 2
+"""Trusted entrants (a class, a club): one entrant holds a partnership at
+one table and the other partnership at the twin table, as in the
+computer-bridge championships (two entrants per match).
+"""
+Global___LadderFormat: _TypeAlias = LadderFormat  # noqa: Y015
+
+class _LadderMatchStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _LadderMatchStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_LadderMatchStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    LADDER_MATCH_STATUS_UNSPECIFIED: _LadderMatchStatus.ValueType  # 0
+    LADDER_MATCH_STATUS_RUNNING: _LadderMatchStatus.ValueType  # 1
+    """Being played. Its tables are sealed (see MATCH_STATUS_SEALED)."""
+    LADDER_MATCH_STATUS_FINISHED: _LadderMatchStatus.ValueType  # 2
+    """Played to the end and rated."""
+    LADDER_MATCH_STATUS_FORFEIT: _LadderMatchStatus.ValueType  # 3
+    """An entrant did not come back within the grace period: the tables were
+    finished with fallback actions and only the absent entrant is rated
+    (as a loss).
+    """
+    LADDER_MATCH_STATUS_ABORTED: _LadderMatchStatus.ValueType  # 4
+    """Could not finish (the referee stopped, say): not rated; see cause."""
+
+class LadderMatchStatus(_LadderMatchStatus, metaclass=_LadderMatchStatusEnumTypeWrapper):
+    """How a ladder match ended."""
+
+LADDER_MATCH_STATUS_UNSPECIFIED: LadderMatchStatus.ValueType  # 0
+LADDER_MATCH_STATUS_RUNNING: LadderMatchStatus.ValueType  # 1
+"""Being played. Its tables are sealed (see MATCH_STATUS_SEALED)."""
+LADDER_MATCH_STATUS_FINISHED: LadderMatchStatus.ValueType  # 2
+"""Played to the end and rated."""
+LADDER_MATCH_STATUS_FORFEIT: LadderMatchStatus.ValueType  # 3
+"""An entrant did not come back within the grace period: the tables were
+finished with fallback actions and only the absent entrant is rated
+(as a loss).
+"""
+LADDER_MATCH_STATUS_ABORTED: LadderMatchStatus.ValueType  # 4
+"""Could not finish (the referee stopped, say): not rated; see cause."""
+Global___LadderMatchStatus: _TypeAlias = LadderMatchStatus  # noqa: Y015
 
 @_typing.final
 class GetServerInfoRequest(_message.Message):
@@ -491,3 +576,307 @@ class WatchMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchMatchResponse: _TypeAlias = WatchMatchResponse  # noqa: Y015
+
+@_typing.final
+class GetLadderRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLadderRequest: _TypeAlias = GetLadderRequest  # noqa: Y015
+
+@_typing.final
+class LadderEntry(_message.Message):
+    """One line of the leaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    MU_FIELD_NUMBER: _builtins.int
+    SIGMA_FIELD_NUMBER: _builtins.int
+    MATCHES_FIELD_NUMBER: _builtins.int
+    WINS_FIELD_NUMBER: _builtins.int
+    DRAWS_FIELD_NUMBER: _builtins.int
+    LOSSES_FIELD_NUMBER: _builtins.int
+    FORFEITS_FIELD_NUMBER: _builtins.int
+    FAULTS_FIELD_NUMBER: _builtins.int
+    LAST_PLAYED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    PROVISIONAL_FIELD_NUMBER: _builtins.int
+    INACTIVE_FIELD_NUMBER: _builtins.int
+    HOUSE_FIELD_NUMBER: _builtins.int
+    CONNECTED_FIELD_NUMBER: _builtins.int
+    rank: _builtins.int
+    """1 for the best; entrants with equal ratings share no rank."""
+    bot_name: _builtins.str
+    rating: _builtins.float
+    """The conservative estimate, mu - z * sigma, by which the table is ranked."""
+    mu: _builtins.float
+    sigma: _builtins.float
+    """The uncertainty, grown for an inactive entrant (see inactive)."""
+    matches: _builtins.int
+    """Rated matches played, and how they ended for this entrant."""
+    wins: _builtins.int
+    draws: _builtins.int
+    losses: _builtins.int
+    forfeits: _builtins.int
+    """Matches lost by not coming back within the grace period."""
+    faults: _builtins.int
+    """Timeouts, illegal answers, disconnects and forfeited decisions, over all
+    its ladder matches.
+    """
+    last_played_unix_ms: _builtins.int
+    """Absent until it has played."""
+    provisional: _builtins.bool
+    """Its uncertainty is still above the ladder's provisional threshold."""
+    inactive: _builtins.bool
+    """It has not played for longer than the ladder's inactivity period."""
+    house: _builtins.bool
+    """A bot the ladder runs itself to fill seats."""
+    connected: _builtins.bool
+    """It has a session connected to this referee now."""
+    def __init__(
+        self,
+        *,
+        rank: _builtins.int = ...,
+        bot_name: _builtins.str = ...,
+        rating: _builtins.float = ...,
+        mu: _builtins.float = ...,
+        sigma: _builtins.float = ...,
+        matches: _builtins.int = ...,
+        wins: _builtins.int = ...,
+        draws: _builtins.int = ...,
+        losses: _builtins.int = ...,
+        forfeits: _builtins.int = ...,
+        faults: _builtins.int = ...,
+        last_played_unix_ms: _builtins.int | None = ...,
+        provisional: _builtins.bool = ...,
+        inactive: _builtins.bool = ...,
+        house: _builtins.bool = ...,
+        connected: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "last_played_unix_ms", b"last_played_unix_ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "bot_name", b"bot_name", "connected", b"connected", "draws", b"draws", "faults", b"faults", "forfeits", b"forfeits", "house", b"house", "inactive", b"inactive", "last_played_unix_ms", b"last_played_unix_ms", "losses", b"losses", "matches", b"matches", "mu", b"mu", "provisional", b"provisional", "rank", b"rank", "rating", b"rating", "sigma", b"sigma", "wins", b"wins"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__last_played_unix_ms: _TypeAlias = _typing.Literal["last_played_unix_ms"]  # noqa: Y015
+    _WhichOneofArgType__last_played_unix_ms: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_played_unix_ms) -> _WhichOneofReturnType__last_played_unix_ms | None: ...
+
+Global___LadderEntry: _TypeAlias = LadderEntry  # noqa: Y015
+
+@_typing.final
+class GetLadderResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    CONFIG_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
+    Z_FIELD_NUMBER: _builtins.int
+    PROVISIONAL_SIGMA_FIELD_NUMBER: _builtins.int
+    INACTIVE_AFTER_S_FIELD_NUMBER: _builtins.int
+    format: Global___LadderFormat.ValueType
+    z: _builtins.float
+    """The multiple of sigma taken off mu for the rating."""
+    provisional_sigma: _builtins.float
+    """Above this sigma an entrant is provisional."""
+    inactive_after_s: _builtins.int
+    """After this long without a match an entrant is inactive."""
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LadderEntry]: ...
+    @_builtins.property
+    def config(self) -> _game_pb2.GameConfig:
+        """What every ladder match plays: the game and its options, a fixed number
+        of deals.
+        """
+
+    @_builtins.property
+    def rules(self) -> _game_pb2.TableRules: ...
+    def __init__(
+        self,
+        *,
+        entries: _abc.Iterable[Global___LadderEntry] | None = ...,
+        format: Global___LadderFormat.ValueType = ...,
+        config: _game_pb2.GameConfig | None = ...,
+        rules: _game_pb2.TableRules | None = ...,
+        z: _builtins.float = ...,
+        provisional_sigma: _builtins.float = ...,
+        inactive_after_s: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "rules", b"rules"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "entries", b"entries", "format", b"format", "inactive_after_s", b"inactive_after_s", "provisional_sigma", b"provisional_sigma", "rules", b"rules", "z", b"z"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLadderResponse: _TypeAlias = GetLadderResponse  # noqa: Y015
+
+@_typing.final
+class LadderSeat(_message.Message):
+    """One entrant's place in a ladder match."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    TEAM_FIELD_NUMBER: _builtins.int
+    table: _builtins.int
+    """1 or 2."""
+    seat: _cards_pb2.Seat.ValueType
+    bot_name: _builtins.str
+    team: _builtins.int
+    """0 for team A, 1 for team B."""
+    def __init__(
+        self,
+        *,
+        table: _builtins.int = ...,
+        seat: _cards_pb2.Seat.ValueType = ...,
+        bot_name: _builtins.str = ...,
+        team: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "seat", b"seat", "table", b"table", "team", b"team"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LadderSeat: _TypeAlias = LadderSeat  # noqa: Y015
+
+@_typing.final
+class LadderMatch(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    TABLE_MATCH_IDS_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    STARTED_AT_UNIX_MS_FIELD_NUMBER: _builtins.int
+    ENDED_AT_UNIX_MS_FIELD_NUMBER: _builtins.int
+    SCORE_A_FIELD_NUMBER: _builtins.int
+    DEALS_FIELD_NUMBER: _builtins.int
+    WINNER_FIELD_NUMBER: _builtins.int
+    CAUSE_FIELD_NUMBER: _builtins.int
+    RATING_AFTER_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    status: Global___LadderMatchStatus.ValueType
+    seed_commitment: _builtins.str
+    seed: _builtins.str
+    """The seed, once the match is over."""
+    started_at_unix_ms: _builtins.int
+    ended_at_unix_ms: _builtins.int
+    score_a: _builtins.int
+    """Team A's duplicate score: its points minus team B's over both tables."""
+    deals: _builtins.int
+    """Deals played at each table."""
+    winner: _builtins.str
+    """"a", "b" or "draw" once finished."""
+    cause: _builtins.str
+    """Why it was aborted or forfeited."""
+    rating_after: _builtins.float
+    """Only in ListLadderMatches filtered by bot_name: that entrant's rating
+    after this match (absent when it was not rated).
+    """
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___LadderSeat]: ...
+    @_builtins.property
+    def table_match_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The match ids of its two tables (GetMatchLog serves their logs once the
+        ladder match is over).
+        """
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        status: Global___LadderMatchStatus.ValueType = ...,
+        seats: _abc.Iterable[Global___LadderSeat] | None = ...,
+        table_match_ids: _abc.Iterable[_builtins.str] | None = ...,
+        seed_commitment: _builtins.str = ...,
+        seed: _builtins.str = ...,
+        started_at_unix_ms: _builtins.int = ...,
+        ended_at_unix_ms: _builtins.int | None = ...,
+        score_a: _builtins.int = ...,
+        deals: _builtins.int = ...,
+        winner: _builtins.str = ...,
+        cause: _builtins.str = ...,
+        rating_after: _builtins.float | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ended_at_unix_ms", b"_ended_at_unix_ms", "_rating_after", b"_rating_after", "ended_at_unix_ms", b"ended_at_unix_ms", "rating_after", b"rating_after"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ended_at_unix_ms", b"_ended_at_unix_ms", "_rating_after", b"_rating_after", "cause", b"cause", "deals", b"deals", "ended_at_unix_ms", b"ended_at_unix_ms", "match_id", b"match_id", "rating_after", b"rating_after", "score_a", b"score_a", "seats", b"seats", "seed", b"seed", "seed_commitment", b"seed_commitment", "started_at_unix_ms", b"started_at_unix_ms", "status", b"status", "table_match_ids", b"table_match_ids", "winner", b"winner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__ended_at_unix_ms: _TypeAlias = _typing.Literal["ended_at_unix_ms"]  # noqa: Y015
+    _WhichOneofArgType__ended_at_unix_ms: _TypeAlias = _typing.Literal["_ended_at_unix_ms", b"_ended_at_unix_ms"]  # noqa: Y015
+    _WhichOneofReturnType__rating_after: _TypeAlias = _typing.Literal["rating_after"]  # noqa: Y015
+    _WhichOneofArgType__rating_after: _TypeAlias = _typing.Literal["_rating_after", b"_rating_after"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ended_at_unix_ms) -> _WhichOneofReturnType__ended_at_unix_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rating_after) -> _WhichOneofReturnType__rating_after | None: ...
+
+Global___LadderMatch: _TypeAlias = LadderMatch  # noqa: Y015
+
+@_typing.final
+class ListLadderMatchesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    BOT_NAME_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """The most matches to return; 0 means 50; above 500 means 500."""
+    page_token: _builtins.str
+    """Empty for the first page; otherwise next_page_token from the previous
+    response to the same request.
+    """
+    bot_name: _builtins.str
+    """Only this entrant's matches; empty means all."""
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        bot_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListLadderMatchesRequest: _TypeAlias = ListLadderMatchesRequest  # noqa: Y015
+
+@_typing.final
+class ListLadderMatchesResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCHES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    @_builtins.property
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___LadderMatch]: ...
+    def __init__(
+        self,
+        *,
+        matches: _abc.Iterable[Global___LadderMatch] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListLadderMatchesResponse: _TypeAlias = ListLadderMatchesResponse  # noqa: Y015

@@ -67,6 +67,16 @@ class ArenaStub:
                 request_serializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchRequest.SerializeToString,
                 response_deserializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchResponse.FromString,
                 _registered_method=True)
+        self.GetLadder = channel.unary_unary(
+                '/oddtrick.v1.Arena/GetLadder',
+                request_serializer=oddtrick_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+                response_deserializer=oddtrick_dot_v1_dot_arena__pb2.GetLadderResponse.FromString,
+                _registered_method=True)
+        self.ListLadderMatches = channel.unary_unary(
+                '/oddtrick.v1.Arena/ListLadderMatches',
+                request_serializer=oddtrick_dot_v1_dot_arena__pb2.ListLadderMatchesRequest.SerializeToString,
+                response_deserializer=oddtrick_dot_v1_dot_arena__pb2.ListLadderMatchesResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -116,6 +126,23 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLadder(self, request, context):
+        """The ladder's leaderboard: every active entrant, best first.
+        FAILED_PRECONDITION when this server runs no ladder.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLadderMatches(self, request, context):
+        """The ladder's matches, newest first, page by page (optionally one
+        entrant's, with its rating after each). FAILED_PRECONDITION when this
+        server runs no ladder.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -138,6 +165,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.WatchMatch,
                     request_deserializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchRequest.FromString,
                     response_serializer=oddtrick_dot_v1_dot_arena__pb2.WatchMatchResponse.SerializeToString,
+            ),
+            'GetLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLadder,
+                    request_deserializer=oddtrick_dot_v1_dot_arena__pb2.GetLadderRequest.FromString,
+                    response_serializer=oddtrick_dot_v1_dot_arena__pb2.GetLadderResponse.SerializeToString,
+            ),
+            'ListLadderMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLadderMatches,
+                    request_deserializer=oddtrick_dot_v1_dot_arena__pb2.ListLadderMatchesRequest.FromString,
+                    response_serializer=oddtrick_dot_v1_dot_arena__pb2.ListLadderMatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -261,6 +298,60 @@ class Arena:
             '/oddtrick.v1.Arena/WatchMatch',
             oddtrick_dot_v1_dot_arena__pb2.WatchMatchRequest.SerializeToString,
             oddtrick_dot_v1_dot_arena__pb2.WatchMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/oddtrick.v1.Arena/GetLadder',
+            oddtrick_dot_v1_dot_arena__pb2.GetLadderRequest.SerializeToString,
+            oddtrick_dot_v1_dot_arena__pb2.GetLadderResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLadderMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/oddtrick.v1.Arena/ListLadderMatches',
+            oddtrick_dot_v1_dot_arena__pb2.ListLadderMatchesRequest.SerializeToString,
+            oddtrick_dot_v1_dot_arena__pb2.ListLadderMatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -74,6 +74,15 @@ class ArenaStub:
     the stream then ends with OK. NOT_FOUND when no match with this id is in
     progress (a finished match's log is served by GetMatchLog).
     """
+    GetLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.GetLadderResponse]
+    """The ladder's leaderboard: every active entrant, best first.
+    FAILED_PRECONDITION when this server runs no ladder.
+    """
+    ListLadderMatches: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListLadderMatchesRequest, _arena_pb2.ListLadderMatchesResponse]
+    """The ladder's matches, newest first, page by page (optionally one
+    entrant's, with its rating after each). FAILED_PRECONDITION when this
+    server runs no ladder.
+    """
 
 @_typing.type_check_only
 class ArenaAsyncStub(ArenaStub):
@@ -104,6 +113,15 @@ class ArenaAsyncStub(ArenaStub):
     new one as it happens (see WatchMatchResponse), until the match ends;
     the stream then ends with OK. NOT_FOUND when no match with this id is in
     progress (a finished match's log is served by GetMatchLog).
+    """
+    GetLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.GetLadderResponse]  # type: ignore[assignment]
+    """The ladder's leaderboard: every active entrant, best first.
+    FAILED_PRECONDITION when this server runs no ladder.
+    """
+    ListLadderMatches: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListLadderMatchesRequest, _arena_pb2.ListLadderMatchesResponse]  # type: ignore[assignment]
+    """The ladder's matches, newest first, page by page (optionally one
+    entrant's, with its rating after each). FAILED_PRECONDITION when this
+    server runs no ladder.
     """
 
 class ArenaServicer(metaclass=_abc_1.ABCMeta):
@@ -156,6 +174,27 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         new one as it happens (see WatchMatchResponse), until the match ends;
         the stream then ends with OK. NOT_FOUND when no match with this id is in
         progress (a finished match's log is served by GetMatchLog).
+        """
+
+    @_abc_1.abstractmethod
+    def GetLadder(
+        self,
+        request: _arena_pb2.GetLadderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.GetLadderResponse, _abc.Awaitable[_arena_pb2.GetLadderResponse]]:
+        """The ladder's leaderboard: every active entrant, best first.
+        FAILED_PRECONDITION when this server runs no ladder.
+        """
+
+    @_abc_1.abstractmethod
+    def ListLadderMatches(
+        self,
+        request: _arena_pb2.ListLadderMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.ListLadderMatchesResponse, _abc.Awaitable[_arena_pb2.ListLadderMatchesResponse]]:
+        """The ladder's matches, newest first, page by page (optionally one
+        entrant's, with its rating after each). FAILED_PRECONDITION when this
+        server runs no ladder.
         """
 
 def add_ArenaServicer_to_server(servicer: ArenaServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

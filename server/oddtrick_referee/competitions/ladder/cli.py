@@ -1,0 +1,372 @@
+"""``oddtrick ladder``: serve a ladder, manage its entrants, read its leaderboard.
+
+``register``, ``retire``, ``rotate-token``, ``standings`` and ``history``
+work on the database directly, whether or not the ladder is running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable
+
+import trio
+
+from oddtrick.rules import ConfigError, GameConfig
+from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
+from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
+from oddtrick_referee.competitions.ladder.service import (
+    HouseBot,
+    LadderSettings,
+    default_house_bots,
+    open_store,
+    run_ladder,
+)
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.storage.database import DatabaseError
+from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
+
+
+def add_ladder_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    add_game_options: Callable[[argparse.ArgumentParser], None],
+    add_data_dir: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    ladder = commands.add_parser(
+        "ladder",
+        help="a standing, rated arena: bots connect whenever they like and are paired around the clock",
+        description=(
+            "A ladder pairs its registered bots continuously and rates them (Weng-Lin, as teams). "
+            "`serve` runs it; the other commands work on its database whether or not it runs. "
+            "See docs/ladder.md."
+        ),
+    )
+    sub = ladder.add_subparsers(dest="ladder_command", metavar="COMMAND", required=True)
+
+    serve = sub.add_parser(
+        "serve",
+        help="run the ladder: a referee, the house bots and the scheduler, until Ctrl-C",
+        description=(
+            "Every ladder match is two tables playing the same deals: team A holds the North-South "
+            "cards at one table and the East-West cards at the other, team B the rest, and every "
+            "seat is a different entrant, so no entrant ever sees more than one seat's cards of a "
+            "deal (entrants are untrusted: they may pool what all their sessions see). House bots "
+            "fill seats when too few entrants are connected."
+        ),
+        epilog=(
+            "example: oddtrick ladder serve --game contract --port 50051 "
+            "(then: oddtrick ladder register alice; oddtrick bot my_bot.py --server HOST:50051 "
+            "--name alice --token TOKEN --seats 2)"
+        ),
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=50051, help="port (0: any free port; default 50051)")
+    _add_storage(serve, add_data_dir)
+    add_game_options(serve)
+    play = serve.add_argument_group("ladder matches")
+    play.add_argument(
+        "--match-deals",
+        type=int,
+        default=8,
+        metavar="N",
+        help="deals per ladder match, at each table (default 8)",
+    )
+    play.add_argument("--deadline", type=float, default=5.0, metavar="S", help="seconds per decision")
+    play.add_argument("--grace", type=float, default=30.0, metavar="S", help="reconnect grace period")
+    play.add_argument(
+        "--trusted-pairs",
+        action="store_true",
+        help="TRUSTED entrants only (a class, a club): one entrant holds both seats of a partnership "
+        "and the twin table is played by another session of it, so each entrant sees all 52 cards "
+        "of every deal it plays; two entrants per match instead of eight",
+    )
+    play.add_argument(
+        "--house-bots",
+        type=int,
+        default=7,
+        metavar="N",
+        help="house bots the ladder runs to fill seats (default 7: a ladder with one entrant still plays)",
+    )
+    play.add_argument(
+        "--house-bot",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.py[:Class]",
+        help="a house bot of your own instead of the default ones (repeatable)",
+    )
+    play.add_argument(
+        "--house-seats", type=int, default=2, metavar="N", help="matches each house bot plays at once"
+    )
+    rating = serve.add_argument_group("ratings")
+    rating.add_argument(
+        "--draw-margin",
+        type=float,
+        default=0.0,
+        metavar="POINTS",
+        help="a match whose duplicate score per deal is within this of zero is a draw (default 0)",
+    )
+    rating.add_argument(
+        "--inactive-after",
+        type=float,
+        default=7.0,
+        metavar="DAYS",
+        help="days without a match before an entrant is listed inactive (default 7)",
+    )
+    serve.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
+    serve.set_defaults(handler=_serve)
+
+    register = sub.add_parser(
+        "register",
+        help="add a bot; prints its token once (only a hash is kept)",
+        description="Registers NAME and prints a fresh random token: give it to the bot's author.",
+    )
+    register.add_argument("name", metavar="NAME")
+    _add_storage(register, add_data_dir)
+    register.set_defaults(handler=_register)
+
+    retire = sub.add_parser("retire", help="stop a bot for good: its token is refused, its history stays")
+    retire.add_argument("name", metavar="NAME")
+    _add_storage(retire, add_data_dir)
+    retire.set_defaults(handler=_retire)
+
+    rotate = sub.add_parser("rotate-token", help="give a bot a new token; the old one stops working")
+    rotate.add_argument("name", metavar="NAME")
+    _add_storage(rotate, add_data_dir)
+    rotate.set_defaults(handler=_rotate)
+
+    standings = sub.add_parser(
+        "standings",
+        help="the leaderboard",
+        description=(
+            "Rank, bot, rating (the conservative estimate mu - 3 sigma), its uncertainty, matches, "
+            "win/draw/loss, forfeits, faults, when it last played. '?' marks a provisional rating, "
+            "'zz' an inactive entrant, 'house' the ladder's own bots."
+        ),
+    )
+    _add_storage(standings, add_data_dir)
+    standings.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    standings.set_defaults(handler=_standings)
+
+    history = sub.add_parser("history", help="one bot's ladder matches and its rating after each")
+    history.add_argument("name", metavar="NAME")
+    _add_storage(history, add_data_dir)
+    history.add_argument("--limit", type=int, default=50, metavar="N", help="newest N matches (default 50)")
+    history.add_argument("--json", action="store_true", help="print as JSON")
+    history.set_defaults(handler=_history)
+
+
+def _add_storage(
+    parser: argparse.ArgumentParser, add_data_dir: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    add_data_dir(parser)
+    parser.add_argument(
+        "--database",
+        default=None,
+        metavar="URL",
+        help="postgresql://USER@HOST:PORT/DB (default: SQLite, ladder.sqlite3 in the data folder)",
+    )
+
+
+def _store(args: argparse.Namespace) -> LadderStore:
+    settings = RatingSettings()
+    return open_store(
+        LadderSettings(config=_any_config(), data_dir=args.data_dir, database=args.database, rating=settings)
+    )
+
+
+def _any_config() -> GameConfig:
+    """The management commands only touch the database; the game is the server's business."""
+    return GameConfig.contract()
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _fail(command: str, error: Exception) -> int:
+    print(f"oddtrick ladder {command}: {error}", file=sys.stderr)
+    return 2
+
+
+def _register(args: argparse.Namespace) -> int:
+    try:
+        store = _store(args)
+        token = store.register(args.name, _now_ms())
+    except (LadderError, DatabaseError) as error:
+        return _fail("register", error)
+    print(f"registered {args.name} on {store.db.url}")
+    print(f"token (shown once, keep it secret): {token}")
+    print(f"connect with: oddtrick bot MY_BOT.py --server HOST:PORT --name {args.name} --token TOKEN")
+    return 0
+
+
+def _retire(args: argparse.Namespace) -> int:
+    try:
+        _store(args).retire(args.name, _now_ms())
+    except (LadderError, DatabaseError) as error:
+        return _fail("retire", error)
+    print(f"retired {args.name}: its token is refused from now on; its matches stay in the history")
+    return 0
+
+
+def _rotate(args: argparse.Namespace) -> int:
+    try:
+        token = _store(args).rotate_token(args.name)
+    except (LadderError, DatabaseError) as error:
+        return _fail("rotate-token", error)
+    print(f"new token for {args.name} (shown once; the old one no longer works): {token}")
+    return 0
+
+
+def _standings(args: argparse.Namespace) -> int:
+    try:
+        store = _store(args)
+        rows = leaderboard(store.entrants(), Rater(RatingSettings()), _now_ms())
+    except (LadderError, DatabaseError) as error:
+        return _fail("standings", error)
+    if args.json:
+        print(json.dumps([row.to_dict() for row in rows], indent=2))
+        return 0
+    print(format_leaderboard(rows))
+    return 0
+
+
+def format_leaderboard(rows: list[LeaderRow]) -> str:
+    if not rows:
+        return "no entrants yet: `oddtrick ladder register NAME` adds one"
+    header = (
+        f"{'#':>3}  {'bot':<24} {'rating':>7} {'± σ':>6}     {'matches':>4}  "
+        f"{'W-D-L':>9}  {'forf':>4}  {'faults':>6}  last played"
+    )
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        marks = ("?" if row.provisional else " ") + (" zz" if row.inactive else "   ")
+        name = row.name + (" (house)" if row.house else "")
+        last = "never"
+        if row.last_played_ms is not None:
+            last = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.last_played_ms / 1000))
+        lines.append(
+            f"{row.rank:>3}  {name:<24} {row.rating:>7.2f} {row.sigma:>6.2f}{marks} {row.matches:>4}  "
+            f"{f'{row.wins}-{row.draws}-{row.losses}':>9}  {row.forfeits:>4}  {row.faults:>6}  {last}"
+        )
+    lines.append("rating = mu - 3 sigma;  ? provisional;  zz inactive")
+    return "\n".join(lines)
+
+
+def _history(args: argparse.Namespace) -> int:
+    try:
+        store = _store(args)
+        entrant = store.entrant(args.name)
+        matches = store.matches(args.name, args.limit, 0)
+        points = {p["match_id"]: p for p in store.rating_history(args.name)}
+    except (LadderError, DatabaseError) as error:
+        return _fail("history", error)
+    if entrant is None:
+        missing = LadderError(f"no entrant {args.name!r} (`oddtrick ladder standings` lists them)")
+        return _fail("history", missing)
+    rater = Rater(RatingSettings())
+    items = []
+    for match in matches:
+        team = 0 if args.name in match.lineup["teams"][0] else 1
+        point = points.get(match.match_id)
+        score = match.score_a if match.score_a is not None else 0
+        items.append(
+            {
+                "match_id": match.match_id,
+                "status": match.status,
+                "started_ms": match.created_ms,
+                "team": "AB"[team],
+                "score": score if team == 0 else -score,
+                "deals": len(match.deals),
+                "result": _result_for(match.outcome, team, match.status),
+                "rating_after": rater.conservative(Rating(point["mu"], point["sigma"])) if point else None,
+                "cause": match.cause,
+            }
+        )
+    if args.json:
+        print(json.dumps({"bot": args.name, "matches": items}, indent=2))
+        return 0
+    print(f"{args.name}: {entrant.matches} rated matches, {len(items)} shown (newest first)")
+    for item in items:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(int(str(item["started_ms"])) / 1000))
+        after = f"rating {item['rating_after']:.2f}" if item["rating_after"] is not None else "not rated"
+        cause = f" ({item['cause']})" if item["cause"] else ""
+        print(
+            f"  {when}  {item['match_id']:<28} {item['status']:<8} team {item['team']} "
+            f"{item['score']:+5d} over {item['deals']} deals  {item['result']:<5} {after}{cause}"
+        )
+    return 0
+
+
+def _result_for(outcome: str | None, team: int, status: str) -> str:
+    if status != "finished" or not outcome:
+        return "-"
+    if outcome == "draw":
+        return "draw"
+    return "win" if outcome == "ab"[team] else "loss"
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from oddtrick_referee.cli import config_from_args
+    from oddtrick_referee.competitions.tournament import parse_entry
+
+    try:
+        config = config_from_args(args)
+        house = default_house_bots(args.house_bots)
+        if args.house_bot:
+            house = tuple(
+                HouseBot(entry.name, entry.command or ())
+                for entry in (parse_entry(text) for text in args.house_bot)
+            )
+    except (ConfigError, ValueError) as error:
+        return _fail("serve", error)
+    if args.match_deals < 1:
+        return _fail("serve", ValueError("--match-deals must be at least 1"))
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
+    logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
+    logging.getLogger("oddtrick.ladder").setLevel(logging.INFO)
+    settings = LadderSettings(
+        config=config,
+        deals=args.match_deals,
+        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace),
+        data_dir=args.data_dir,
+        database=args.database,
+        host=args.host,
+        port=args.port,
+        trusted=args.trusted_pairs,
+        house_bots=house,
+        house_seats=args.house_seats,
+        rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
+    )
+
+    def ready(ladder: object) -> None:
+        from oddtrick_referee.competitions.ladder.service import Ladder
+
+        assert isinstance(ladder, Ladder)
+        print(
+            f"ladder listening on {ladder.referee.address}: {settings.match_config.describe()}, "
+            f"{'trusted pairs' if settings.trusted else 'teams of four, one seat per entrant'}; "
+            f"{len(house)} house bots; data in {args.data_dir}",
+            flush=True,
+        )
+        print(f"  register a bot:   oddtrick ladder register NAME --data-dir {args.data_dir}", flush=True)
+        print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
+
+    try:
+        trio.run(lambda: run_ladder(settings, on_ready=ready))
+    except KeyboardInterrupt:
+        print(
+            "ladder stopped: finished matches and ratings are kept; a match in progress is recorded "
+            "aborted and not rated. Run the same command to carry on.",
+            file=sys.stderr,
+        )
+        return 130
+    except (OSError, DatabaseError, LadderError) as error:
+        return _fail("serve", error)
+    return 0
+
+
+__all__ = ["add_ladder_command"]

@@ -1,0 +1,503 @@
+"""The running ladder: a referee, the house bots, and a scheduler that never stops.
+
+Whenever the lobby changes (a bot connects, leaves, or finishes a match) the
+scheduler seats every match it can (:func:`choose_lineup`), each as two
+sealed tables of the same deals started together, so either both tables of a
+match play or neither does. A finished match is rated and stored in one
+transaction before its tables are unsealed.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import logging
+import os
+import random
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import trio
+
+from oddtrick._codec import config_to_wire
+from oddtrick.rules import (
+    GameConfig,
+    GameKind,
+    GameState,
+    HandResult,
+    MatchFormat,
+    Seat,
+    commitment,
+    new_seed,
+)
+from oddtrick.v1 import arena_pb2
+from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
+from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
+from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
+from oddtrick_referee.competitions.ladder.wire import entry_to_wire, match_to_wire
+from oddtrick_referee.play.table import SeatRecord, TableRules
+from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
+from oddtrick_referee.storage.database import open_database
+from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, MatchRow, RatingChange
+
+log = logging.getLogger("oddtrick.ladder")
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[4] / "sample_bots"
+START_WAIT_S = 5.0
+"""How long a planned match waits for its entrants' sessions before it is dropped unplayed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HouseBot:
+    """A bot the ladder runs itself: an ordinary entrant, rated like everyone, marked house."""
+
+    name: str
+    command: tuple[str, ...]
+
+
+def default_house_bots(count: int) -> tuple[HouseBot, ...]:
+    """``count`` house bots: the heuristic sample bot, with one random bot among every four."""
+    bots = []
+    for number in range(1, count + 1):
+        kind = "random" if number % 4 == 0 else "heuristic"
+        path = SAMPLE_BOTS / f"{kind}_bot.py"
+        bots.append(HouseBot(f"house-{kind}-{number}", (sys.executable, "-m", "oddtrick", "bot", str(path))))
+    return tuple(bots)
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderSettings:
+    config: GameConfig
+    """The game; every ladder match plays ``deals`` deals of it."""
+    deals: int = 8
+    rules: TableRules = dataclasses.field(default_factory=TableRules)
+    data_dir: Path = Path("oddtrick-data")
+    database: str | None = None
+    """``postgresql://…``; None for SQLite in ``data_dir``."""
+    host: str = "127.0.0.1"
+    port: int = 0
+    trusted: bool = False
+    """The trusted-pairs format (see docs/ladder.md): only for entrants who do not cheat."""
+    house_bots: tuple[HouseBot, ...] = ()
+    house_seats: int = 2
+    """Matches each house bot plays at once."""
+    rating: RatingSettings = dataclasses.field(default_factory=RatingSettings)
+    explore: float = 0.25
+    recent_lineups: int = 4
+    seed: int | None = None
+    """Seeds the pairing's random choices (tests); deals always come from fresh secret seeds."""
+
+    @property
+    def match_config(self) -> GameConfig:
+        return dataclasses.replace(self.config, format=MatchFormat.DEALS, deals=self.deals)
+
+    @property
+    def game(self) -> GameKind:
+        return self.config.game
+
+
+def open_store(settings: LadderSettings) -> LadderStore:
+    database = open_database(settings.database, settings.data_dir, "ladder.sqlite3")
+    return LadderStore(database, settings.rating.mu, settings.rating.sigma)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclasses.dataclass
+class MatchOutcome:
+    """What the scheduler learns from one match (the tests and the benchmark read these)."""
+
+    match_id: str
+    status: str
+    lineup: Lineup
+    score_a: int = 0
+    winner: str = ""
+    cause: str = ""
+    ended_at: float = 0.0
+    """trio.current_time() when it was recorded."""
+
+
+class Ladder:
+    """The scheduler and the match runner over one referee and one store."""
+
+    def __init__(self, settings: LadderSettings, referee: Referee, store: LadderStore) -> None:
+        self.settings = settings
+        self.referee = referee
+        self.store = store
+        self.rater = Rater(settings.rating)
+        self.referee_id = secrets.token_hex(6)
+        self._rng = random.Random(settings.seed)
+        self._entrants: dict[str, EntrantRecord] = {}
+        self._reserved: collections.Counter[str] = collections.Counter()
+        self._busy: collections.Counter[str] = collections.Counter()
+        self._recent: collections.deque[frozenset[str]] = collections.deque(maxlen=settings.recent_lineups)
+        self.outcomes: list[MatchOutcome] = []
+        self._outcome_event = trio.Event()
+
+    # ---------------------------------------------------------- reading
+
+    def leaderboard(self) -> list[LeaderRow]:
+        """For a worker thread (it reads the database)."""
+        connected = {session.name for session in list(self.referee.lobby.sessions.values())}
+        return leaderboard(self.store.entrants(), self.rater, now_ms(), connected)
+
+    def matches(self, name: str | None, limit: int, offset: int) -> list[MatchRow]:
+        return self.store.matches(name, limit, offset)
+
+    def get_ladder(self) -> arena_pb2.GetLadderResponse:
+        """GetLadder (a worker thread)."""
+        settings = self.settings
+        return arena_pb2.GetLadderResponse(
+            entries=[entry_to_wire(row) for row in self.leaderboard()],
+            format=(
+                arena_pb2.LADDER_FORMAT_TRUSTED_PAIRS if settings.trusted else arena_pb2.LADDER_FORMAT_TEAMS
+            ),
+            config=config_to_wire(settings.match_config),
+            rules=settings.rules.to_wire(),
+            z=settings.rating.z,
+            provisional_sigma=settings.rating.provisional_sigma,
+            inactive_after_s=round(settings.rating.inactive_after_s),
+        )
+
+    def list_ladder_matches(
+        self, bot_name: str, page_size: int, offset: int
+    ) -> tuple[list[arena_pb2.LadderMatch], bool]:
+        """ListLadderMatches (a worker thread)."""
+        rows = self.store.matches(bot_name or None, page_size + 1, offset)
+        after: dict[str, float] = {}
+        if bot_name:
+            for point in self.store.rating_history(bot_name):
+                after[point["match_id"]] = self.rater.conservative(Rating(point["mu"], point["sigma"]))
+        matches = [match_to_wire(row, after.get(row.match_id)) for row in rows[:page_size]]
+        return matches, len(rows) > page_size
+
+    async def next_outcome(self) -> MatchOutcome:
+        """Wait for the next match to be recorded (tests and benchmarks follow the ladder this way)."""
+        await self._outcome_event.wait()
+        return self.outcomes[-1]
+
+    # ------------------------------------------------------- scheduling
+
+    async def run(self) -> None:
+        """Seat matches whenever the lobby allows, until cancelled."""
+        async with trio.open_nursery() as matches:
+            while True:
+                changed = self.referee.lobby.change_event
+                await self._refresh_entrants()
+                for lineup in self._plan():
+                    matches.start_soon(self._play, lineup, name=f"ladder match {sorted(lineup.names)}")
+                await changed.wait()
+
+    async def _refresh_entrants(self) -> None:
+        entrants = await trio.to_thread.run_sync(self.store.entrants)
+        self._entrants = {entrant.name: entrant for entrant in entrants}
+
+    def _plan(self) -> list[Lineup]:
+        lobby = self.referee.lobby
+        free = {
+            name: lobby.idle_count(name, self.settings.game) - self._reserved[name] for name in self._entrants
+        }
+        planned: list[Lineup] = []
+        while True:
+            candidates = [
+                Candidate(
+                    name=name,
+                    free_seats=free[name],
+                    mu=entrant.mu,
+                    matches=entrant.matches + self._busy[name],
+                    last_played_ms=entrant.last_played_ms,
+                    house=entrant.house,
+                )
+                for name, entrant in self._entrants.items()
+                if free[name] > 0
+            ]
+            lineup = choose_lineup(
+                candidates, self._rng, self.settings.trusted, self.settings.explore, tuple(self._recent)
+            )
+            if lineup is None:
+                return planned
+            for name, count in lineup.seats_needed().items():
+                free[name] -= count
+                self._reserved[name] += count
+                self._busy[name] += 1
+            self._recent.append(lineup.names)
+            planned.append(lineup)
+
+    # ------------------------------------------------------------ a match
+
+    async def _play(self, lineup: Lineup) -> None:
+        match_id = time.strftime("L%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+        seed = new_seed()
+        needs = lineup.seats_needed()
+        try:
+            await trio.to_thread.run_sync(
+                self.store.plan_match,
+                match_id,
+                commitment(seed),
+                lineup.to_record(),
+                self.settings.match_config.to_dict(),
+                now_ms(),
+            )
+            claimed = await trio.to_thread.run_sync(self.store.claim_match, match_id, self.referee_id)
+            if not claimed:
+                return
+            try:
+                with trio.fail_after(START_WAIT_S):
+                    await self.referee.lobby.wait_for(needs, self.settings.game)
+            except trio.TooSlowError:
+                await trio.to_thread.run_sync(
+                    self.store.abort_match, match_id, "an entrant left before the match started", now_ms()
+                )
+                return
+            seated = self._seat(match_id, seed, lineup)
+        finally:
+            self._reserved.subtract(needs)
+            self._reserved = +self._reserved
+        try:
+            await self._run_tables(match_id, seed, lineup, seated)
+        finally:
+            for name in lineup.names:
+                self._busy[name] -= 1
+            self._busy = +self._busy
+
+    def _seat(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch]:
+        """Both tables at once: no checkpoint between them, so nobody can take a seat in between."""
+        return [
+            self.referee.seat_match(
+                MatchSpec(
+                    self.settings.match_config,
+                    table,
+                    self.settings.rules,
+                    seed=seed,
+                    match_id=f"{match_id}-t{number}",
+                    table_id=match_id,
+                ),
+                sealed=True,
+            )
+            for number, table in enumerate(lineup.tables, start=1)
+        ]
+
+    async def _run_tables(self, match_id: str, seed: str, lineup: Lineup, seated: list[SeatedMatch]) -> None:
+        table_ids = [s.match_id for s in seated]
+        states: list[GameState | None] = [None, None]
+        records: list[dict[Seat, SeatRecord]] = [{}, {}]
+
+        async def play(index: int) -> None:
+            record = await self.referee.play_seated(seated[index])
+            states[index] = record.state
+            records[index] = dict(record.seats)
+
+        try:
+            await trio.to_thread.run_sync(self.store.set_tables, match_id, table_ids)
+            async with trio.open_nursery() as tables:
+                for index in range(len(seated)):
+                    tables.start_soon(play, index)
+        except Exception as error:  # a failure at one table: the match cannot be rated
+            log.exception("ladder match %s failed", match_id)
+            await self._abort(match_id, seed, lineup, table_ids, f"the referee failed: {error!r}")
+            return
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await self._abort(match_id, seed, lineup, table_ids, "the ladder stopped during the match")
+            raise
+        finished = [state for state in states if state is not None]
+        await self._record(match_id, seed, lineup, table_ids, finished, records)
+
+    async def _abort(
+        self, match_id: str, seed: str, lineup: Lineup, table_ids: list[str], cause: str
+    ) -> None:
+        await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms(), seed)
+        await self.referee.unseal(table_ids)
+        log.warning("ladder match %s aborted: %s", match_id, cause)
+        self._announce(MatchOutcome(match_id, "aborted", lineup, cause=cause))
+
+    async def _record(
+        self,
+        match_id: str,
+        seed: str,
+        lineup: Lineup,
+        table_ids: list[str],
+        states: list[GameState],
+        records: list[dict[Seat, SeatRecord]],
+    ) -> None:
+        deals = team_a_scores(states)
+        score_a = sum(score for _, score in deals)
+        faults: collections.Counter[str] = collections.Counter()
+        absent: set[str] = set()
+        for table in records:
+            for record in table.values():
+                faults[record.bot_name] += sum(record.faults.values())
+                if record.forfeited:
+                    absent.add(record.bot_name)
+        deal_scores = [score for _, score in deals]
+        if absent:
+            status, outcome = "forfeit", ""
+            cause: str | None = f"{', '.join(sorted(absent))} did not come back within the grace period"
+            unrated = {name: faults[name] for name in lineup.names - absent}
+        else:
+            status, cause = "finished", None
+            outcome = self.rater.outcome(score_a / max(1, len(deals)))
+            unrated = {}
+        rater = self.rater
+        at = now_ms()
+
+        def rate(current: dict[str, EntrantRecord]) -> list[RatingChange]:
+            ratings = {
+                name: rater.with_inactivity(Rating(e.mu, e.sigma), e.last_played_ms, at)
+                for name, e in current.items()
+            }
+            if absent:
+                return forfeit_changes(rater, lineup, ratings, absent, faults, deal_scores)
+            return match_changes(rater, lineup, ratings, deal_scores, outcome, faults)
+
+        await trio.to_thread.run_sync(
+            lambda: self.store.finish_match(
+                match_id, status, seed, score_a, outcome, deals, rate, unrated, at, cause
+            )
+        )
+        await self.referee.unseal(table_ids)
+        log.info(
+            "ladder match %s %s: A %s v B %s, %+d over %d deals",
+            match_id,
+            status if absent else f"won by {outcome}" if outcome != "draw" else "drawn",
+            "+".join(lineup.team_a),
+            "+".join(lineup.team_b),
+            score_a,
+            len(deals),
+        )
+        self._announce(MatchOutcome(match_id, status, lineup, score_a, outcome, cause or ""))
+
+    def _announce(self, outcome: MatchOutcome) -> None:
+        outcome.ended_at = trio.current_time()
+        self.outcomes.append(outcome)
+        self._outcome_event.set()
+        self._outcome_event = trio.Event()
+
+
+def match_changes(
+    rater: Rater,
+    lineup: Lineup,
+    ratings: dict[str, Rating],
+    deal_scores: list[int],
+    outcome: str,
+    faults: collections.Counter[str],
+) -> list[RatingChange]:
+    """Every entrant of a played match, rated deal by deal; ``outcome`` is the match's, for W-D-L."""
+    new_a, new_b = rater.rate_match(
+        [ratings[n] for n in lineup.team_a], [ratings[n] for n in lineup.team_b], deal_scores
+    )
+    result_a = {"a": "win", "b": "loss", "draw": "draw"}[outcome]
+    result_b = {"a": "loss", "b": "win", "draw": "draw"}[outcome]
+    return [
+        RatingChange(name, r.mu, r.sigma, result_a, faults[name])
+        for name, r in zip(lineup.team_a, new_a, strict=True)
+    ] + [
+        RatingChange(name, r.mu, r.sigma, result_b, faults[name])
+        for name, r in zip(lineup.team_b, new_b, strict=True)
+    ]
+
+
+def forfeit_changes(
+    rater: Rater,
+    lineup: Lineup,
+    ratings: dict[str, Rating],
+    absent: set[str],
+    faults: collections.Counter[str],
+    deal_scores: list[int],
+) -> list[RatingChange]:
+    """Only an absent entrant moves: rated as its team losing every deal; the others are unchanged."""
+    changes = []
+    for name in sorted(absent):
+        own, other = lineup.team_a, lineup.team_b
+        if name in other:
+            own, other = other, own
+        lost = [-1] * max(1, len(deal_scores))
+        new_own, _ = rater.rate_match([ratings[n] for n in own], [ratings[n] for n in other], lost)
+        rating = new_own[list(own).index(name)]
+        changes.append(RatingChange(name, rating.mu, rating.sigma, "forfeit", faults[name]))
+    return changes
+
+
+def team_a_scores(states: list[GameState]) -> list[tuple[int, int]]:
+    """(deal number, team A's net points) for each deal both tables played.
+
+    Team A is North-South at table 1 and East-West at table 2, so its net on a
+    deal is (NS − EW) at table 1 plus (EW − NS) at table 2: the same cards
+    played both ways round, the luck of the deal cancelled.
+    """
+    if len(states) != 2:
+        return []
+    one = {r.hand_number: _net_ns(r) for r in states[0].hand_results}
+    two = {r.hand_number: -_net_ns(r) for r in states[1].hand_results}
+    return [(deal, one[deal] + two[deal]) for deal in sorted(one) if deal in two]
+
+
+def _net_ns(result: HandResult) -> int:
+    return result.points[0] + result.honours[0] - result.points[1] - result.honours[1]
+
+
+# ------------------------------------------------------------------ running
+
+
+async def run_ladder(
+    settings: LadderSettings,
+    on_ready: Callable[[Ladder], None] | None = None,
+    output_dir: Path | None = None,
+) -> None:
+    """Open the store, start the referee and the house bots, and schedule until cancelled."""
+    store = await trio.to_thread.run_sync(open_store, settings)
+    aborted = await trio.to_thread.run_sync(
+        store.abort_unfinished, "the ladder stopped before the match ended", now_ms()
+    )
+    if aborted:
+        log.warning("%d ladder match(es) an earlier run left unfinished are recorded aborted", aborted)
+    house_tokens = {}
+    for bot in settings.house_bots:
+        house_tokens[bot.name] = await trio.to_thread.run_sync(store.ensure_house, bot.name, now_ms())
+    referee_settings = RefereeSettings(
+        host=settings.host,
+        port=settings.port,
+        data_dir=settings.data_dir,
+        verify_token=store.verify,
+        games=frozenset({settings.game}),
+        default_rules=settings.rules,
+    )
+    try:
+        async with running_referee(referee_settings) as referee:
+            ladder = Ladder(settings, referee, store)
+            referee.ladder = ladder
+            async with trio.open_nursery() as nursery:
+                for bot in settings.house_bots:
+                    nursery.start_soon(
+                        _run_house_bot,
+                        bot,
+                        house_tokens[bot.name],
+                        referee.address,
+                        settings.house_seats,
+                        output_dir or settings.data_dir / "bot-output",
+                    )
+                if on_ready is not None:
+                    on_ready(ladder)
+                await ladder.run()
+    finally:
+        store.db.close()
+
+
+async def _run_house_bot(bot: HouseBot, token: str, address: str, seats: int, output_dir: Path) -> None:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    command = list(bot.command)
+    env = dict(os.environ)
+    env.update(
+        ODDTRICK_SERVER=address, ODDTRICK_NAME=bot.name, ODDTRICK_TOKEN=token, ODDTRICK_SEATS=str(seats)
+    )
+    if command[1:4] == ["-m", "oddtrick", "bot"]:
+        command += ["--server", address, "--name", bot.name, "--token", token, "--seats", str(seats)]
+    output: IO[str]
+    with (output_dir / f"{bot.name}.log").open("a") as output:
+        await trio.run_process(command, env=env, stdout=output, stderr=output, check=False)

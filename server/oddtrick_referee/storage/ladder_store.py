@@ -1,0 +1,442 @@
+"""The ladder's records: entrants and their credentials, matches, ratings over time.
+
+It runs on SQLite (the embedded default) or PostgreSQL through
+:mod:`oddtrick_referee.storage.database`. The schema carries a version and is
+migrated forward when a store opens it, so a database made by an older
+oddtrick opens in a newer one. Tokens are never stored: only a salted SHA-256
+of each (tokens are 32 random bytes, so a slow password hash adds nothing),
+compared in constant time.
+
+Matches move ``planned → running → finished | forfeit | aborted``; the step to
+``running`` is a conditional update (:meth:`LadderStore.claim_match`), so two
+referees sharing one database can never both start the same match.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from oddtrick_referee.storage.database import Cursor, Database, Row
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: entrants, matches, rating history.
+    (
+        """CREATE TABLE IF NOT EXISTS ladder_entrants (
+            name            TEXT PRIMARY KEY,
+            token_salt      TEXT NOT NULL,
+            token_hash      TEXT NOT NULL,
+            house           INTEGER NOT NULL DEFAULT 0,
+            registered_ms   BIGINT NOT NULL,
+            retired_ms      BIGINT,
+            mu              DOUBLE PRECISION NOT NULL,
+            sigma           DOUBLE PRECISION NOT NULL,
+            matches         INTEGER NOT NULL DEFAULT 0,
+            wins            INTEGER NOT NULL DEFAULT 0,
+            draws           INTEGER NOT NULL DEFAULT 0,
+            losses          INTEGER NOT NULL DEFAULT 0,
+            last_played_ms  BIGINT
+        )""",
+        """CREATE TABLE IF NOT EXISTS ladder_matches (
+            match_id        TEXT PRIMARY KEY,
+            status          TEXT NOT NULL,
+            claimed_by      TEXT,
+            created_ms      BIGINT NOT NULL,
+            ended_ms        BIGINT,
+            seed_commitment TEXT NOT NULL UNIQUE,
+            seed            TEXT,
+            lineup          TEXT NOT NULL,
+            config          TEXT NOT NULL,
+            tables          TEXT NOT NULL DEFAULT '[]',
+            score_a         INTEGER,
+            outcome         TEXT,
+            cause           TEXT
+        )""",
+        """CREATE TABLE IF NOT EXISTS ladder_ratings (
+            name        TEXT NOT NULL,
+            match_id    TEXT NOT NULL,
+            at_ms       BIGINT NOT NULL,
+            mu          DOUBLE PRECISION NOT NULL,
+            sigma       DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (name, match_id)
+        )""",
+    ),
+    # 2: faults and forfeits on the leaderboard; the deals each match played.
+    (
+        "ALTER TABLE ladder_entrants ADD COLUMN faults INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE ladder_entrants ADD COLUMN forfeits INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE ladder_matches ADD COLUMN deals TEXT NOT NULL DEFAULT '[]'",
+        "CREATE INDEX IF NOT EXISTS ladder_matches_by_end ON ladder_matches (ended_ms)",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class LadderError(ValueError):
+    """An operator's request the ladder refuses; the message says why and what to do."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EntrantRecord:
+    name: str
+    house: bool
+    registered_ms: int
+    retired_ms: int | None
+    mu: float
+    sigma: float
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    forfeits: int
+    faults: int
+    last_played_ms: int | None
+
+    @classmethod
+    def from_row(cls, row: Row) -> EntrantRecord:
+        return cls(
+            name=row["name"],
+            house=bool(row["house"]),
+            registered_ms=int(row["registered_ms"]),
+            retired_ms=row["retired_ms"],
+            mu=float(row["mu"]),
+            sigma=float(row["sigma"]),
+            matches=int(row["matches"]),
+            wins=int(row["wins"]),
+            draws=int(row["draws"]),
+            losses=int(row["losses"]),
+            forfeits=int(row["forfeits"]),
+            faults=int(row["faults"]),
+            last_played_ms=row["last_played_ms"],
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchRow:
+    """A ladder match as stored: ``lineup`` is ``{"tables": [{seat: name}…], "teams": [[…], […]]}``."""
+
+    match_id: str
+    status: str
+    created_ms: int
+    ended_ms: int | None
+    seed_commitment: str
+    seed: str | None
+    lineup: dict[str, Any]
+    config: dict[str, Any]
+    tables: list[str]
+    score_a: int | None
+    outcome: str | None
+    cause: str | None
+    deals: list[list[int]]
+
+    @classmethod
+    def from_row(cls, row: Row) -> MatchRow:
+        return cls(
+            match_id=row["match_id"],
+            status=row["status"],
+            created_ms=int(row["created_ms"]),
+            ended_ms=row["ended_ms"],
+            seed_commitment=row["seed_commitment"],
+            seed=row["seed"],
+            lineup=json.loads(row["lineup"]),
+            config=json.loads(row["config"]),
+            tables=json.loads(row["tables"]),
+            score_a=row["score_a"],
+            outcome=row["outcome"],
+            cause=row["cause"],
+            deals=json.loads(row["deals"]),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class RatingChange:
+    """One entrant's rating after a rated match, and how its record moves."""
+
+    name: str
+    mu: float
+    sigma: float
+    result: str
+    """``win``, ``draw``, ``loss`` or ``forfeit`` (a loss by absence)."""
+    faults: int = 0
+
+
+def hash_token(token: str, salt: str) -> str:
+    return hashlib.sha256(f"{salt}:{token}".encode()).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class LadderStore:
+    """Every read and write of the ladder, each one transaction; call from a worker thread."""
+
+    def __init__(self, database: Database, initial_mu: float, initial_sigma: float) -> None:
+        self.db = database
+        self.initial_mu = initial_mu
+        self.initial_sigma = initial_sigma
+        self.migrated_from = migrate(database)
+
+    # ------------------------------------------------------------ entrants
+
+    def register(self, name: str, now_ms: int, house: bool = False) -> str:
+        """Add an entrant; return its token (shown once: only its hash is kept)."""
+        token = new_token()
+        salt = secrets.token_hex(16)
+        rating = (self.initial_mu, self.initial_sigma)
+        values = (name, salt, hash_token(token, salt), int(house), now_ms, *rating)
+        with self.db.transaction() as cursor:
+            existing = cursor.rows("SELECT retired_ms FROM ladder_entrants WHERE name = ?", (name,))
+            if existing:
+                retired = existing[0]["retired_ms"] is not None
+                raise LadderError(
+                    f"{name!r} is already registered"
+                    + (" (retired: names are never reused, choose another)" if retired else "")
+                    + "; `oddtrick ladder rotate-token` gives it a new token"
+                )
+            cursor.execute(
+                "INSERT INTO ladder_entrants (name, token_salt, token_hash, house, registered_ms, mu, sigma)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        return token
+
+    def rotate_token(self, name: str) -> str:
+        """A new token for an entrant; the old one stops working at once."""
+        token = new_token()
+        salt = secrets.token_hex(16)
+        with self.db.transaction() as cursor:
+            changed = cursor.execute(
+                "UPDATE ladder_entrants SET token_salt = ?, token_hash = ?"
+                " WHERE name = ? AND retired_ms IS NULL",
+                (salt, hash_token(token, salt), name),
+            )
+        if not changed:
+            raise LadderError(f"no active entrant {name!r} (`oddtrick ladder standings` lists them)")
+        return token
+
+    def retire(self, name: str, now_ms: int) -> None:
+        """Stop an entrant for good: its token is refused; its record stays on the history."""
+        with self.db.transaction() as cursor:
+            changed = cursor.execute(
+                "UPDATE ladder_entrants SET retired_ms = ? WHERE name = ? AND retired_ms IS NULL",
+                (now_ms, name),
+            )
+        if not changed:
+            raise LadderError(f"no active entrant {name!r} (`oddtrick ladder standings` lists them)")
+
+    def ensure_house(self, name: str, now_ms: int) -> str:
+        """A house bot's entrant, registered on first use; a fresh token at every start."""
+        try:
+            return self.register(name, now_ms, house=True)
+        except LadderError:
+            with self.db.transaction() as cursor:
+                cursor.execute("UPDATE ladder_entrants SET retired_ms = NULL WHERE name = ?", (name,))
+            return self.rotate_token(name)
+
+    def verify(self, name: str, token: str) -> bool:
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT token_salt, token_hash FROM ladder_entrants WHERE name = ? AND retired_ms IS NULL",
+                (name,),
+            )
+        # Hash something even for an unknown name, so timing does not tell names apart.
+        salt, expected = (rows[0]["token_salt"], rows[0]["token_hash"]) if rows else ("x", "0" * 64)
+        return hmac.compare_digest(hash_token(token, salt), expected) and bool(rows)
+
+    def entrants(self, include_retired: bool = False) -> list[EntrantRecord]:
+        where = "" if include_retired else " WHERE retired_ms IS NULL"
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(f"SELECT * FROM ladder_entrants{where} ORDER BY name")
+        return [EntrantRecord.from_row(row) for row in rows]
+
+    def entrant(self, name: str) -> EntrantRecord | None:
+        with self.db.transaction() as cursor:
+            rows = cursor.rows("SELECT * FROM ladder_entrants WHERE name = ?", (name,))
+        return EntrantRecord.from_row(rows[0]) if rows else None
+
+    # ------------------------------------------------------------- matches
+
+    def plan_match(
+        self,
+        match_id: str,
+        seed_commitment: str,
+        lineup: dict[str, Any],
+        config: dict[str, Any],
+        now_ms: int,
+    ) -> None:
+        with self.db.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO ladder_matches (match_id, status, created_ms, seed_commitment, lineup, config)"
+                " VALUES (?, 'planned', ?, ?, ?, ?)",
+                (match_id, now_ms, seed_commitment, json.dumps(lineup), json.dumps(config)),
+            )
+
+    def claim_match(self, match_id: str, referee_id: str) -> bool:
+        """Move a planned match to running for this referee; False if another got it first."""
+        with self.db.transaction() as cursor:
+            changed = cursor.execute(
+                "UPDATE ladder_matches SET status = 'running', claimed_by = ? "
+                "WHERE match_id = ? AND status = 'planned'",
+                (referee_id, match_id),
+            )
+        return changed == 1
+
+    def set_tables(self, match_id: str, table_ids: Sequence[str]) -> None:
+        with self.db.transaction() as cursor:
+            cursor.execute(
+                "UPDATE ladder_matches SET tables = ? WHERE match_id = ?",
+                (json.dumps(list(table_ids)), match_id),
+            )
+
+    def finish_match(
+        self,
+        match_id: str,
+        status: str,
+        seed: str,
+        score_a: int,
+        outcome: str,
+        deals: Sequence[Sequence[int]],
+        rate: Callable[[dict[str, EntrantRecord]], Sequence[RatingChange]],
+        unrated_faults: dict[str, int],
+        now_ms: int,
+        cause: str | None = None,
+    ) -> list[RatingChange]:
+        """Record a played match and every rating it moves, in one transaction.
+
+        ``rate`` gets the entrants' records as they are inside the transaction
+        (rows locked on PostgreSQL), so matches finishing at once, here or at
+        another referee, never rate from a stale copy.
+        """
+        deal_text = json.dumps([list(d) for d in deals])
+        with self.db.transaction() as cursor:
+            cursor.execute(
+                "UPDATE ladder_matches SET status = ?, ended_ms = ?, seed = ?, score_a = ?, outcome = ?,"
+                " deals = ?, cause = ? WHERE match_id = ?",
+                (status, now_ms, seed, score_a, outcome, deal_text, cause, match_id),
+            )
+            names = sorted(_names_in(self._lineup(cursor, match_id)))
+            lock = " FOR UPDATE" if self.db.dialect == "postgresql" else ""
+            rows = cursor.rows(
+                f"SELECT * FROM ladder_entrants WHERE name IN ({', '.join('?' for _ in names)}){lock}", names
+            )
+            changes = list(rate({row["name"]: EntrantRecord.from_row(row) for row in rows}))
+            for change in changes:
+                _apply_change(cursor, change, match_id, now_ms)
+            for name, faults in unrated_faults.items():
+                cursor.execute(
+                    "UPDATE ladder_entrants SET faults = faults + ?, last_played_ms = ? WHERE name = ?",
+                    (faults, now_ms, name),
+                )
+        return changes
+
+    @staticmethod
+    def _lineup(cursor: Cursor, match_id: str) -> dict[str, Any]:
+        rows = cursor.rows("SELECT lineup FROM ladder_matches WHERE match_id = ?", (match_id,))
+        lineup: dict[str, Any] = json.loads(rows[0]["lineup"])
+        return lineup
+
+    def abort_match(self, match_id: str, cause: str, now_ms: int, seed: str | None = None) -> None:
+        """A match that could not finish: recorded with its cause and never rated."""
+        with self.db.transaction() as cursor:
+            cursor.execute(
+                "UPDATE ladder_matches SET status = 'aborted', ended_ms = ?, cause = ?, seed = ? "
+                "WHERE match_id = ? AND status IN ('planned', 'running')",
+                (now_ms, cause, seed, match_id),
+            )
+
+    def abort_unfinished(self, cause: str, now_ms: int, referee_id: str | None = None) -> int:
+        """Matches an earlier run left planned or running (of one referee, or all): aborted."""
+        with self.db.transaction() as cursor:
+            if referee_id is None:
+                return cursor.execute(
+                    "UPDATE ladder_matches SET status = 'aborted', ended_ms = ?, cause = ? "
+                    "WHERE status IN ('planned', 'running')",
+                    (now_ms, cause),
+                )
+            return cursor.execute(
+                "UPDATE ladder_matches SET status = 'aborted', ended_ms = ?, cause = ? "
+                "WHERE status IN ('planned', 'running') AND (claimed_by = ? OR claimed_by IS NULL)",
+                (now_ms, cause, referee_id),
+            )
+
+    def matches(
+        self, name: str | None = None, limit: int = 50, offset: int = 0, statuses: Sequence[str] = ()
+    ) -> list[MatchRow]:
+        """Newest first; ``name`` keeps the matches it played in."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if statuses:
+            clauses.append(f"status IN ({', '.join('?' for _ in statuses)})")
+            params.extend(statuses)
+        if name:
+            # The lineup is JSON: the name appears quoted exactly once per seat it held.
+            clauses.append("lineup LIKE ?")
+            params.append(f'%"{name}"%')
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                f"SELECT * FROM ladder_matches{where}"
+                " ORDER BY created_ms DESC, match_id DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            )
+        found = [MatchRow.from_row(row) for row in rows]
+        if name:
+            found = [m for m in found if name in _names_in(m.lineup)]
+        return found
+
+    def rating_history(self, name: str) -> list[Row]:
+        with self.db.transaction() as cursor:
+            return cursor.rows(
+                "SELECT match_id, at_ms, mu, sigma FROM ladder_ratings"
+                " WHERE name = ? ORDER BY at_ms, match_id",
+                (name,),
+            )
+
+
+def _apply_change(cursor: Cursor, change: RatingChange, match_id: str, now_ms: int) -> None:
+    column = {"win": "wins", "draw": "draws", "loss": "losses", "forfeit": "forfeits"}[change.result]
+    cursor.execute(
+        f"UPDATE ladder_entrants SET mu = ?, sigma = ?, matches = matches + 1, {column} = {column} + 1,"
+        " faults = faults + ?, last_played_ms = ? WHERE name = ?",
+        (change.mu, change.sigma, change.faults, now_ms, change.name),
+    )
+    cursor.execute(
+        "INSERT INTO ladder_ratings (name, match_id, at_ms, mu, sigma) VALUES (?, ?, ?, ?, ?)",
+        (change.name, match_id, now_ms, change.mu, change.sigma),
+    )
+
+
+def _names_in(lineup: dict[str, Any]) -> set[str]:
+    return {name for table in lineup.get("tables", []) for name in table.values()}
+
+
+def migrate(database: Database) -> int:
+    """Bring the schema to :data:`SCHEMA_VERSION`; return the version found (0: a new database).
+
+    Each step runs in one transaction with the version bump, so an interrupted
+    migration leaves the previous version intact. A database newer than this
+    code is refused rather than misread.
+    """
+    with database.transaction() as cursor:
+        cursor.execute("CREATE TABLE IF NOT EXISTS ladder_schema (version INTEGER NOT NULL)")
+        rows = cursor.rows("SELECT version FROM ladder_schema")
+        if not rows:
+            cursor.execute("INSERT INTO ladder_schema (version) VALUES (0)")
+        found = int(rows[0]["version"]) if rows else 0
+    if found > SCHEMA_VERSION:
+        raise LadderError(
+            f"the ladder database {database.url} has schema version {found}, newer than this "
+            f"oddtrick understands ({SCHEMA_VERSION}): upgrade oddtrick"
+        )
+    for version in range(found + 1, SCHEMA_VERSION + 1):
+        with database.transaction() as cursor:
+            for statement in MIGRATIONS[version - 1]:
+                cursor.execute(statement)
+            cursor.execute("UPDATE ladder_schema SET version = ?", (version,))
+    return found

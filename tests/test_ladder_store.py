@@ -1,0 +1,208 @@
+"""The ladder's storage on SQLite and on a real PostgreSQL server, the same tests on both."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oddtrick_referee.storage.database import Database, PostgresDatabase, SQLiteDatabase, open_database
+from oddtrick_referee.storage.ladder_store import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    EntrantRecord,
+    LadderError,
+    LadderStore,
+    RatingChange,
+)
+
+LINEUP = {
+    "tables": [
+        {"N": "a1", "S": "a2", "E": "b1", "W": "b2"},
+        {"N": "b3", "S": "b4", "E": "a3", "W": "a4"},
+    ],
+    "teams": [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4"]],
+}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
+    from postgres_support import fresh_database
+
+    url: str = request.getfixturevalue("postgres_url")
+    return fresh_database(url, f"ladder_{request.node.name.split('[')[0][-40:]}".lower())
+
+
+@pytest.fixture
+def store(database_url: str, tmp_path: Path) -> Iterator[LadderStore]:
+    database = open_database(database_url, tmp_path, "unused.sqlite3")
+    yield LadderStore(database, 25.0, 25.0 / 3)
+    database.close()
+
+
+def test_a_token_is_shown_once_stored_only_as_a_hash_and_checked_exactly(store: LadderStore) -> None:
+    token = store.register("alice", now_ms=1)
+    assert store.verify("alice", token)
+    assert not store.verify("alice", token + "x")
+    assert not store.verify("alice", "")
+    assert not store.verify("bob", token)
+    with store.db.transaction() as cursor:
+        stored = cursor.rows("SELECT * FROM ladder_entrants WHERE name = 'alice'")[0]
+    assert token not in {str(value) for value in stored.values()}
+
+
+def test_rotating_a_token_refuses_the_old_one_and_retiring_refuses_both(store: LadderStore) -> None:
+    old = store.register("alice", now_ms=1)
+    new = store.rotate_token("alice")
+    assert not store.verify("alice", old)
+    assert store.verify("alice", new)
+    store.retire("alice", now_ms=2)
+    assert not store.verify("alice", new)
+    with pytest.raises(LadderError, match="no active entrant"):
+        store.rotate_token("alice")
+    with pytest.raises(LadderError, match="retired"):
+        store.register("alice", now_ms=3)
+    assert [e.name for e in store.entrants()] == []
+    assert [e.name for e in store.entrants(include_retired=True)] == ["alice"]
+
+
+def test_registering_a_name_twice_is_refused_and_changes_nothing(store: LadderStore) -> None:
+    token = store.register("alice", now_ms=1)
+    with pytest.raises(LadderError, match="already registered"):
+        store.register("alice", now_ms=2)
+    assert store.verify("alice", token)
+
+
+def test_a_finished_match_moves_ratings_records_and_history_in_one_transaction(store: LadderStore) -> None:
+    for name in ("a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"):
+        store.register(name, now_ms=1)
+    store.plan_match("m1", "c1", LINEUP, {"game": "contract"}, now_ms=10)
+    assert store.claim_match("m1", "referee-1")
+    seen: dict[str, EntrantRecord] = {}
+
+    def rate(current: dict[str, EntrantRecord]) -> list[RatingChange]:
+        seen.update(current)
+        return [RatingChange(n, 30.0, 7.0, "win", 1) for n in ("a1", "a2", "a3", "a4")] + [
+            RatingChange(n, 20.0, 7.0, "loss") for n in ("b1", "b2", "b3", "b4")
+        ]
+
+    store.finish_match("m1", "finished", "seed", 12, "a", [(1, 12)], rate, {}, now_ms=20)
+    assert sorted(seen) == sorted(LINEUP["teams"][0] + LINEUP["teams"][1])
+    a1 = store.entrant("a1")
+    assert a1 is not None
+    assert (a1.mu, a1.matches, a1.wins, a1.faults, a1.last_played_ms) == (30.0, 1, 1, 1, 20)
+    b1 = store.entrant("b1")
+    assert b1 is not None
+    assert (b1.mu, b1.losses) == (20.0, 1)
+    [match] = store.matches("a1")
+    assert (match.status, match.score_a, match.seed, match.deals) == ("finished", 12, "seed", [[1, 12]])
+    assert store.matches("nobody") == []
+    assert [point["mu"] for point in store.rating_history("b4")] == [20.0]
+
+
+def test_a_failing_rating_leaves_the_match_and_every_entrant_as_they_were(store: LadderStore) -> None:
+    for name in ("a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"):
+        store.register(name, now_ms=1)
+    store.plan_match("m1", "c1", LINEUP, {}, now_ms=10)
+    store.claim_match("m1", "r")
+
+    def broken(current: dict[str, EntrantRecord]) -> list[RatingChange]:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        store.finish_match("m1", "finished", "seed", 1, "a", [(1, 1)], broken, {"a1": 3}, now_ms=20)
+    [match] = store.matches()
+    assert match.status == "running"
+    assert all(e.matches == 0 and e.faults == 0 for e in store.entrants())
+
+
+def test_unfinished_matches_are_aborted_at_start_and_never_rated(store: LadderStore) -> None:
+    store.plan_match("m1", "c1", LINEUP, {}, now_ms=10)
+    store.claim_match("m1", "r")
+    store.plan_match("m2", "c2", LINEUP, {}, now_ms=11)
+    assert store.abort_unfinished("the ladder stopped", now_ms=12) == 2
+    assert {(m.status, m.cause) for m in store.matches()} == {("aborted", "the ladder stopped")}
+    assert not store.claim_match("m2", "r")
+
+
+def test_a_seed_commitment_is_never_used_twice(store: LadderStore) -> None:
+    store.plan_match("m1", "same", LINEUP, {}, now_ms=10)
+    with pytest.raises(Exception, match="(?i)unique"):
+        store.plan_match("m2", "same", LINEUP, {}, now_ms=11)
+
+
+def test_two_referees_racing_to_claim_one_match_start_it_once(database_url: str, tmp_path: Path) -> None:
+    """Each racer has its own connection, as two referee processes would."""
+    first = LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0)
+    first.plan_match("contested", "c", LINEUP, {}, now_ms=1)
+    racers = [LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0) for _ in range(4)]
+    start = threading.Barrier(len(racers))
+    won: list[str] = []
+
+    def race(index: int) -> None:
+        start.wait()
+        if racers[index].claim_match("contested", f"referee-{index}"):
+            won.append(f"referee-{index}")
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(len(racers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(won) == 1
+    with first.db.transaction() as cursor:
+        [row] = cursor.rows("SELECT status, claimed_by FROM ladder_matches")
+    assert row == {"status": "running", "claimed_by": won[0]}
+    for racer in [first, *racers]:
+        racer.db.close()
+
+
+def test_a_database_made_by_the_first_schema_version_opens_migrated_with_its_data(
+    database_url: str, tmp_path: Path
+) -> None:
+    old = open_database(database_url, tmp_path, "x.sqlite3")
+    with old.transaction() as cursor:
+        cursor.execute("CREATE TABLE ladder_schema (version INTEGER NOT NULL)")
+        cursor.execute("INSERT INTO ladder_schema (version) VALUES (1)")
+        for statement in MIGRATIONS[0]:
+            cursor.execute(statement)
+        cursor.execute(
+            "INSERT INTO ladder_entrants (name, token_salt, token_hash, registered_ms, mu, sigma, matches)"
+            " VALUES ('veteran', 's', 'h', 1, 31.5, 2.5, 40)"
+        )
+    old.close()
+    database = open_database(database_url, tmp_path, "x.sqlite3")
+    store = LadderStore(database, 25.0, 8.0)
+    assert store.migrated_from == 1
+    veteran = store.entrant("veteran")
+    assert veteran is not None
+    assert (veteran.mu, veteran.matches, veteran.faults, veteran.forfeits) == (31.5, 40, 0, 0)
+    with database.transaction() as cursor:
+        assert cursor.rows("SELECT version FROM ladder_schema") == [{"version": SCHEMA_VERSION}]
+    database.close()
+
+
+def test_a_database_newer_than_the_code_is_refused(database_url: str, tmp_path: Path) -> None:
+    database = open_database(database_url, tmp_path, "x.sqlite3")
+    LadderStore(database, 25.0, 8.0)
+    with database.transaction() as cursor:
+        cursor.execute("UPDATE ladder_schema SET version = ?", (SCHEMA_VERSION + 1,))
+    with pytest.raises(LadderError, match="upgrade oddtrick"):
+        LadderStore(database, 25.0, 8.0)
+    database.close()
+
+
+def test_the_database_url_picks_the_back_end_and_hides_the_password(tmp_path: Path) -> None:
+    sqlite: Database = open_database(None, tmp_path, "ladder.sqlite3")
+    assert isinstance(sqlite, SQLiteDatabase)
+    assert sqlite.url.endswith("ladder.sqlite3")
+    sqlite.close()
+    with pytest.raises(Exception, match="--database must be"):
+        open_database("mysql://x", tmp_path, "ladder.sqlite3")
+    with pytest.raises(Exception, match=r"postgresql://u:\*\*\*@127.0.0.1:1/db") as failure:
+        PostgresDatabase("postgresql://u:secret@127.0.0.1:1/db")
+    assert "secret" not in str(failure.value)
