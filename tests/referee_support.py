@@ -442,7 +442,7 @@ def _skip_hand_result_hands(message: Message, field: FieldDescriptor) -> bool:
 
 
 def check_hidden_information(
-    seat: Seat | None, messages: list[referee_pb2.RefereeMessage], log_path: Path
+    seat: Seat | None, messages: list[referee_pb2.RefereeMessage], log_path: Path, sealed: bool = False
 ) -> int:
     """Assert that no message to ``seat`` (``None``: a spectator) showed a card it could not know yet.
 
@@ -451,7 +451,8 @@ def check_hidden_information(
     against the log's order of play), or public at the deal (the turned or cut
     card). A hand result may show all four hands only once all 52 cards were
     played. The seed may appear only in match_ended, and must hash to the
-    commitment of match_started. Returns how many cards were checked.
+    commitment of match_started; at a ``sealed`` table (one play of a
+    duplicate pair) it must not appear at all. Returns how many cards were checked.
     """
     replay = _Replay(log_path)
     seed = replay.seed.encode()
@@ -520,6 +521,9 @@ def check_hidden_information(
             elif which == "match_ended":
                 ended = True
                 revealed = event.match_ended.seed
+                if sealed:
+                    assert revealed == "", f"{seat} was sent the seed of a sealed table"
+                    revealed = replay.seed
                 assert revealed == replay.seed
                 assert hashlib.sha256(revealed.encode()).hexdigest() == commitment == replay.commitment
                 event = _without_seed(event)

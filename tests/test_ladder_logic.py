@@ -12,7 +12,9 @@ from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSe
 DAY_MS = 86_400_000
 
 
-def candidate(name: str, mu: float = 25.0, matches: int = 10, last: int | None = 1, **kw: object) -> Candidate:
+def candidate(
+    name: str, mu: float = 25.0, matches: int = 10, last: int | None = 1, **kw: object
+) -> Candidate:
     values: dict[str, object] = {"free_seats": 1, "house": False}
     values.update(kw)
     return Candidate(name=name, mu=mu, matches=matches, last_played_ms=last, **values)  # type: ignore[arg-type]

@@ -131,7 +131,7 @@ def test_unfinished_matches_are_aborted_at_start_and_never_rated(store: LadderSt
 
 def test_a_seed_commitment_is_never_used_twice(store: LadderStore) -> None:
     store.plan_match("m1", "same", LINEUP, {}, now_ms=10)
-    with pytest.raises(Exception, match="(?i)unique"):
+    with pytest.raises(Exception, match=r"(?i)unique"):
         store.plan_match("m2", "same", LINEUP, {}, now_ms=11)
 
 

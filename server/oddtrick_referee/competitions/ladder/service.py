@@ -177,10 +177,16 @@ class Ladder:
         matches = [match_to_wire(row, after.get(row.match_id)) for row in rows[:page_size]]
         return matches, len(rows) > page_size
 
-    async def next_outcome(self) -> MatchOutcome:
-        """Wait for the next match to be recorded (tests and benchmarks follow the ladder this way)."""
-        await self._outcome_event.wait()
-        return self.outcomes[-1]
+    async def wait_outcomes(self, count: int) -> list[MatchOutcome]:
+        """Wait until ``count`` matches have been recorded since start (tests and benchmarks
+        follow the ladder this way); returns them all."""
+        while len(self.outcomes) < count:
+            await self._outcome_event.wait()
+        return self.outcomes
+
+    def leaderboard_at(self, at_ms: int) -> list[LeaderRow]:
+        """The leaderboard as it will read at ``at_ms`` if nothing is played until then."""
+        return leaderboard(self.store.entrants(), self.rater, at_ms)
 
     # ------------------------------------------------------- scheduling
 

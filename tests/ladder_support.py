@@ -1,0 +1,130 @@
+"""Running a ladder inside a test: a real referee on a socket, the scheduler, the store."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+from referee_support import RawBot, StreamEnded, random_legal
+
+from oddtrick.rules import GameConfig
+from oddtrick.v1 import referee_pb2
+from oddtrick_referee.competitions.ladder.ratings import RatingSettings
+from oddtrick_referee.competitions.ladder.service import Ladder, LadderSettings, open_store, run_ladder
+from oddtrick_referee.play.table import TableRules
+
+ROOT = Path(__file__).resolve().parents[1]
+LADDER_BOTS = ROOT / "tests" / "ladder_bots.py"
+GUARD_S = 120.0
+
+
+def ladder_settings(tmp_path: Path, **overrides: Any) -> LadderSettings:
+    values: dict[str, Any] = {
+        "config": GameConfig.contract(),
+        "deals": 2,
+        "rules": TableRules(deadline_s=5.0, grace_s=5.0),
+        "data_dir": tmp_path,
+        "house_bots": (),
+        "seed": 1,
+        "rating": RatingSettings(),
+    }
+    values.update(overrides)
+    return LadderSettings(**values)
+
+
+def register(settings: LadderSettings, *names: str) -> dict[str, str]:
+    store = open_store(settings)
+    try:
+        return {name: store.register(name, now_ms=1) for name in names}
+    finally:
+        store.db.close()
+
+
+@asynccontextmanager
+async def ladder_serving(settings: LadderSettings) -> AsyncIterator[Ladder]:
+    """The ladder runs until the block ends (then it is stopped, as Ctrl-C would)."""
+    async with trio.open_nursery() as nursery:
+        ready: list[Ladder] = []
+        started = trio.Event()
+
+        def on_ready(ladder: Ladder) -> None:
+            ready.append(ladder)
+            started.set()
+
+        nursery.start_soon(lambda: run_ladder(settings, on_ready=on_ready))
+        with trio.fail_after(30):
+            await started.wait()
+        try:
+            yield ready[0]
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+def bot_process(address: str, bot: str, name: str, token: str, seats: int) -> subprocess.Popen[bytes]:
+    """An SDK bot from tests/ladder_bots.py (or any FILE:Class) as its own process."""
+    target = bot if ":" in bot else f"{LADDER_BOTS}:{bot}"
+    command = [sys.executable, "-m", "oddtrick", "bot", target, "--server", address]
+    command += ["--name", name, "--token", token, "--seats", str(seats)]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.wait(timeout=30)
+
+
+@dataclasses.dataclass
+class Segment:
+    """What one session received during one match."""
+
+    match_id: str
+    seat: int
+    commitment: str
+    messages: list[referee_pb2.RefereeMessage]
+
+
+def play_until_closed(bot: RawBot, stop: threading.Event) -> None:
+    """Say Hello, then answer every request (random cards, an opening bid now and then)
+    until the referee ends the call."""
+    policy = random_legal(f"{bot.name}/{id(bot)}", pass_rate=0.3)
+    bot.hello()
+    while True:
+        try:
+            message = bot.next_message(timeout=GUARD_S)
+        except StreamEnded:
+            return
+        except AssertionError:
+            if stop.is_set():
+                return
+            raise
+        kind = message.WhichOneof("kind")
+        request = None
+        if kind == "update" and message.update.HasField("request"):
+            request = message.update.request
+        elif kind == "resync" and message.resync.HasField("request"):
+            request = message.resync.request
+        if request is not None:
+            bot.answer(request.request_id, policy(bot, request))
+
+
+def segments(bot: RawBot) -> list[Segment]:
+    """The session's messages split match by match (each starts with match_started)."""
+    found: list[Segment] = []
+    for message in bot.received:
+        if message.WhichOneof("kind") == "update":
+            for event in message.update.events:
+                if event.HasField("match_started"):
+                    started = event.match_started
+                    found.append(Segment(started.match_id, started.seat, started.seed_commitment, []))
+        if found:
+            found[-1].messages.append(message)
+    return found

@@ -1,0 +1,354 @@
+"""The ladder end to end: a real referee on a socket, entrants as real gRPC clients."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections import defaultdict
+from pathlib import Path
+
+import grpc
+import pytest
+import trio
+from ladder_support import (
+    bot_process,
+    ladder_serving,
+    ladder_settings,
+    play_until_closed,
+    register,
+    segments,
+    stop_all,
+)
+from referee_support import RawBot, check_hidden_information
+
+from oddtrick._codec import card_from_wire, seat_from_wire
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2
+from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
+from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
+from oddtrick_referee.competitions.ladder.service import Ladder, default_house_bots, open_store
+
+HONEST = [f"p{i}" for i in range(1, 8)]
+
+
+async def test_an_entrant_pooling_all_its_sessions_never_holds_two_seats_of_any_deal(tmp_path: Path) -> None:
+    """Mallory runs three sessions in one process and pools what they see, as a cheat would.
+
+    Every seat's messages, hers and the honest entrants', pass the card-by-card
+    hidden-information check against the table's log; and across all her
+    sessions, tables and matches she was dealt each deal exactly once, at one seat.
+    """
+    settings = ladder_settings(tmp_path)
+    tokens = register(settings, "mallory", *HONEST)
+    stop = threading.Event()
+    async with ladder_serving(settings) as ladder:
+        address = ladder.referee.address
+        bots = [RawBot(address, "mallory", tokens["mallory"]) for _ in range(3)]
+        bots += [RawBot(address, name, tokens[name]) for name in HONEST for _ in range(2)]
+        async with trio.open_nursery() as players:
+            for bot in bots:
+                players.start_soon(trio.to_thread.run_sync, play_until_closed, bot, stop)
+            with trio.fail_after(120):
+                outcomes = await ladder.wait_outcomes(8)
+            stop.set()
+            ladder.referee.finish()
+    assert {o.status for o in outcomes[:8]} == {"finished"}
+
+    logs = tmp_path / "logs"
+    dealt_to_mallory: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    hands_seen: dict[tuple[str, int], set[cards_pb2.Card]] = defaultdict(set)
+    checked = 0
+    for bot in bots:
+        for segment in segments(bot):
+            log_path = logs / f"{segment.match_id}.jsonl"
+            if not log_path.exists() or not any(
+                e.HasField("match_ended") for m in segment.messages for e in m.update.events
+            ):
+                continue  # the match the shutdown interrupted
+            seat = seat_from_wire(segment.seat)
+            assert seat is not None
+            checked += check_hidden_information(seat, segment.messages, log_path, sealed=True)
+            if bot.name != "mallory":
+                continue
+            dealt_to_mallory[segment.commitment].append((segment.match_id, segment.seat))
+            for message in segment.messages:
+                for event in message.update.events:
+                    if event.HasField("hand_started"):
+                        key = (segment.commitment, event.hand_started.hand_number)
+                        hands_seen[key] |= {card_from_wire(c) for c in event.hand_started.cards}
+    assert checked > 5000
+    assert len(dealt_to_mallory) >= 3, "mallory should have played several matches"
+    for commitment, seats in dealt_to_mallory.items():
+        assert len(seats) == 1, f"mallory held {seats} of the deals committed as {commitment}"
+    assert all(len(cards) == 13 for cards in hands_seen.values())
+
+
+async def test_wrong_retired_and_rotated_tokens_are_refused_and_the_arena_shows_the_ladder(
+    tmp_path: Path,
+) -> None:
+    settings = ladder_settings(tmp_path)
+    tokens = register(settings, "alice", "bob")
+    async with ladder_serving(settings) as ladder:
+        address = ladder.referee.address
+
+        def refused(name: str, token: str) -> tuple[grpc.StatusCode, str]:
+            bot = RawBot(address, name, token)
+            bot.send_hello()
+            return bot.wait_status()
+
+        code, details = await trio.to_thread.run_sync(refused, "alice", "not-the-token")
+        assert code is grpc.StatusCode.UNAUTHENTICATED
+        assert "alice" in details
+        code, _ = await trio.to_thread.run_sync(refused, "mallory", tokens["alice"])
+        assert code is grpc.StatusCode.UNAUTHENTICATED
+
+        # Managed while the ladder runs, straight on its database.
+        store = ladder.store
+        new = await trio.to_thread.run_sync(store.rotate_token, "alice")
+        code, _ = await trio.to_thread.run_sync(refused, "alice", tokens["alice"])
+        assert code is grpc.StatusCode.UNAUTHENTICATED
+        await trio.to_thread.run_sync(store.retire, "bob", 5)
+        code, _ = await trio.to_thread.run_sync(refused, "bob", tokens["bob"])
+        assert code is grpc.StatusCode.UNAUTHENTICATED
+
+        def accepted() -> str:
+            bot = RawBot(address, "alice", new)
+            welcome = bot.hello()
+            bot.drop()
+            return welcome.session_id
+
+        assert await trio.to_thread.run_sync(accepted)
+
+        def read_arena() -> tuple[arena_pb2.GetLadderResponse, arena_pb2.ListLadderMatchesResponse]:
+            with grpc.insecure_channel(address) as channel:
+                arena = arena_pb2_grpc.ArenaStub(channel)
+                board = arena.GetLadder(arena_pb2.GetLadderRequest())
+                matches = arena.ListLadderMatches(arena_pb2.ListLadderMatchesRequest(bot_name="alice"))
+                with pytest.raises(grpc.RpcError) as bad:
+                    arena.ListLadderMatches(arena_pb2.ListLadderMatchesRequest(page_token="x"))
+                assert bad.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+                return board, matches
+
+        board, matches = await trio.to_thread.run_sync(read_arena)
+    assert [e.bot_name for e in board.entries] == ["alice"]
+    assert board.format == arena_pb2.LADDER_FORMAT_TEAMS
+    assert board.config.deals == 2
+    assert board.entries[0].provisional
+    assert not matches.matches
+
+
+async def test_trusted_pairs_seat_one_entrant_per_partnership_at_both_tables(tmp_path: Path) -> None:
+    settings = ladder_settings(tmp_path, trusted=True)
+    tokens = register(settings, "alice", "bob")
+    stop = threading.Event()
+    async with ladder_serving(settings) as ladder:
+        address = ladder.referee.address
+        bots = [RawBot(address, name, tokens[name]) for name in ("alice", "bob") for _ in range(4)]
+        async with trio.open_nursery() as players:
+            for bot in bots:
+                players.start_soon(trio.to_thread.run_sync, play_until_closed, bot, stop)
+            with trio.fail_after(60):
+                [outcome, *_] = await ladder.wait_outcomes(1)
+            stop.set()
+            ladder.referee.finish()
+        [match] = [m for m in ladder.store.matches() if m.match_id == outcome.match_id]
+    one, two = match.lineup["tables"]
+    assert one["N"] == one["S"] == two["E"] == two["W"]
+    assert one["E"] == one["W"] == two["N"] == two["S"]
+    assert {one["N"], one["E"]} == {"alice", "bob"}
+    assert match.status == "finished"
+    assert len(match.deals) == 2
+
+
+STRENGTH_ORDER = ["saboteur", "random", "sloppy", "careless", "heuristic"]
+"""Weakest first: tests/ladder_bots.py says what each does."""
+
+
+def ranked(ladder: Ladder, names: list[str]) -> list[str]:
+    board = ladder.leaderboard()
+    rating = {row.name: row.rating for row in board}
+    return sorted(names, key=lambda name: rating[name])
+
+
+async def test_bots_are_ranked_by_strength_a_latecomer_climbs_and_the_absent_go_inactive(
+    tmp_path: Path,
+) -> None:
+    """Five bots as separate processes, three house bots filling seats, contract whist."""
+    settings = ladder_settings(
+        tmp_path,
+        deals=4,
+        house_bots=default_house_bots(3),
+        house_seats=2,
+        rating=RatingSettings(inactive_after_s=3600.0),
+    )
+    tokens = register(settings, *STRENGTH_ORDER)
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        async with ladder_serving(settings) as ladder:
+            address = ladder.referee.address
+            bots = {"saboteur": "Saboteur", "random": "Random", "sloppy": "Sloppy"}
+            bots |= {"careless": "Careless", "heuristic": "Heuristic"}
+            for name in STRENGTH_ORDER:
+                processes.append(bot_process(address, bots[name], name, tokens[name], seats=2))
+
+            # Play until the order is right and has stayed right for 20 matches.
+            settled, played = 0, 0
+            with trio.fail_after(600):
+                while settled < 20:
+                    played += 1
+                    assert played <= 500, f"not in order after 500 matches: {ranked(ladder, STRENGTH_ORDER)}"
+                    await ladder.wait_outcomes(played)
+                    in_order = await trio.to_thread.run_sync(ranked, ladder, STRENGTH_ORDER) == STRENGTH_ORDER
+                    settled = settled + 1 if in_order else 0
+            board = {row.name: row for row in await trio.to_thread.run_sync(ladder.leaderboard)}
+            assert all(board[name].house for name in board if name.startswith("house-"))
+            assert not any(board[name].house for name in STRENGTH_ORDER)
+
+            # Registered while the ladder runs (its own command, on the same database), and seated at once.
+            registered = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "oddtrick",
+                    "ladder",
+                    "register",
+                    "latecomer",
+                    "--data-dir",
+                    str(tmp_path),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            token = registered.stdout.split("token (shown once, keep it secret): ")[1].split()[0]
+            before = len(ladder.outcomes)
+            processes.append(bot_process(address, "Heuristic", "latecomer", token, seats=2))
+            with trio.fail_after(120):
+                while not any("latecomer" in o.lineup.names for o in ladder.outcomes[before:]):
+                    await ladder.wait_outcomes(len(ladder.outcomes) + 1)
+            # Its first match comes as soon as the matches already under way are over.
+            first = next(i for i, o in enumerate(ladder.outcomes[before:]) if "latecomer" in o.lineup.names)
+            assert first <= 4
+            start = board["saboteur"].rating
+
+            # The saboteur disconnects for good; the others play on without it.
+            saboteur = processes[STRENGTH_ORDER.index("saboteur")]
+            saboteur.terminate()
+            saboteur.wait(timeout=30)
+            gone = len(ladder.outcomes)
+            with trio.fail_after(300):
+                await ladder.wait_outcomes(gone + 30)
+            later = ladder.outcomes[gone + 6 :]
+            assert all("saboteur" not in o.lineup.names for o in later)
+            assert all(o.status == "finished" for o in later)
+            now = await trio.to_thread.run_sync(ladder.leaderboard)
+            latecomer = next(row for row in now if row.name == "latecomer")
+            assert latecomer.matches >= 20
+            assert latecomer.rating > start, "a strong latecomer climbs above the weakest"
+            saboteur_row = next(row for row in now if row.name == "saboteur")
+            assert saboteur_row.last_played_ms is not None
+            assert not saboteur_row.inactive
+            ladder.referee.finish()
+        # An hour and a minute later, with nothing played, it is listed inactive, its uncertainty grown.
+        store = open_store(settings)
+        later_board = leaderboard(
+            store.entrants(), Rater(settings.rating), saboteur_row.last_played_ms + 3_660_000 + 86_400_000
+        )
+        store.db.close()
+        row = next(r for r in later_board if r.name == "saboteur")
+        assert row.inactive
+        assert row.sigma > saboteur_row.sigma
+    finally:
+        stop_all(processes)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class _Serving:
+    """``oddtrick ladder serve`` as its own process group (its house bots with it)."""
+
+    def __init__(self, data_dir: Path, port: int) -> None:
+        command = [sys.executable, "-m", "oddtrick", "ladder", "serve", "--data-dir", str(data_dir)]
+        command += ["--port", str(port), "--match-deals", "4", "--house-bots", "7", "--grace", "20"]
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")
+
+    def wait_for(self, text: str, count: int = 1) -> list[str]:
+        seen: list[str] = []
+        while len(seen) < count:
+            line = self.lines.get(timeout=120)
+            assert line, f"the ladder exited (status {self.process.poll()}) before {count} x {text!r}"
+            if text in line:
+                seen.append(line)
+        return seen
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+        self._reader.join(timeout=30)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+
+def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays_on(tmp_path: Path) -> None:
+    port = _free_port()
+    settings = ladder_settings(tmp_path)
+    token = register(settings, "alice")["alice"]
+    serving = _Serving(tmp_path, port)
+    alice = bot_process(f"127.0.0.1:{port}", "Heuristic", "alice", token, seats=2)
+    try:
+        serving.wait_for("ladder listening")
+        serving.wait_for("ladder match", count=3)
+        store = open_store(settings)
+        running = {m.match_id for m in store.matches(statuses=("running",))}
+        serving.kill()
+        before = {m.match_id: m for m in store.matches(limit=1000)}
+        rated_before = {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()}
+        assert running, "a match was in progress when the ladder was killed"
+
+        serving = _Serving(tmp_path, port)
+        serving.wait_for("ladder listening")
+        after_restart = {m.match_id: m for m in store.matches(limit=1000)}
+        for match_id, match in before.items():
+            if match.status == "finished":
+                assert after_restart[match_id] == match, "a finished match changed across the restart"
+        interrupted = [after_restart[m] for m in running if before[m].status == "running"]
+        assert interrupted
+        for match in interrupted:
+            assert match.status == "aborted"
+            assert match.cause == "the ladder stopped before the match ended"
+        # Nothing of the interrupted match was rated.
+        assert {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()} == rated_before
+
+        # Alice reconnects by herself and plays on.
+        serving.wait_for("alice", count=2)
+        alice_row = store.entrant("alice")
+        assert alice_row is not None
+        assert alice_row.matches > rated_before["alice"][2]
+        played = [m for m in store.matches("alice", limit=1000) if m.status == "finished"]
+        assert len(played) == alice_row.matches
+        store.db.close()
+    finally:
+        alice.terminate()
+        alice.wait(timeout=30)
+        if serving.process.poll() is None:
+            serving.kill()
