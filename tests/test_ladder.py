@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -238,17 +239,28 @@ async def test_bots_are_ranked_by_strength_a_latecomer_climbs_and_the_absent_go_
             saboteur = processes[STRENGTH_ORDER.index("saboteur")]
             saboteur.terminate()
             saboteur.wait(timeout=30)
+            lobby = ladder.referee.lobby
+            with trio.fail_after(30):
+                while any(s.name == "saboteur" for s in list(lobby.sessions.values())):
+                    await lobby.change_event.wait()
+            gone_ms = int(time.time() * 1000)
             gone = len(ladder.outcomes)
             with trio.fail_after(300):
                 await ladder.wait_outcomes(gone + 30)
-            later = ladder.outcomes[gone + 6 :]
+            started = {m.match_id: m.created_ms for m in ladder.store.matches(limit=1000)}
+            later = [o for o in ladder.outcomes[gone:] if started[o.match_id] > gone_ms]
+            assert len(later) >= 20
             assert all("saboteur" not in o.lineup.names for o in later)
             assert all(o.status == "finished" for o in later)
+            # A match it left in the middle is finished by fallbacks and counts against it alone.
+            left = [o for o in ladder.outcomes[gone:] if "saboteur" in o.lineup.names]
+            assert all(o.status == "forfeit" for o in left)
             now = await trio.to_thread.run_sync(ladder.leaderboard)
             latecomer = next(row for row in now if row.name == "latecomer")
             assert latecomer.matches >= 20
             assert latecomer.rating > start, "a strong latecomer climbs above the weakest"
             saboteur_row = next(row for row in now if row.name == "saboteur")
+            assert saboteur_row.forfeits == len(left)
             assert saboteur_row.last_played_ms is not None
             assert not saboteur_row.inactive
             ladder.referee.finish()

@@ -280,12 +280,29 @@ class LadderStore:
     def claim_match(self, match_id: str, referee_id: str) -> bool:
         """Move a planned match to running for this referee; False if another got it first."""
         with self.db.transaction() as cursor:
-            changed = cursor.execute(
-                "UPDATE ladder_matches SET status = 'running', claimed_by = ? "
-                "WHERE match_id = ? AND status = 'planned'",
-                (referee_id, match_id),
+            return _claim(cursor, match_id, referee_id)
+
+    def open_match(
+        self,
+        match_id: str,
+        seed_commitment: str,
+        lineup: dict[str, Any],
+        config: dict[str, Any],
+        table_ids: Sequence[str],
+        referee_id: str,
+        now_ms: int,
+    ) -> bool:
+        """Plan a match and claim it for this referee in one transaction (one commit on
+        the way to the first request); False if it could not be claimed."""
+        tables = json.dumps(list(table_ids))
+        with self.db.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO ladder_matches"
+                " (match_id, status, created_ms, seed_commitment, lineup, config, tables)"
+                " VALUES (?, 'planned', ?, ?, ?, ?, ?)",
+                (match_id, now_ms, seed_commitment, json.dumps(lineup), json.dumps(config), tables),
             )
-        return changed == 1
+            return _claim(cursor, match_id, referee_id)
 
     def set_tables(self, match_id: str, table_ids: Sequence[str]) -> None:
         with self.db.transaction() as cursor:
@@ -397,6 +414,15 @@ class LadderStore:
                 " WHERE name = ? ORDER BY at_ms, match_id",
                 (name,),
             )
+
+
+def _claim(cursor: Cursor, match_id: str, referee_id: str) -> bool:
+    changed = cursor.execute(
+        "UPDATE ladder_matches SET status = 'running', claimed_by = ?"
+        " WHERE match_id = ? AND status = 'planned'",
+        (referee_id, match_id),
+    )
+    return changed == 1
 
 
 def _apply_change(cursor: Cursor, change: RatingChange, match_id: str, now_ms: int) -> None:

@@ -396,6 +396,10 @@ class Lobby:
         """
         return self._changed
 
+    def poke(self) -> None:
+        """Wake whoever waits on :attr:`change_event` (something outside the lobby changed)."""
+        self._notify()
+
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()

@@ -27,7 +27,10 @@ from openskill.models import PlackettLuce
 class RatingSettings:
     mu: float = 25.0
     sigma: float = 25.0 / 3
-    beta: float = 25.0 / 6
+    beta: float = 25.0 / 3
+    """How much one game's result varies around the skills: twice openskill's default,
+    because a game here is one deal, far noisier than a whole game (the ladder
+    simulation in benchmarks/ladder_simulation.py ranks entrants soonest with it)."""
     tau: float = 25.0 / 300
     """Uncertainty added to every rated entrant at every match."""
     z: float = 3.0

@@ -47,6 +47,8 @@ from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, Ma
 log = logging.getLogger("oddtrick.ladder")
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[4] / "sample_bots"
+REFRESH_S = 5.0
+"""How often the scheduler re-reads the entrants (retirements made while it runs)."""
 START_WAIT_S = 5.0
 """How long a planned match waits for its entrants' sessions before it is dropped unplayed."""
 
@@ -191,18 +193,38 @@ class Ladder:
     # ------------------------------------------------------- scheduling
 
     async def run(self) -> None:
-        """Seat matches whenever the lobby allows, until cancelled."""
+        """Seat matches whenever the lobby allows, until cancelled.
+
+        The entrants' records are kept in memory (updated as matches are rated),
+        so nothing is read from the database between a seat coming free and the
+        next match; a background task re-reads them for registrations and
+        retirements made by the ladder commands meanwhile.
+        """
+        await self._refresh_entrants()
         async with trio.open_nursery() as matches:
+            matches.start_soon(self._refresh_periodically)
             while True:
                 changed = self.referee.lobby.change_event
-                await self._refresh_entrants()
+                if self._unknown_connected():
+                    await self._refresh_entrants()
                 for lineup in self._plan():
                     matches.start_soon(self._play, lineup, name=f"ladder match {sorted(lineup.names)}")
                 await changed.wait()
 
+    def _unknown_connected(self) -> bool:
+        return any(
+            session.name not in self._entrants for session in list(self.referee.lobby.sessions.values())
+        )
+
     async def _refresh_entrants(self) -> None:
         entrants = await trio.to_thread.run_sync(self.store.entrants)
         self._entrants = {entrant.name: entrant for entrant in entrants}
+
+    async def _refresh_periodically(self) -> None:
+        while True:
+            await trio.sleep(REFRESH_S)
+            await self._refresh_entrants()
+            self.referee.lobby.poke()
 
     def _plan(self) -> list[Lineup]:
         lobby = self.referee.lobby
@@ -242,15 +264,16 @@ class Ladder:
         seed = new_seed()
         needs = lineup.seats_needed()
         try:
-            await trio.to_thread.run_sync(
-                self.store.plan_match,
+            claimed = await trio.to_thread.run_sync(
+                self.store.open_match,
                 match_id,
                 commitment(seed),
                 lineup.to_record(),
                 self.settings.match_config.to_dict(),
+                [f"{match_id}-t{number}" for number in (1, 2)],
+                self.referee_id,
                 now_ms(),
             )
-            claimed = await trio.to_thread.run_sync(self.store.claim_match, match_id, self.referee_id)
             if not claimed:
                 return
             try:
@@ -300,7 +323,6 @@ class Ladder:
             records[index] = dict(record.seats)
 
         try:
-            await trio.to_thread.run_sync(self.store.set_tables, match_id, table_ids)
             async with trio.open_nursery() as tables:
                 for index in range(len(seated)):
                     tables.start_soon(play, index)
@@ -362,11 +384,17 @@ class Ladder:
                 return forfeit_changes(rater, lineup, ratings, absent, faults, deal_scores)
             return match_changes(rater, lineup, ratings, deal_scores, outcome, faults)
 
-        await trio.to_thread.run_sync(
+        changes = await trio.to_thread.run_sync(
             lambda: self.store.finish_match(
                 match_id, status, seed, score_a, outcome, deals, rate, unrated, at, cause
             )
         )
+        for change in changes:
+            entrant = self._entrants.get(change.name)
+            if entrant is not None:
+                self._entrants[change.name] = dataclasses.replace(
+                    entrant, mu=change.mu, sigma=change.sigma, matches=entrant.matches + 1, last_played_ms=at
+                )
         await self.referee.unseal(table_ids)
         log.info(
             "ladder match %s %s: A %s v B %s, %+d over %d deals",
