@@ -230,8 +230,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check.set_defaults(handler=_check)
 
     from oddtrick_referee.replay.cli import add_commands as add_replay_commands
+    from oddtrick_referee.web.cli import add_commands as add_web_command
+    from oddtrick_referee.web.cli import add_web_option
 
     add_replay_commands(commands)
+    add_web_command(commands)
+    add_web_option(serve)
+    add_web_option(tournament)
 
 
 def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
@@ -246,11 +251,14 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 def _serve(args: argparse.Namespace) -> int:
     from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
+    from oddtrick_referee.web.server import parse_address, web_beside
 
     try:
         config = config_from_args(args, arena_keys=True)
         seating = seating_from_args(args)
         tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
+        if args.web is not None:
+            parse_address(args.web)
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
@@ -264,8 +272,10 @@ def _serve(args: argparse.Namespace) -> int:
     matches = args.matches if args.matches is not None else 1
 
     async def main() -> None:
-        async with running_referee(settings) as referee:
+        async with running_referee(settings) as referee, web_beside(referee, args.web) as url:
             print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
+            if url:
+                print(f"  web page on {url}/", flush=True)
             print(f"  follow the play with: oddtrick watch --server {referee.address}", flush=True)
             for number in range(1, matches + 1):
                 print(
@@ -359,7 +369,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     try:
         standings = trio.run(
-            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening
+            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, args.web
         )
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)
