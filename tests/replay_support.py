@@ -60,8 +60,9 @@ async def play_logged(
     return Logged(record.match_id, record.match_id, record.log_path, config)
 
 
-def play_all(data_dir: Path) -> dict[str, Logged]:
-    """Every configuration of :data:`CONFIGS`, played once, in a referee of its own."""
+def play_all(data_dir: Path, sealed: bool = False) -> dict[str, Logged]:
+    """Every configuration of :data:`CONFIGS`, played once, in a referee of its own; with
+    ``sealed``, also a sealed play of a duplicate pair (``"sealed"``), as a tournament seals it."""
 
     async def main() -> dict[str, Logged]:
         played = {}
@@ -69,6 +70,10 @@ def play_all(data_dir: Path) -> dict[str, Logged]:
             for name, config in CONFIGS.items():
                 logged = await play_logged(referee, config, seed=f"replay-{name}", match_id=f"m-{name}")
                 played[name] = dataclasses.replace(logged, name=name)
+            if sealed:
+                config = CONFIGS["classic-turned"]
+                logged = await play_logged(referee, config, "replay-sealed", match_id="m-sealed", sealed=True)
+                played["sealed"] = dataclasses.replace(logged, name="sealed")
             referee.finish()
         return played
 

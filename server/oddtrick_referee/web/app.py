@@ -34,7 +34,7 @@ from starlette.staticfiles import StaticFiles
 from oddtrick.rules import GameKind
 from oddtrick_referee.replay.model import ReplayError
 from oddtrick_referee.replay.pbn import match_to_pbn
-from oddtrick_referee.web.data import MATCH_ID, NotVisible, WebData
+from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, NotVisible, WebData
 from oddtrick_referee.web.leaderboard import LeaderboardSource
 from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.views import auction_rows, match_view, position_view
@@ -87,8 +87,9 @@ class WebApp:
         live: LiveSource | None = None,
         leaderboard: LeaderboardSource | None = None,
         tournament: str | None = None,
+        page_size: int = PAGE_SIZE,
     ) -> None:
-        self.data = WebData(data_dir)
+        self.data = WebData(data_dir, page_size)
         self.live = live
         self.leaderboard_source = leaderboard
         self.tournament = tournament
@@ -266,14 +267,15 @@ def create_app(
     live: LiveSource | None = None,
     leaderboard: LeaderboardSource | None = None,
     tournament: str | None = None,
+    page_size: int = PAGE_SIZE,
 ) -> Starlette:
     """The web page's ASGI application for one data folder.
 
     ``live`` follows matches in progress; ``leaderboard`` is the ladder's (the
     page says there is none without it); ``tournament`` makes ``/`` open that
-    tournament's standings (``tournament --web``).
+    tournament's standings (``tournament --web``); ``page_size`` matches are listed a page.
     """
-    web = WebApp(data_dir, live, leaderboard, tournament)
+    web = WebApp(data_dir, live, leaderboard, tournament, page_size)
     routes = [
         Route("/", web.home),
         Route("/matches", web.matches),

@@ -94,8 +94,9 @@ def _row(raw: dict[str, Any]) -> MatchRow:
 class WebData:
     """Read-only access to one data folder, for the pages (called from worker threads)."""
 
-    def __init__(self, data_dir: Path, cache_size: int = 32) -> None:
+    def __init__(self, data_dir: Path, page_size: int = PAGE_SIZE, cache_size: int = 32) -> None:
         self.data_dir = data_dir
+        self.page_size = page_size
         self.index_path = data_dir / "oddtrick.sqlite3"
         self._cache: OrderedDict[tuple[str, int], MatchReplay] = OrderedDict()
         self._cache_size = cache_size
@@ -112,9 +113,10 @@ class WebData:
         if not self.index_path.exists():
             return [], False
         categories = [category] if category else []
-        raw = self.store.list_matches(categories, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE, bot, game)
-        rows = [_row(item) for item in raw[:PAGE_SIZE]]
-        return rows, len(raw) > PAGE_SIZE
+        size = self.page_size
+        raw = self.store.list_matches(categories, size + 1, (page - 1) * size, bot, game)
+        rows = [_row(item) for item in raw[:size]]
+        return rows, len(raw) > size
 
     def match(self, match_id: str) -> MatchRow | None:
         if not MATCH_ID.fullmatch(match_id) or not self.index_path.exists():

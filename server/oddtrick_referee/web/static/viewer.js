@@ -29,8 +29,9 @@
   function renderHolding(seat, cards, count) {
     const box = $("hand-" + seat);
     box.replaceChildren();
-    if (cards === null) {
-      const hidden = el("div", "hidden-hand", count + " cards");
+    if (!cards) {
+      if (count === undefined) return; // no hand dealt yet
+      const hidden = el("div", "hidden-hand", count + (count === 1 ? " card" : " cards"));
       hidden.title = "hidden until the hand is over";
       box.append(hidden);
       return;
