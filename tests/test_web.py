@@ -18,7 +18,9 @@ import trio
 
 from oddtrick.rules import Card, Seat, deal_cards
 from oddtrick_referee.play.matchlog import read_log
-from oddtrick_referee.web import Leaderboard, LeaderboardRow, create_app, serve_web
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.leaderboard import Leaderboard, LeaderboardRow
+from oddtrick_referee.web.server import serve_web
 from tests.referee_support import in_thread
 from tests.replay_support import Logged, play_all
 from tests.test_replay import logged_hands

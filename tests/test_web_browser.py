@@ -20,7 +20,8 @@ from oddtrick_referee import RefereeSettings, running_referee
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec
-from oddtrick_referee.web import create_app, serve_web, web_beside
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.server import serve_web, web_beside
 from tests.referee_support import in_thread
 from tests.replay_support import SEATING, Logged, play_all
 from tests.test_replay import logged_hands

@@ -36,8 +36,7 @@ from oddtrick.rules import (
     commitment,
     sort_cards,
 )
-
-LOG_FORMAT = "oddtrick-match-log/1"
+from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat
 
 
 class ReplayError(ValueError):
@@ -180,19 +179,20 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def records_from_lines(lines: Iterable[str], name: str = "the log") -> list[dict[str, Any]]:
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if not line.endswith("\n"):  # torn last line
-                break
-            raise ReplayError(f"{name}, line {number}: not JSON") from None
+    """A log's records from its lines; a torn last line (a crash mid-write) is left out."""
+    text = "".join(lines)
+    try:
+        records = load_records(text)
+    except json.JSONDecodeError:
+        for number, line in enumerate(text.split("\n")[:-1], 1):
+            try:
+                json.loads(line)
+            except json.JSONDecodeError:
+                raise ReplayError(f"{name}, line {number}: not JSON") from None
+        raise ReplayError(f"{name}: not JSON") from None
+    for number, record in enumerate(records, 1):
         if not isinstance(record, dict):
             raise ReplayError(f"{name}, line {number}: not a JSON object")
-        records.append(record)
     return records
 
 
@@ -273,8 +273,8 @@ class _Builder:
         self._actions += 1
         text = str(record.get("action", ""))
         try:
-            seat = Seat.parse(str(record.get("seat", "")))
-            action: Card | Call = Call.parse(text) if state.phase is Phase.AUCTION else Card.parse(text)
+            seat = logged_seat(str(record.get("seat", "")))
+            action = logged_action(text, state)
             auction = state.phase is Phase.AUCTION
             trick = len(state.tricks) + 1
             state.apply(action, seat)

@@ -9,17 +9,9 @@ between. ``oddtrick web`` serves a data folder on its own.
 Everything the pages need (HTML templates, CSS, a little JavaScript) ships in
 this package: no build step, nothing fetched from elsewhere, so it works
 offline. The pages show only what a spectator may see; see :mod:`.data`.
+
+The public face: :func:`.app.create_app`, :func:`.server.serve_web` and
+:func:`.server.web_beside`, and the ladder's plug, :class:`.leaderboard.LeaderboardSource`
+(with :class:`.leaderboard.Leaderboard` and :class:`.leaderboard.LeaderboardRow`).
+The package itself imports nothing, so the command line starts fast.
 """
-
-from oddtrick_referee.web.app import create_app
-from oddtrick_referee.web.leaderboard import Leaderboard, LeaderboardRow, LeaderboardSource
-from oddtrick_referee.web.server import serve_web, web_beside
-
-__all__ = [
-    "Leaderboard",
-    "LeaderboardRow",
-    "LeaderboardSource",
-    "create_app",
-    "serve_web",
-    "web_beside",
-]
