@@ -295,10 +295,49 @@ def test_a_log_that_cannot_be_replayed_says_why(played, tmp_path):
     assert "did not finish" in run.stderr
 
 
-@pytest.mark.parametrize("command", ["replay", "export"])
+@pytest.mark.parametrize("command", ["replay", "export", "web"])
 def test_replay_and_export_have_help(command):
     run = subprocess.run(
         [sys.executable, "-m", "oddtrick", command, "--help"], capture_output=True, text=True, check=True
     )
     assert "--server" in run.stdout
     assert "--data-dir" in run.stdout
+    assert "usage: oddtrick" in run.stdout
+
+
+async def test_replay_and_export_fetch_a_match_by_id_from_a_referee_or_a_data_folder(tmp_path):
+    from oddtrick_referee import RefereeSettings, running_referee
+    from tests.referee_support import in_thread
+    from tests.replay_support import CONFIGS, play_logged
+
+    def oddtrick(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "oddtrick", *args], capture_output=True, text=True, check=False
+        )
+
+    data_dir = tmp_path / "data"
+    async with running_referee(RefereeSettings(port=0, data_dir=data_dir)) as referee:
+        public = await play_logged(referee, CONFIGS["contract-doubling"], "by-id", match_id="public-1")
+        sealed = await play_logged(
+            referee, CONFIGS["classic-turned"], "by-id-2", match_id="sealed-1", sealed=True
+        )
+        by_server = await in_thread(oddtrick, "replay", "public-1", "--server", referee.address)
+        pbn_by_server = await in_thread(oddtrick, "export", "public-1", "--pbn", "--server", referee.address)
+        sealed_by_server = await in_thread(oddtrick, "replay", "sealed-1", "--server", referee.address)
+        referee.finish()
+    from_file = oddtrick("replay", str(public.log_path))
+    assert by_server.returncode == 0, by_server.stderr
+    assert by_server.stdout == from_file.stdout
+    assert pbn_by_server.stdout == oddtrick("export", str(public.log_path), "--pbn").stdout
+    assert sealed_by_server.returncode == 1
+    assert "sealed" in sealed_by_server.stderr or "duplicate pair" in sealed_by_server.stderr
+    assert "Hand" not in sealed_by_server.stdout
+    by_folder = oddtrick("replay", "public-1", "--data-dir", str(data_dir))
+    assert by_folder.stdout == from_file.stdout
+    sealed_by_folder = oddtrick("replay", sealed.match_id, "--data-dir", str(data_dir))
+    assert sealed_by_folder.returncode == 1
+    assert "duplicate pair" in sealed_by_folder.stderr
+    assert sealed_by_folder.stdout == ""
+    unknown = oddtrick("replay", "../../etc/passwd", "--data-dir", str(data_dir))
+    assert unknown.returncode == 1
+    assert "no match" in unknown.stderr

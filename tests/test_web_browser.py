@@ -21,6 +21,7 @@ from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec
 from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.live import ArenaLive
 from oddtrick_referee.web.server import serve_web, web_beside
 from tests.referee_support import in_thread
 from tests.replay_support import SEATING, Logged, play_all
@@ -230,8 +231,16 @@ def run_gated(address: str, name: str, bot: type[Bot]) -> None:
     asyncio.run(asyncio.wait_for(run_bot_async(bot, options), timeout=90))
 
 
-@pytest.mark.parametrize("open_table", [False, True])
-async def test_a_live_match_appears_card_by_card_showing_only_what_a_spectator_may_see(tmp_path, open_table):
+@pytest.mark.parametrize(
+    ("where", "open_table"),
+    [("beside", False), ("beside", True), ("arena", False)],
+    ids=["beside-the-referee", "beside-an-open-table", "through-the-arena-service"],
+)
+async def test_a_live_match_appears_card_by_card_showing_only_what_a_spectator_may_see(
+    tmp_path, where, open_table
+):
+    """Beside the referee (serve --web) the page follows the table itself; on its own
+    (oddtrick web --server) it follows the referee's Arena.WatchMatch."""
     chromium_path()
     reached, go = threading.Event(), threading.Event()
     bot = type("Gated", (GatedBot,), {"reached": reached, "go": go})
@@ -261,20 +270,29 @@ async def test_a_live_match_appears_card_by_card_showing_only_what_a_spectator_m
 
     async with (
         running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
-        web_beside(referee, "127.0.0.1:0") as url,
+        web_beside(referee, "127.0.0.1:0" if where == "beside" else None) as beside_url,
         trio.open_nursery() as nursery,
     ):
+        if where == "beside":
+            url = beside_url
+        else:
+            app = create_app(tmp_path / "data", ArenaLive(referee.address))
+            url = await nursery.start(serve_web, app, "127.0.0.1", 0)
         assert url is not None
         for name in ("alice", "bob"):
             nursery.start_soon(in_thread, run_gated, referee.address, name, bot)
         done: list[Any] = []
+        finished = trio.Event()
 
         async def play() -> None:
             done.append(await referee.play_match(MatchSpec(config, SEATING, rules, match_id="live-1")))
+            finished.set()
 
         nursery.start_soon(play)
         assert await in_thread(reached.wait, 30)
         seen = await in_thread(drive, url, "live-1")
+        await finished.wait()
+        nursery.cancel_scope.cancel()  # the standalone page's server
     record = done[0]
     hands = logged_hands(record.log_path)
     last = [str(Card.parse(text)) for _, text in hands[2]["cards"][-4:]]
