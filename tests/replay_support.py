@@ -32,6 +32,7 @@ CONFIGS = {
             "deals": 5,
         }
     ),
+    "classic-rubber": GameConfig.from_dict({"game": "classic", "format": "rubber", "target": 5}),
     "contract-doubling": GameConfig.from_dict(
         {"game": "contract", "doubling": True, "format": "deals", "deals": 4}
     ),

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import trio
 
-from oddtrick.rules import Card, Seat, deal_cards
+from oddtrick.rules import Card, GameConfig, Seat, deal_cards
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.web.app import create_app
 from oddtrick_referee.web.leaderboard import Leaderboard, LeaderboardRow
@@ -62,7 +62,7 @@ async def test_the_matches_list_filters_and_pages(played):
                 break
             page += 1
         assert sorted(everything) == sorted(f"m-{name}" for name in played)
-        assert page == 3
+        assert page == (len(played) + 1) // 2
         _, body, _ = await in_thread(get, f"{url}/matches?game=classic")
         async with web_on(data_dir_of(played)) as all_url:
             _, body, _ = await in_thread(get, f"{all_url}/matches?game=classic")
@@ -274,3 +274,48 @@ def test_serve_and_tournament_serve_the_page_beside_the_referee(tmp_path):
             finally:
                 process.terminate()
                 process.wait(timeout=30)
+
+
+async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
+    import io
+
+    from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+    from oddtrick_referee.play.table import TableRules
+
+    random_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "random_bot.py"
+    heuristic_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "heuristic_bot.py"
+    plan = TournamentSettings(
+        entries=(parse_entry(f"rnd={random_bot}"), parse_entry(f"heu={heuristic_bot}")),
+        config=GameConfig.classic(),
+        deals=2,
+        set_size=1,
+        tables=2,
+        rules=TableRules(deadline_s=5.0, grace_s=2.0),
+        seed="web-standings",
+        name="web-cup",
+    )
+    standings = (await run_tournament(plan, tmp_path, progress_stream=io.StringIO())).to_json()
+    async with web_on(tmp_path) as url:
+        status, body, _ = await in_thread(get, f"{url}/tournaments")
+        assert status == 200
+        assert '<a href="/tournaments/web-cup">web-cup</a>' in body
+        status, body, _ = await in_thread(get, f"{url}/tournaments/web-cup")
+        assert status == 200
+        _, listed_matches, _ = await in_thread(get, f"{url}/matches")
+    table = body.split('id="standings"', 1)[1].split("</table>", 1)[0]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    rows = [row for row in cells if row]
+    expected = [
+        [
+            str(e["rank"]),
+            e["entry"],
+            f"{e['matches']['won']}-{e['matches']['drawn']}-{e['matches']['lost']}",
+            str(e["deals"]),
+            f"{e['points_per_deal']:+.2f}",
+        ]
+        for e in standings["entries"]
+    ]
+    assert [row[:5] for row in rows] == expected
+    # Its four table runs (two deals, each played twice) are listed, unsealed once both plays ended.
+    assert len(listed(listed_matches)) == 4
+    assert "sealed" not in re.findall(r"<td>(in progress|sealed|finished)</td>", listed_matches)

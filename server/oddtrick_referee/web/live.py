@@ -131,7 +131,6 @@ class _TrioWatcher:
         self._send, self.receive = trio.open_memory_channel[Any](math.inf)
         self.closed = False
         self.close_reason = ""
-        self._queued = 0
 
     def send(self, message: Any) -> None:
         if self.closed:
