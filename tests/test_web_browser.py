@@ -307,3 +307,42 @@ async def test_a_live_match_appears_card_by_card_showing_only_what_a_spectator_m
     assert sorted(seen["last_trick"]) == sorted(last)
     assert seen["counts"] == [str(n) for n in results[-1]["tricks"]]
     assert "match over" in seen["result"]
+
+
+async def test_a_sealed_match_in_progress_has_no_live_page_and_no_events(tmp_path):
+    from tests.web_support import get
+
+    reached, go = threading.Event(), threading.Event()
+    bot = type("GatedSealed", (GatedBot,), {"reached": reached, "go": go})
+    config = GameConfig.from_dict({"game": "classic", "format": "deals", "deals": 1})
+    rules = TableRules(deadline_s=60.0, grace_s=5.0, open=True)  # even an open table stays sealed
+    async with (
+        running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
+        web_beside(referee, "127.0.0.1:0") as url,
+        trio.open_nursery() as nursery,
+    ):
+        for name in ("alice", "bob"):
+            nursery.start_soon(in_thread, run_gated, referee.address, name, bot)
+        finished = trio.Event()
+
+        async def play() -> None:
+            await referee.play_match(MatchSpec(config, SEATING, rules, match_id="sealed-live"), sealed=True)
+            finished.set()
+
+        nursery.start_soon(play)
+        assert await in_thread(reached.wait, 30)
+        pages = {
+            suffix: await in_thread(get, f"{url}/matches/sealed-live{suffix}")
+            for suffix in ("", "/events", "/log.jsonl", "/match.pbn", "/replay.json")
+        }
+        _, listing, _ = await in_thread(get, f"{url}/matches")
+        go.set()
+        await finished.wait()
+    status, body, _ = pages[""]
+    assert status == 200
+    assert "sealed until both plays" in body
+    assert "data-card" not in body
+    assert "live-data" not in body
+    for suffix in ("/events", "/log.jsonl", "/match.pbn", "/replay.json"):
+        assert pages[suffix][0] == 404, suffix
+    assert "<td>sealed</td>" in listing
