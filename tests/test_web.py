@@ -39,7 +39,7 @@ def data_dir_of(played: dict[str, Logged]) -> Path:
 @asynccontextmanager
 async def web_on(data_dir: Path, **options: Any) -> AsyncIterator[str]:
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(serve_web, create_app(data_dir, **options), "127.0.0.1", 0)
+        url = await nursery.start(serve_web, create_app(data_dir, **options), "127.0.0.1:0")
         yield url
         nursery.cancel_scope.cancel()
 
@@ -319,3 +319,30 @@ async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
     # Its four table runs (two deals, each played twice) are listed, unsealed once both plays ended.
     assert len(listed(listed_matches)) == 4
     assert "sealed" not in re.findall(r"<td>(in progress|sealed|finished)</td>", listed_matches)
+
+
+def test_a_web_port_in_use_is_a_plain_error_before_anything_starts(tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for command in (
+            ["serve", "--port", "0", "--ns", "a", "--ew", "b", "--web", str(port)],
+            ["tournament", "--remote", "a", "--remote", "b", "--deals", "1", "--web", str(port)],
+            ["web", "--port", str(port)],
+        ):
+            run = subprocess.run(
+                [sys.executable, "-m", "oddtrick", *command, "--data-dir", str(tmp_path)],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=60,
+            )
+            assert run.returncode != 0, command
+            assert (
+                f"cannot serve the web page on 127.0.0.1:{port}" in run.stderr
+                or "no referee data" in run.stderr
+            )
+            assert "Traceback" not in run.stderr

@@ -89,7 +89,7 @@ def shown(page: Any) -> dict[str, Any]:
 
 
 async def web_for(data_dir: Path, nursery: trio.Nursery) -> str:
-    url: str = await nursery.start(serve_web, create_app(data_dir), "127.0.0.1", 0)
+    url: str = await nursery.start(serve_web, create_app(data_dir), "127.0.0.1:0")
     return url
 
 
@@ -277,7 +277,7 @@ async def test_a_live_match_appears_card_by_card_showing_only_what_a_spectator_m
             url = beside_url
         else:
             app = create_app(tmp_path / "data", ArenaLive(referee.address))
-            url = await nursery.start(serve_web, app, "127.0.0.1", 0)
+            url = await nursery.start(serve_web, app, "127.0.0.1:0")
         assert url is not None
         for name in ("alice", "bob"):
             nursery.start_soon(in_thread, run_gated, referee.address, name, bot)

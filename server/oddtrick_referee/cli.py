@@ -253,14 +253,13 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 def _serve(args: argparse.Namespace) -> int:
     from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
-    from oddtrick_referee.web.server import parse_address, web_beside
+    from oddtrick_referee.web.server import bind_web, web_beside
 
     try:
         config = config_from_args(args, arena_keys=True)
         seating = seating_from_args(args)
         tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
-        if args.web is not None:
-            parse_address(args.web)
+        web = bind_web(args.web) if args.web is not None else None
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
@@ -274,7 +273,7 @@ def _serve(args: argparse.Namespace) -> int:
     matches = args.matches if args.matches is not None else 1
 
     async def main() -> None:
-        async with running_referee(settings) as referee, web_beside(referee, args.web) as url:
+        async with running_referee(settings) as referee, web_beside(referee, web) as url:
             print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
             if url:
                 print(f"  web page on {url}/", flush=True)
@@ -348,6 +347,11 @@ def _tournament(args: argparse.Namespace) -> int:
         if problem:
             print(f"oddtrick tournament: {problem}", file=sys.stderr)
             return 2
+        web = None
+        if args.web is not None:
+            from oddtrick_referee.web.server import bind_web
+
+            web = bind_web(args.web)
         settings = TournamentSettings(
             entries=tuple(entries),
             config=config,
@@ -378,7 +382,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     try:
         standings = trio.run(
-            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, args.web
+            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, web
         )
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)

@@ -22,6 +22,7 @@ import math
 import os
 import secrets
 import shlex
+import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -308,11 +309,12 @@ async def run_tournament(
     port: int = 0,
     progress_stream: IO[str] = sys.stderr,
     on_listening: Callable[[str], None] | None = None,
-    web: str | None = None,
+    web: socket.socket | str | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings.
 
-    ``web`` ([HOST:]PORT) serves the web page beside the referee, opening on the standings.
+    ``web`` (a bound socket, or [HOST:]PORT) serves the web page beside the referee,
+    opening on the standings.
     """
     from oddtrick_referee.web.server import web_beside
 

@@ -50,7 +50,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _web(args: argparse.Namespace) -> int:
-    from oddtrick_referee.web.server import serve_web, standalone_app
+    from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
 
     if not (args.data_dir / "oddtrick.sqlite3").exists():
         print(
@@ -60,10 +60,16 @@ def _web(args: argparse.Namespace) -> int:
         )
         return 2
     app = standalone_app(args.data_dir, args.server)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    try:
+        sock = bind_web(f"{host}:{args.port}")
+    except (OSError, ValueError) as error:
+        print(f"oddtrick web: {error}", file=sys.stderr)
+        return 1
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            url = await nursery.start(serve_web, app, args.host, args.port)
+            url = await nursery.start(serve_web, app, sock)
             print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
 
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -36,20 +37,44 @@ def parse_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, int]
     return host or default_host, number
 
 
+def bind_web(address: str) -> socket.socket:
+    """A listening address for the page, bound now, so a port in use is a plain error at start.
+
+    ``address`` is ``PORT`` or ``HOST:PORT`` (the host defaults to 127.0.0.1);
+    raises ValueError for a malformed one and OSError naming the address when
+    it cannot be bound.
+    """
+    host, port = parse_address(address)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise OSError(
+            f"cannot serve the web page on {host}:{port}: {error.strerror or error} "
+            "(choose another port, or 0 for any free one)"
+        ) from None
+    return sock
+
+
 async def serve_web(
-    app: Any, host: str, port: int, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+    app: Any, where: socket.socket | str, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:
-    """Serve ``app`` on host:port until cancelled; ``task_status`` gets the page's URL."""
+    """Serve ``app`` until cancelled, on a bound socket or an address (``[HOST:]PORT``);
+    ``task_status`` gets the page's URL."""
+    sock = bind_web(where) if isinstance(where, str) else where
+    host, port = sock.getsockname()[:2]
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.bind = [f"fd://{sock.detach()}"]  # Hypercorn takes the socket over
     config.accesslog = None
     config.errorlog = logging.getLogger("oddtrick.web.hypercorn")
     config.graceful_timeout = 1.0
 
     class _Status:
         def started(self, binds: list[str] | None = None) -> None:
-            url = (binds or [f"http://{host}:{port}"])[0]
-            task_status.started(url.rstrip("/"))
+            task_status.started(url)
 
     await serve(app, config, task_status=_Status())
 
@@ -57,23 +82,22 @@ async def serve_web(
 @asynccontextmanager
 async def web_beside(
     referee: Referee,
-    address: str | None,
+    where: socket.socket | str | None,
     leaderboard: LeaderboardSource | None = None,
     tournament: str | None = None,
     announce: Callable[[str], None] | None = None,
 ) -> AsyncIterator[str | None]:
-    """Serve the page beside a running referee while the block runs (nothing if ``address`` is None).
+    """Serve the page beside a running referee while the block runs (nothing if ``where`` is None).
 
     The page reads the referee's data folder and follows its live tables.
     Yields the page's URL.
     """
-    if address is None:
+    if where is None:
         yield None
         return
-    host, port = parse_address(address)
     app = create_app(referee.settings.data_dir, RefereeLive(referee), leaderboard, tournament)
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(serve_web, app, host, port)
+        url = await nursery.start(serve_web, app, where)
         log.info("web page on %s", url)
         if announce is not None:
             announce(url)
