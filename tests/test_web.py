@@ -324,6 +324,9 @@ async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
 def test_a_web_port_in_use_is_a_plain_error_before_anything_starts(tmp_path):
     import socket
 
+    from oddtrick_referee.storage.match_index import MatchStore
+
+    MatchStore(tmp_path / "oddtrick.sqlite3")  # a data folder oddtrick web will serve
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
