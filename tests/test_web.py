@@ -151,8 +151,23 @@ CRAFTED = [
 ]
 
 
+def own_copy(played: dict[str, Logged], tmp_path: Path) -> Path:
+    """The shared data folder, copied for a test that changes its index (log paths stay inside it)."""
+    import shutil
+
+    data_dir = tmp_path / "data"
+    shutil.copytree(data_dir_of(played), data_dir)
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        for match_id, log_path in db.execute("SELECT match_id, log_path FROM matches").fetchall():
+            db.execute(
+                "UPDATE matches SET log_path = ? WHERE match_id = ?",
+                (str(data_dir / "logs" / Path(log_path).name), match_id),
+            )
+    return data_dir
+
+
 async def test_crafted_ids_never_reach_a_file_outside_the_data_folder(played, tmp_path):
-    data_dir = data_dir_of(played)
+    data_dir = own_copy(played, tmp_path)
     secret = tmp_path / "secret.jsonl"
     secret.write_text('{"type":"match_start","secret":"TOPSECRET"}\n', encoding="utf-8")
     inside_but_not_a_log = data_dir / "notes.jsonl"
@@ -349,3 +364,34 @@ def test_a_web_port_in_use_is_a_plain_error_before_anything_starts(tmp_path):
                 or "no referee data" in run.stderr
             )
             assert "Traceback" not in run.stderr
+
+
+async def test_a_match_stopped_before_its_end_says_it_cannot_be_replayed(played, tmp_path):
+    data_dir = own_copy(played, tmp_path)
+    source = played["contract-game"]
+    lines = source.log_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    config = json.dumps(source.config.to_dict())
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        for match_id, sealed in (("stopped-open", "false"), ("stopped-sealed", "true")):
+            path = data_dir / "logs" / f"{match_id}.jsonl"
+            path.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+            db.execute(
+                "INSERT OR REPLACE INTO matches "
+                "(match_id, status, started_at, config, players, log_path, details) "
+                f"VALUES (?, 'aborted', 0, ?, '{{}}', ?, '{{\"sealed\": {sealed}}}')",
+                (match_id, config, str(path)),
+            )
+    async with web_on(data_dir) as url:
+        status, body, _ = await in_thread(get, f"{url}/matches/stopped-open")
+        assert status == 200
+        assert "cannot be replayed" in body
+        assert "the seed is revealed only at the end" in body
+        assert "/matches/stopped-open/log.jsonl" in body
+        status, body, _ = await in_thread(get, f"{url}/matches/stopped-open/log.jsonl")
+        assert status == 200
+        assert body == "".join(lines[: len(lines) // 2])
+        status, body, _ = await in_thread(get, f"{url}/matches/stopped-sealed")
+        assert "data-card" not in body
+        assert "log.jsonl" not in body
+        status, _, _ = await in_thread(get, f"{url}/matches/stopped-sealed/log.jsonl")
+        assert status == 404

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import sys
 from collections.abc import Iterator
 from typing import TextIO
@@ -263,12 +264,14 @@ _KEYS = {
 
 
 def _read_key(fd: int) -> str:
+    """One key press: a character, or an escape sequence (arrows, page keys) read whole."""
     data = os.read(fd, 1)
     if data == b"\x1b":
-        more = os.read(fd, 2)
-        data += more
-        if more[-1:] in (b"5", b"6"):
+        # The rest of a sequence arrives with it; a lone Esc has nothing after it.
+        while select.select([fd], [], [], 0.05)[0]:
             data += os.read(fd, 1)
+            if data[-1:].isalpha() or data[-1:] == b"~":
+                break
     return data.decode("utf-8", "replace")
 
 
