@@ -341,3 +341,26 @@ async def test_replay_and_export_fetch_a_match_by_id_from_a_referee_or_a_data_fo
     unknown = oddtrick("replay", "../../etc/passwd", "--data-dir", str(data_dir))
     assert unknown.returncode == 1
     assert "no match" in unknown.stderr
+
+
+def test_check_spreads_many_logs_over_the_cores_and_reports_them_in_order(played, tmp_path):
+    logs = []
+    for copy in range(2):
+        for name, logged in played.items():
+            path = tmp_path / f"{copy}-{name}.jsonl"
+            path.write_bytes(logged.log_path.read_bytes())
+            logs.append(path)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("".join(logs[0].read_text(encoding="utf-8").splitlines(keepends=True)[:-1]))
+    logs.insert(3, broken)
+    run = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "check", *map(str, logs)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines if not line.startswith("  ")] == [str(p) for p in logs]
+    assert sum(": OK:" in line for line in lines) == len(logs) - 1
+    assert f"{broken}: FAILED:" in run.stdout
