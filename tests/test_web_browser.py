@@ -178,8 +178,11 @@ async def test_a_screenshot_of_the_replay_viewer_for_people_to_look_at(played):
     logged = played["contract-doubling"]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
+    requested: list[str] = []
+
     def drive(url: str) -> tuple[int, int]:
         with browser_page(1100, 900) as page:
+            page.on("request", lambda request: requested.append(request.url))
             page.goto(f"{url}/matches/{logged.match_id}?hand=1&card=18")
             page.screenshot(path=str(ARTIFACTS / "replay-page.png"), full_page=True)
             page.set_viewport_size({"width": 390, "height": 844})
@@ -196,6 +199,9 @@ async def test_a_screenshot_of_the_replay_viewer_for_people_to_look_at(played):
         width, colours = await in_thread(drive, url)
         nursery.cancel_scope.cancel()
     assert width <= 390, "the viewer scrolls sideways on a phone-width screen"
+    # Works offline: everything the page loads comes from the package's own server.
+    assert requested
+    assert all(address.startswith(url) or address.startswith("data:") for address in requested), requested
     assert colours == 2, "red and black suits"
     for name in ("replay-page.png", "replay-page-phone.png"):
         data = (ARTIFACTS / name).read_bytes()
