@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import json
 import re
+import sqlite3
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -179,15 +180,19 @@ class WebData:
     # ------------------------------------------------------------ tournaments
 
     def tournaments(self) -> list[dict[str, Any]]:
+        """The data folder's tournaments, newest first (read-only: the folder may be a running referee's)."""
         if not self.index_path.exists():
             return []
-        from oddtrick_referee.storage.tournament_store import TournamentStore
-
-        store = TournamentStore(self.index_path)
-        with store._connect() as db:
+        db = sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True, timeout=30)
+        try:
+            known = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tournaments'")
+            if known.fetchone() is None:
+                return []
             rows = db.execute(
                 "SELECT tournament_id, created_at, settings FROM tournaments ORDER BY created_at DESC"
             ).fetchall()
+        finally:
+            db.close()
         out = []
         for tournament_id, created_at, settings in rows:
             described = json.loads(settings)
