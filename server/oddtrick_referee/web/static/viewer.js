@@ -175,6 +175,11 @@
       header: "", lastSeq: 0, classic: false,
     };
     const status = $("live-status");
+    function over() {
+      const link = el("a", "", "replay it card by card");
+      link.href = location.pathname;
+      status.replaceChildren("the match is over: ", link);
+    }
     function apply(e) {
       if (e.seq <= s.lastSeq) return; // a reconnection sends everything again
       s.lastSeq = e.seq;
@@ -223,7 +228,7 @@
           break;
         case "match_ended":
           s.result += " · " + e.text;
-          status.textContent = "the match is over; reload for its replay";
+          over();
           break;
         default:
           break;
@@ -239,7 +244,7 @@
     };
     source.addEventListener("end", () => {
       source.close();
-      if (!status.textContent.includes("over")) status.textContent = "the match is over; reload for its replay";
+      over();
     });
     source.onerror = () => { status.textContent = "connection lost; retrying…"; };
     source.onopen = () => { status.textContent = "following the play live"; };
