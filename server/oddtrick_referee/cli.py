@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import logging
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -233,6 +235,15 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check.add_argument("logs", nargs="+", type=Path, metavar="LOG.jsonl")
     check.set_defaults(handler=_check)
 
+    from oddtrick_referee.replay.cli import add_commands as add_replay_commands
+    from oddtrick_referee.web.cli import add_commands as add_web_command
+    from oddtrick_referee.web.cli import add_web_option
+
+    add_replay_commands(commands)
+    add_web_command(commands)
+    add_web_option(serve)
+    add_web_option(tournament)
+
 
 def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
     seating: dict[Seat, str] = {}
@@ -246,11 +257,13 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 def _serve(args: argparse.Namespace) -> int:
     from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
+    from oddtrick_referee.web.server import bind_web, web_beside
 
     try:
         config = config_from_args(args, arena_keys=True)
         seating = seating_from_args(args)
         tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
+        web = bind_web(args.web) if args.web is not None else None
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
@@ -264,8 +277,10 @@ def _serve(args: argparse.Namespace) -> int:
     matches = args.matches if args.matches is not None else 1
 
     async def main() -> None:
-        async with running_referee(settings) as referee:
+        async with running_referee(settings) as referee, web_beside(referee, web) as url:
             print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
+            if url:
+                print(f"  web page on {url}/", flush=True)
             print(f"  follow the play with: oddtrick watch --server {referee.address}", flush=True)
             for number in range(1, matches + 1):
                 print(
@@ -297,18 +312,25 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(args.data_dir, args.deals)
 
 
+def _check_one(path: Path) -> str:
+    try:
+        report = check_log(path)
+    except (OSError, ValueError, KeyError) as error:
+        return f"!{path}: cannot read: {error}"
+    return f"{'' if report.ok else '!'}{path}: {report.describe()}"
+
+
 def _check(args: argparse.Namespace) -> int:
-    failed = 0
-    for path in args.logs:
-        try:
-            report = check_log(path)
-        except (OSError, ValueError, KeyError) as error:
-            print(f"{path}: cannot read: {error}")
-            failed += 1
-            continue
-        print(f"{path}: {report.describe()}")
-        failed += not report.ok
-    return 1 if failed else 0
+    # Logs are independent: many of them are checked on every core, reported in order.
+    workers = min(len(args.logs) // 4, os.cpu_count() or 1, 8)
+    if workers > 1:
+        with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+            lines = list(pool.map(_check_one, args.logs, chunksize=4))
+    else:
+        lines = [_check_one(path) for path in args.logs]
+    for line in lines:
+        print(line.removeprefix("!"))
+    return 1 if any(line.startswith("!") for line in lines) else 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -329,6 +351,11 @@ def _tournament(args: argparse.Namespace) -> int:
         if problem:
             print(f"oddtrick tournament: {problem}", file=sys.stderr)
             return 2
+        web = None
+        if args.web is not None:
+            from oddtrick_referee.web.server import bind_web
+
+            web = bind_web(args.web)
         settings = TournamentSettings(
             entries=tuple(entries),
             config=config,
@@ -359,7 +386,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     try:
         standings = trio.run(
-            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening
+            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, web
         )
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)

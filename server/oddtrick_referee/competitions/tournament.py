@@ -22,6 +22,7 @@ import math
 import os
 import secrets
 import shlex
+import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -308,8 +309,15 @@ async def run_tournament(
     port: int = 0,
     progress_stream: IO[str] = sys.stderr,
     on_listening: Callable[[str], None] | None = None,
+    web: socket.socket | str | None = None,
 ) -> Standings:
-    """Start a referee, start the local entries, play every missing table, return the standings."""
+    """Start a referee, start the local entries, play every missing table, return the standings.
+
+    ``web`` (a bound socket, or [HOST:]PORT) serves the web page beside the referee,
+    opening on the standings.
+    """
+    from oddtrick_referee.web.server import web_beside
+
     store = TournamentStore(data_dir / "oddtrick.sqlite3")
     master_seed = await trio.to_thread.run_sync(
         store.open_tournament,
@@ -325,7 +333,10 @@ async def run_tournament(
             tokens[f"{entry.name}{SLOT_MARK}{slot}"] = entry.token
     referee_settings = RefereeSettings(host=host, port=port, data_dir=data_dir, tokens=tokens)
     progress = Progress(0, progress_stream)
-    async with running_referee(referee_settings) as referee:
+    async with (
+        running_referee(referee_settings) as referee,
+        web_beside(referee, web, tournament=settings.tournament_id, announce=_announce_web) as _,
+    ):
         if on_listening is not None:
             on_listening(referee.address)
         tournament = Tournament(settings, referee, store)
@@ -339,6 +350,10 @@ async def run_tournament(
             processes.cancel_scope.cancel()
     progress.close()
     return standings
+
+
+def _announce_web(url: str) -> None:
+    print(f"web page (standings, live tables) on {url}/", file=sys.stderr, flush=True)
 
 
 LOCAL_START_S = 120.0

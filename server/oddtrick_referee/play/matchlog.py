@@ -19,12 +19,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from oddtrick._codec_text import parse_action
 from oddtrick.rules import (
+    BIDS,
+    DOUBLE,
+    PACK,
+    PASS,
+    Action,
     GameConfig,
     GameState,
     Phase,
@@ -34,6 +40,26 @@ from oddtrick.rules import (
 )
 
 LOG_FORMAT = "oddtrick-match-log/1"
+
+_LOGGED_CARDS: dict[str, Action] = {str(card): card for card in PACK}
+_LOGGED_CALLS: dict[str, Action] = {str(call): call for call in (PASS, DOUBLE, *BIDS)}
+_LOGGED_SEATS = {str(seat): seat for seat in Seat}
+
+
+def logged_action(text: str, state: GameState) -> Action:
+    """An action as the log writes it (``str(action)``), read in the light of the phase.
+
+    The canonical spellings are looked up (a log has hundreds of thousands of
+    them); anything else goes through the general parser, and its errors.
+    """
+    table = _LOGGED_CALLS if state.phase is Phase.AUCTION else _LOGGED_CARDS
+    action = table.get(text)
+    return action if action is not None else parse_action(text, state)
+
+
+def logged_seat(text: str) -> Seat:
+    seat = _LOGGED_SEATS.get(text)
+    return seat if seat is not None else Seat.parse(text)
 
 
 class MatchLogWriter:
@@ -79,6 +105,18 @@ def read_log(path: Path) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
+def load_records(text: str) -> list[dict[str, Any]]:
+    """A whole log's records from its text, as :func:`read_log` reads them, in one JSON parse
+    (a log has a line per action: parsing them one by one costs more than checking them)."""
+    lines = text.split("\n")
+    lines.pop()  # what follows the last newline: nothing, or a torn last line
+    try:
+        records: list[dict[str, Any]] = json.loads("[" + ",".join(lines) + "]")
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in lines]  # the error names the bad line
+    return records
+
+
 @dataclasses.dataclass
 class CheckReport:
     ok: bool
@@ -95,16 +133,26 @@ class CheckReport:
         return "FAILED:\n" + "\n".join(f"  - {p}" for p in self.problems)
 
 
+_PLAIN_ACTION = re.compile(
+    r'\{"type":"action","hand":\d+,"seat":"([NESW])","action":"([0-9A-Za-z]+)","think_ms":(?:\d+|null)\}'
+).fullmatch
+"""A plain action line exactly as :meth:`MatchLogWriter.write_action` writes it: the check reads
+these without a JSON parse (they are nearly every line of a log)."""
+
+
 def check_log(path: Path) -> CheckReport:
     """Replay a finished match's log and compare everything it claims."""
-    records = list(read_log(path))
-    problems: list[str] = []
-    if not records or records[0].get("type") != "match_start":
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines.pop()  # what follows the last newline: nothing, or a torn last line
+    if not lines:
         return CheckReport(False, ["the log does not start with a match_start record"], 0, 0)
-    start = records[0]
+    start = json.loads(lines[0])
+    problems: list[str] = []
+    if not isinstance(start, dict) or start.get("type") != "match_start":
+        return CheckReport(False, ["the log does not start with a match_start record"], 0, 0)
     if start.get("format") != LOG_FORMAT:
         problems.append(f"unknown log format {start.get('format')!r}")
-    end = records[-1]
+    end = json.loads(lines[-1])
     if end.get("type") != "match_end":
         return CheckReport(False, ["the match did not finish (no match_end record)"], 0, 0)
     seed = end["seed"]
@@ -112,16 +160,24 @@ def check_log(path: Path) -> CheckReport:
         problems.append("the revealed seed does not match the commitment published at the start")
     state = GameState(GameConfig.from_dict(start["config"]), seed)
     actions = 0
-    for record in records[1:-1]:
-        kind = record["type"]
+    plain = _PLAIN_ACTION
+    for line in lines[1:-1]:
+        found = plain(line)
+        if found is not None:
+            seat_text, action_text = found.groups()
+            kind = "action"
+        else:
+            record = json.loads(line)
+            kind = record["type"]
+            seat_text, action_text = record.get("seat", ""), record.get("action", "")
         if kind == "hand_start" and state.phase is Phase.HAND_OVER:
             state.start_next_hand()
         if kind == "action":
             actions += 1
             try:
-                state.apply(parse_action(record["action"], state), Seat.parse(record["seat"]))
+                state.apply(logged_action(action_text, state), logged_seat(seat_text))
             except RulesError as error:
-                problems.append(f"action {actions} ({record['seat']} {record['action']}) is illegal: {error}")
+                problems.append(f"action {actions} ({seat_text} {action_text}) is illegal: {error}")
                 break
         elif kind == "hand_result":
             result = (

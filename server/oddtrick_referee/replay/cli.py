@@ -1,0 +1,118 @@
+"""The ``replay`` and ``export`` commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from oddtrick_referee.replay.model import MatchReplay, ReplayError, read_records, replay_records
+
+
+def _add_source(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "source",
+        metavar="LOG.jsonl|MATCH_ID",
+        help="a match log file, or a match id found with --server or in --data-dir",
+    )
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--server", metavar="HOST:PORT", default=None, help="fetch the match's log from this referee"
+    )
+    where.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="find the match in this referee data folder (default ./oddtrick-data)",
+    )
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    replay = commands.add_parser(
+        "replay",
+        help="show a logged match hand by hand: the deal, the auction, every trick",
+        description=(
+            "Re-creates a finished match from its log with the rules engine and shows each hand as a "
+            "card player's diagram, the auction in seat columns, the play trick by trick, the result "
+            "and the scores. On a terminal the keys step through it (→ ← a trick, ↓ ↑ a hand, q to "
+            "quit); piped, everything is printed."
+        ),
+        epilog="examples: oddtrick replay oddtrick-data/logs/MATCH.jsonl --hand 3 --trick 5 | less -R\n"
+        "          oddtrick replay MATCH_ID --server localhost:50051",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_source(replay)
+    replay.add_argument(
+        "--hand", type=int, default=None, metavar="N", help="start at hand N (piped: only it)"
+    )
+    replay.add_argument("--trick", type=int, default=None, metavar="K", help="start at trick K of that hand")
+    replay.add_argument(
+        "--print", dest="keys", action="store_false", default=None, help="print everything even on a terminal"
+    )
+    replay.set_defaults(handler=_replay)
+
+    export = commands.add_parser(
+        "export",
+        help="write a logged match in another format (PBN)",
+        description=(
+            "Writes a finished match as Portable Bridge Notation, one PBN game per hand, for deal "
+            "viewers and solvers; docs/pbn.md says how Whist maps onto PBN."
+        ),
+        epilog="example: oddtrick export oddtrick-data/logs/MATCH.jsonl --pbn -o match.pbn",
+    )
+    _add_source(export)
+    export.add_argument("--pbn", action="store_true", required=True, help="Portable Bridge Notation 2.1")
+    export.add_argument("-o", "--output", type=Path, default=None, help="the file to write (default: stdout)")
+    export.set_defaults(handler=_export)
+
+
+def load_match(args: argparse.Namespace) -> MatchReplay:
+    """The match the command names, from a file, a referee or a data folder."""
+    from oddtrick_referee.replay.sources import records_from_data_dir, records_from_server
+
+    source: str = args.source
+    records: list[dict[str, Any]]
+    if args.server is not None:
+        records = records_from_server(args.server, source)
+    elif args.data_dir is not None or not (source.endswith(".jsonl") or Path(source).is_file()):
+        records = records_from_data_dir(args.data_dir or Path("oddtrick-data"), source)
+    else:
+        records = read_records(Path(source))
+    return replay_records(records)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from oddtrick_referee.replay.terminal import run
+
+    try:
+        match = load_match(args)
+        run(match, sys.stdout, args.hand, args.trick, args.keys)
+    except ReplayError as error:
+        print(f"oddtrick replay: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # piped into head or a pager that quit
+        return 0
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from oddtrick_referee.replay.pbn import match_to_pbn
+
+    try:
+        text = match_to_pbn(load_match(args))
+    except ReplayError as error:
+        print(f"oddtrick export: {error}", file=sys.stderr)
+        return 1
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            print(f"oddtrick export: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+            return 1
+        print(f"wrote {text.count('[Board ')} hands to {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,334 @@
+"""A finished match, hand by hand and card by card, re-created from its log.
+
+The log holds no deals: the seed revealed on its last line re-creates them, and
+every logged action is re-applied through the rules engine, which is what says
+who won each trick and what each hand scored. A log whose actions the rules
+refuse, or whose seed does not match its commitment, is not replayed at all.
+
+A *position* in a hand is how many cards have been played (0: the auction is
+over, nobody has played; 52: the hand is over); the auction is shown whole at
+every position. ``?hand=3&card=17`` on the web page is hand 3, position 17.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from oddtrick.rules import (
+    Call,
+    Card,
+    Contract,
+    Deal,
+    GameConfig,
+    GameKind,
+    GameResult,
+    GameState,
+    HandResult,
+    MatchResult,
+    Phase,
+    RulesError,
+    Seat,
+    Suit,
+    commitment,
+    sort_cards,
+)
+from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat
+
+
+class ReplayError(ValueError):
+    """The log cannot be replayed; the message says why and what to do."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CallStep:
+    """One call of the auction, as logged."""
+
+    seat: Seat
+    call: Call
+    think_ms: int | None = None
+    fault: str | None = None
+    comment: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlayStep:
+    """One card played, with what the rules made of it.
+
+    ``trick`` is the trick's number (1-13); ``winner`` is set on the card that
+    completes a trick; ``tricks`` is each side's tricks once this card is played.
+    """
+
+    seat: Seat
+    card: Card
+    trick: int
+    winner: Seat | None
+    tricks: tuple[int, int]
+    think_ms: int | None = None
+    fault: str | None = None
+    comment: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Position:
+    """A moment of a hand: what each seat still holds, the trick on the table."""
+
+    hand: int
+    card: int
+    """Cards played so far (0 … the hand's number of plays)."""
+    holding: Mapping[Seat, tuple[Card, ...]]
+    trick: tuple[tuple[Seat, Card], ...]
+    """The cards of the trick in progress, or of the trick just completed."""
+    trick_number: int
+    """The trick shown (0 before the first card)."""
+    trick_winner: Seat | None
+    """Set when the trick shown is complete."""
+    tricks: tuple[int, int]
+    """Tricks taken by each side so far."""
+    to_play: Seat | None
+    """Who plays next (``None`` when the hand is over)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HandReplay:
+    """One hand of the match: the deal, the auction, the play and the result."""
+
+    number: int
+    game_number: int
+    dealer: Seat
+    deal: Deal
+    trumps: Suit | None
+    turned_card: Card | None
+    cut_card: Card | None
+    contract: Contract | None
+    calls: tuple[CallStep, ...]
+    plays: tuple[PlayStep, ...]
+    first_leader: Seat | None
+    result: HandResult | None
+    """``None`` for a hand the log stops in."""
+    game_result: GameResult | None
+
+    @property
+    def positions(self) -> int:
+        """The last position: the number of cards played."""
+        return len(self.plays)
+
+    def position(self, card: int) -> Position:
+        """The hand after ``card`` cards (clamped to 0 … :attr:`positions`)."""
+        card = max(0, min(card, len(self.plays)))
+        played = {step.card for step in self.plays[:card]}
+        holding = {seat: tuple(c for c in self.deal[seat] if c not in played) for seat in Seat}
+        if card == 0:
+            return Position(self.number, 0, holding, (), 0, None, (0, 0), self.first_leader)
+        last = self.plays[card - 1]
+        start = (last.trick - 1) * 4
+        trick = tuple((step.seat, step.card) for step in self.plays[start:card])
+        if card < len(self.plays):
+            to_play: Seat | None = self.plays[card].seat
+        else:
+            to_play = None
+        return Position(self.number, card, holding, trick, last.trick, last.winner, last.tricks, to_play)
+
+    def trick_start(self, trick: int) -> int:
+        """The position just before trick ``trick`` (1-based) is led, clamped to the hand."""
+        return max(0, min((trick - 1) * 4, len(self.plays)))
+
+    @property
+    def tricks(self) -> list[tuple[int, tuple[PlayStep, ...]]]:
+        """The completed and partial tricks: (number, the cards in the order played)."""
+        grouped: dict[int, list[PlayStep]] = {}
+        for step in self.plays:
+            grouped.setdefault(step.trick, []).append(step)
+        return [(number, tuple(steps)) for number, steps in grouped.items()]
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchReplay:
+    """A match re-created from its log."""
+
+    match_id: str
+    config: GameConfig
+    players: Mapping[Seat, str]
+    seed: str
+    started_at_ms: int | None
+    hands: tuple[HandReplay, ...]
+    result: MatchResult | None
+    finished: bool
+
+    @property
+    def classic(self) -> bool:
+        return self.config.game is GameKind.CLASSIC
+
+    def hand(self, number: int) -> HandReplay:
+        """Hand ``number`` (1-based); raises :class:`ReplayError` naming the hands there are."""
+        if not 1 <= number <= len(self.hands):
+            raise ReplayError(f"no hand {number}: this match has hands 1 to {len(self.hands)}")
+        return self.hands[number - 1]
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """A log file's records; a torn last line (a crash mid-write) is left out."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+    return records_from_lines(text.splitlines(keepends=True), str(path))
+
+
+def records_from_lines(lines: Iterable[str], name: str = "the log") -> list[dict[str, Any]]:
+    """A log's records from its lines; a torn last line (a crash mid-write) is left out."""
+    text = "".join(lines)
+    try:
+        records = load_records(text)
+    except json.JSONDecodeError:
+        for number, line in enumerate(text.split("\n")[:-1], 1):
+            try:
+                json.loads(line)
+            except json.JSONDecodeError:
+                raise ReplayError(f"{name}, line {number}: not JSON") from None
+        raise ReplayError(f"{name}: not JSON") from None
+    for number, record in enumerate(records, 1):
+        if not isinstance(record, dict):
+            raise ReplayError(f"{name}, line {number}: not a JSON object")
+    return records
+
+
+def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
+    """Re-create the match a log's records describe; raises :class:`ReplayError`."""
+    if not records or records[0].get("type") != "match_start":
+        raise ReplayError("not a match log: the first line is not a match_start record")
+    start = records[0]
+    if start.get("format") != LOG_FORMAT:
+        raise ReplayError(f"unknown log format {start.get('format')!r} (this version reads {LOG_FORMAT})")
+    end = records[-1]
+    if end.get("type") != "match_end" or not end.get("seed"):
+        raise ReplayError(
+            "the match did not finish (no match_end line with the seed): its deals cannot be "
+            "re-created, since the seed is revealed only at the end"
+        )
+    seed = str(end["seed"])
+    if commitment(seed) != start.get("seed_commitment"):
+        raise ReplayError("the revealed seed does not match the commitment published at the start")
+    try:
+        config = GameConfig.from_dict(start["config"])
+        players = {Seat.parse(seat): str(info.get("name", "?")) for seat, info in start["players"].items()}
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        raise ReplayError(f"the match_start line is malformed: {error}") from None
+    builder = _Builder(GameState(config, seed))
+    for record in records[1:-1]:
+        if record.get("type") == "action":
+            builder.action(record)
+    hands = builder.finish()
+    state = builder.state
+    return MatchReplay(
+        match_id=str(start.get("match_id", "")),
+        config=config,
+        players=players,
+        seed=seed,
+        started_at_ms=start.get("started_at_ms"),
+        hands=tuple(hands),
+        result=state.match_result,
+        finished=state.phase is Phase.MATCH_OVER,
+    )
+
+
+def replay_log(path: Path) -> MatchReplay:
+    try:
+        return replay_records(read_records(path))
+    except ReplayError as error:
+        raise ReplayError(f"{path}: {error}") from None
+
+
+class _Builder:
+    """Re-applies actions through the engine, collecting each hand as it goes."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.hands: list[HandReplay] = []
+        self._begin()
+
+    def _begin(self) -> None:
+        state = self.state
+        self._number = state.hand_number
+        self._game = state.game_number
+        self._dealer = state.dealer
+        self._deal = state.deal
+        self._turned = state.turned_card
+        self._cut = state.cut_card
+        self._trumps = state.trumps
+        self._calls: list[CallStep] = []
+        self._plays: list[PlayStep] = []
+        self._first: Seat | None = state.to_act if state.phase is Phase.PLAY else None
+        self._actions = 0
+
+    def action(self, record: Mapping[str, Any]) -> None:
+        state = self.state
+        if state.phase is Phase.HAND_OVER:
+            self._close()
+            state.start_next_hand()
+            self._begin()
+        self._actions += 1
+        text = str(record.get("action", ""))
+        try:
+            seat = logged_seat(str(record.get("seat", "")))
+            action = logged_action(text, state)
+            auction = state.phase is Phase.AUCTION
+            trick = len(state.tricks) + 1
+            state.apply(action, seat)
+        except RulesError as error:
+            raise ReplayError(
+                f"hand {state.hand_number}, action {self._actions} ({record.get('seat')} {text}) "
+                f"is against the rules: {error}"
+            ) from None
+        think = record.get("think_ms")
+        fault = record.get("fault")
+        comment = record.get("comment")
+        if auction:
+            assert isinstance(action, Call)
+            self._calls.append(CallStep(seat, action, think, fault, comment))
+            if state.phase is Phase.PLAY:
+                self._first = state.to_act
+                self._trumps = state.trumps
+            return
+        assert isinstance(action, Card)
+        done = state.tricks
+        winner = done[-1].winner if len(done) == trick else None
+        self._plays.append(PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment))
+
+    def _close(self) -> None:
+        state = self.state
+        results = state.hand_results
+        result = results[self._number - 1] if len(results) >= self._number else None
+        game = None
+        if result is not None and result.game_won_by is not None:
+            game = next((g for g in state.game_results if g.game_number == self._game), None)
+        self.hands.append(
+            HandReplay(
+                number=self._number,
+                game_number=self._game,
+                dealer=self._dealer,
+                deal=self._deal,
+                trumps=self._trumps,
+                turned_card=self._turned,
+                cut_card=self._cut,
+                contract=state.contract,
+                calls=tuple(self._calls),
+                plays=tuple(self._plays),
+                first_leader=self._first,
+                result=result,
+                game_result=game,
+            )
+        )
+
+    def finish(self) -> list[HandReplay]:
+        self._close()
+        return self.hands
+
+
+def holding_text(cards: Iterable[Card]) -> list[tuple[Suit, list[Card]]]:
+    """A holding by suit, spades first, high cards first: how card players lay out a hand."""
+    ordered = sort_cards(cards)
+    return [(suit, [c for c in reversed(ordered) if c.suit is suit]) for suit in reversed(Suit)]

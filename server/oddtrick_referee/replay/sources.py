@@ -1,0 +1,103 @@
+"""Where a replay's log comes from: a file, the data folder's index, or a referee.
+
+Every way in applies the Arena's rule for who may see a log: a match still in
+progress, or one play of a duplicate pair whose other play is not over
+(sealed), is not replayed. A log is only ever found through the index, never
+by building a path from a match id, and only inside the data folder's logs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from oddtrick_referee.replay.model import ReplayError, records_from_lines
+
+
+def log_visibility(row: dict[str, Any]) -> str | None:
+    """Why a spectator may not see this match's log (``None``: it may).
+
+    The rule GetMatchLog applies: a sealed play's log shows deals still to be
+    played at the other table, and so may an aborted or running one's from a
+    referee that did not record whether it was sealed.
+    """
+    details = row.get("details")
+    if isinstance(details, str):
+        details = json.loads(details) if details else None
+    status = row["status"]
+    withheld = status == "sealed" or (
+        status in ("running", "aborted") and (not isinstance(details, dict) or details.get("sealed", True))
+    )
+    if withheld:
+        return (
+            f"match {row['match_id']} is (or may be) one play of a duplicate pair whose deals are still "
+            "to be played; its log is shown once the pair is over"
+        )
+    if status == "running":
+        return f"match {row['match_id']} is still in progress; its log is shown once it ends"
+    return None
+
+
+def safe_log_path(data_dir: Path, stored: str) -> Path | None:
+    """The indexed log path if it lies inside ``data_dir/logs`` (``None`` otherwise)."""
+    root = (data_dir / "logs").resolve()
+    path = Path(stored)
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):
+        return None
+    if not resolved.is_relative_to(root) or resolved.suffix != ".jsonl":
+        return None
+    return resolved
+
+
+def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]:
+    """A finished, public match's log records, found through the data folder's index."""
+    from oddtrick_referee.storage.match_index import MatchStore
+
+    index = data_dir / "oddtrick.sqlite3"
+    if not index.exists():
+        raise ReplayError(f"no referee data in {data_dir} (no oddtrick.sqlite3): give the right --data-dir")
+    row = MatchStore(index).get(match_id)
+    if row is None:
+        raise ReplayError(f"no match {match_id!r} in {data_dir} (oddtrick web lists them)")
+    problem = log_visibility(row)
+    if problem:
+        raise ReplayError(problem)
+    path = safe_log_path(data_dir, row["log_path"])
+    if path is None:
+        raise ReplayError(f"match {match_id}'s log is not inside {data_dir / 'logs'}; refusing to read it")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+    return records_from_lines(text.splitlines(keepends=True), str(path))
+
+
+def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
+    """A finished match's log from a referee's Arena service (GetMatchLog, every page)."""
+    import grpc
+
+    from oddtrick.v1 import arena_pb2, arena_pb2_grpc
+
+    lines: list[str] = []
+    with grpc.insecure_channel(server) as channel:
+        arena = arena_pb2_grpc.ArenaStub(channel)
+        token = ""
+        try:
+            while True:
+                response = arena.GetMatchLog(
+                    arena_pb2.GetMatchLogRequest(match_id=match_id, page_token=token), timeout=30
+                )
+                lines.extend(line + "\n" for line in response.lines)
+                token = response.next_page_token
+                if not token:
+                    break
+        except grpc.RpcError as error:
+            if error.code() is grpc.StatusCode.UNAVAILABLE:
+                raise ReplayError(f"no referee answers at {server} (is oddtrick serve running?)") from None
+            raise ReplayError(f"{server}: {error.details()}") from None
+    return records_from_lines(lines, f"match {match_id}")

@@ -1,0 +1,294 @@
+"""The web page's routes (docs/web.md lists them).
+
+| route | what |
+|---|---|
+| ``/`` | redirects to ``/matches`` |
+| ``/matches?status=&game=&bot=&page=`` | matches, newest first, filtered, 50 a page |
+| ``/matches/{id}?hand=&card=`` | the replay viewer at a position, or the live view, or why neither |
+| ``/matches/{id}/replay.json`` | the viewer's data for a finished match |
+| ``/matches/{id}/log.jsonl`` | the match log, as written |
+| ``/matches/{id}/match.pbn`` | the match as PBN |
+| ``/matches/{id}/events`` | live spectator events (server-sent events) |
+| ``/tournaments``, ``/tournaments/{id}`` | tournaments and their standings |
+| ``/leaderboard`` | the ladder's leaderboard, when a ladder is plugged in |
+| ``/static/…`` | the page's CSS and script |
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from oddtrick.rules import GameKind
+from oddtrick_referee.replay.model import ReplayError
+from oddtrick_referee.replay.pbn import match_to_pbn
+from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, NotVisible, WebData
+from oddtrick_referee.web.leaderboard import LeaderboardSource
+from oddtrick_referee.web.live import LiveSource
+from oddtrick_referee.web.views import auction_rows, match_view, position_view
+
+STATIC = Path(__file__).parent / "static"
+_STATUSES = {"in_progress": "in progress", "finished": "finished", "sealed": "sealed"}
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return ""
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("oddtrick_referee.web", "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["when"] = _when
+    env.filters["suit_class"] = lambda card: "red" if card[-1] in "HD" else "black"
+    env.filters["pretty"] = _pretty
+    return env
+
+
+_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _pretty(card: str) -> str:
+    rank = "10" if card[0] == "T" else card[0]
+    return rank + _SYMBOL[card[1]]
+
+
+def _int(value: str | None, default: int, low: int, high: int) -> int:
+    try:
+        number = int(value) if value is not None else default
+    except ValueError:
+        return default
+    return max(low, min(number, high))
+
+
+class WebApp:
+    """The pages of one data folder, with live play and a leaderboard when given."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        live: LiveSource | None = None,
+        leaderboard: LeaderboardSource | None = None,
+        tournament: str | None = None,
+        page_size: int = PAGE_SIZE,
+    ) -> None:
+        self.data = WebData(data_dir, page_size)
+        self.live = live
+        self.leaderboard_source = leaderboard
+        self.tournament = tournament
+        self.env = _environment()
+
+    def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        html = self.env.get_template(template).render(
+            leaderboard=self.leaderboard_source is not None, tournament=self.tournament, **context
+        )
+        return HTMLResponse(html, status_code=status_code)
+
+    def not_found(self, what: str) -> HTMLResponse:
+        return self.page("message.html", 404, title="Not found", message=what)
+
+    # ------------------------------------------------------------------ pages
+
+    async def home(self, request: Request) -> Response:
+        if self.tournament:
+            return RedirectResponse(f"/tournaments/{self.tournament}", status_code=302)
+        return RedirectResponse("/matches", status_code=302)
+
+    async def matches(self, request: Request) -> Response:
+        params = request.query_params
+        status = params.get("status", "")
+        status = status if status in _STATUSES else ""
+        game = params.get("game", "")
+        game = game if game in {kind.value for kind in GameKind} else ""
+        bot = params.get("bot", "")[:100]
+        page = _int(params.get("page"), 1, 1, 1_000_000)
+        rows, more = await anyio.to_thread.run_sync(self.data.list_matches, status, bot, game, page)
+        query = {"status": status, "game": game, "bot": bot}
+        return self.page(
+            "matches.html",
+            title="Matches",
+            rows=rows,
+            page=page,
+            more=more,
+            query=query,
+            statuses=_STATUSES,
+            games=[kind.value for kind in GameKind],
+        )
+
+    async def match(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        row = await anyio.to_thread.run_sync(self.data.match, match_id)
+        if row is None:
+            return self.not_found(f"There is no match {match_id!r} here.")
+        if row.category == "sealed":
+            return self.page(
+                "message.html",
+                title=f"Match {row.match_id}",
+                message="This match is one play of a pair of duplicate deals. Its cards, play and "
+                "result are sealed until both plays of its deals are over; come back then.",
+            )
+        if row.category == "in_progress":
+            live = self.live is not None and self.live.can_follow(match_id)
+            return self.page("live.html", title=f"Match {row.match_id} (live)", row=row, live=live)
+        try:
+            view = await self.render_replay(match_id, request)
+        except ReplayError as error:
+            return self.page(
+                "message.html",
+                title=f"Match {row.match_id}",
+                message=f"This match cannot be replayed: {error}",
+                row=row,
+                downloads=row.status == "aborted",
+            )
+        except (KeyError, NotVisible) as error:
+            return self.page("message.html", 404, title=f"Match {match_id}", message=str(error))
+        return view
+
+    async def render_replay(self, match_id: str, request: Request) -> HTMLResponse:
+        match = await anyio.to_thread.run_sync(self.data.replay, match_id)
+        view = match_view(match)
+        hand_number = _int(request.query_params.get("hand"), 1, 1, max(1, len(match.hands)))
+        hand = match.hand(hand_number) if match.hands else None
+        card = _int(request.query_params.get("card"), 0, 0, hand.positions if hand else 0)
+        position = position_view(match, hand, card) if hand else None
+        hand_view = view["hands"][hand_number - 1] if hand else None
+        return self.page(
+            "match.html",
+            title=f"Match {match_id}",
+            match=match,
+            view=view,
+            view_json=json.dumps(view, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/"),
+            hand=hand_view,
+            position=position,
+            auction_rows=auction_rows(hand_view) if hand_view else [],
+            card_number=card,
+        )
+
+    async def replay_json(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        try:
+            match = await anyio.to_thread.run_sync(self.data.replay, match_id)
+        except KeyError:
+            return PlainTextResponse("no such match\n", 404)
+        except (NotVisible, ReplayError) as error:
+            return PlainTextResponse(f"{error}\n", 404)
+        return Response(json.dumps(match_view(match), ensure_ascii=False), media_type="application/json")
+
+    async def log(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        try:
+            text = await anyio.to_thread.run_sync(self.data.log_text, match_id)
+        except KeyError:
+            return PlainTextResponse("no such match\n", 404)
+        except NotVisible as error:
+            return PlainTextResponse(f"{error}\n", 404)
+        return Response(
+            text,
+            media_type="application/x-ndjson; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{match_id}.jsonl"'},
+        )
+
+    async def pbn(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        try:
+            match = await anyio.to_thread.run_sync(self.data.replay, match_id)
+        except KeyError:
+            return PlainTextResponse("no such match\n", 404)
+        except (NotVisible, ReplayError) as error:
+            return PlainTextResponse(f"{error}\n", 404)
+        return Response(
+            match_to_pbn(match),
+            media_type="application/x-pbn; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{match_id}.pbn"'},
+        )
+
+    async def events(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        live = self.live
+        if live is None or not MATCH_ID.fullmatch(match_id):
+            return PlainTextResponse("no live play here\n", 404)
+        row = await anyio.to_thread.run_sync(self.data.match, match_id)
+        if row is None or row.category != "in_progress" or not live.can_follow(match_id):
+            return PlainTextResponse("this match is not in progress and open to spectators\n", 404)
+
+        async def stream() -> AsyncIterator[str]:
+            yield "retry: 2000\n\n"
+            async for event in live.follow(match_id):
+                event["sent_ms"] = time.time() * 1000
+                yield f"id: {event['seq']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n"
+            yield "event: end\ndata: {}\n\n"
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    async def tournaments(self, request: Request) -> Response:
+        rows = await anyio.to_thread.run_sync(self.data.tournaments)
+        return self.page("tournaments.html", title="Tournaments", rows=rows)
+
+    async def standings(self, request: Request) -> Response:
+        tournament_id = request.path_params["tournament_id"]
+        if not MATCH_ID.fullmatch(tournament_id):
+            return self.not_found("There is no such tournament here.")
+        found = await anyio.to_thread.run_sync(self.data.standings, tournament_id)
+        if found is None:
+            return self.not_found(f"There is no tournament {tournament_id!r} here.")
+        return self.page("standings.html", title=f"Tournament {tournament_id}", t=found)
+
+    async def leaderboard(self, request: Request) -> Response:
+        source = self.leaderboard_source
+        if source is None:
+            return self.page("leaderboard.html", title="Leaderboard", board=None)
+        board = await anyio.to_thread.run_sync(source.leaderboard)
+        return self.page("leaderboard.html", title=board.title or "Leaderboard", board=board)
+
+
+def create_app(
+    data_dir: Path,
+    live: LiveSource | None = None,
+    leaderboard: LeaderboardSource | None = None,
+    tournament: str | None = None,
+    page_size: int = PAGE_SIZE,
+) -> Starlette:
+    """The web page's ASGI application for one data folder.
+
+    ``live`` follows matches in progress; ``leaderboard`` is the ladder's (the
+    page says there is none without it); ``tournament`` makes ``/`` open that
+    tournament's standings (``tournament --web``); ``page_size`` matches are listed a page.
+    """
+    web = WebApp(data_dir, live, leaderboard, tournament, page_size)
+    routes = [
+        Route("/", web.home),
+        Route("/matches", web.matches),
+        Route("/matches/{match_id}", web.match),
+        Route("/matches/{match_id}/replay.json", web.replay_json),
+        Route("/matches/{match_id}/log.jsonl", web.log),
+        Route("/matches/{match_id}/match.pbn", web.pbn),
+        Route("/matches/{match_id}/events", web.events),
+        Route("/tournaments", web.tournaments),
+        Route("/tournaments/{tournament_id}", web.standings),
+        Route("/leaderboard", web.leaderboard),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.web = web
+    return app

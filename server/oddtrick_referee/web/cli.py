@@ -1,0 +1,82 @@
+"""The ``web`` command, and the ``--web`` option of the commands that run a referee."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import trio
+
+
+def add_web_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        default=None,
+        help="also serve the web page (matches, replays, live play, standings) on this port; "
+        "the host defaults to 127.0.0.1",
+    )
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    web = commands.add_parser(
+        "web",
+        help="serve the web page: matches, replays, standings",
+        description=(
+            "Serves a referee data folder's matches as web pages: the list of matches, a replay "
+            "viewer for each finished one (step through it card by card; the URL names the "
+            "position), downloads of its log and PBN, tournament standings and the leaderboard. "
+            "With --server it also follows matches in progress live from that referee; beside a "
+            "referee, use serve --web or tournament --web instead."
+        ),
+        epilog="example: oddtrick web --data-dir oddtrick-data --port 8000",
+    )
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    web.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
+    web.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("oddtrick-data"),
+        help="the referee data folder to show (default ./oddtrick-data)",
+    )
+    web.add_argument(
+        "--server",
+        metavar="HOST:PORT",
+        default=None,
+        help="follow live matches from this referee's Arena service",
+    )
+    web.set_defaults(handler=_web)
+
+
+def _web(args: argparse.Namespace) -> int:
+    from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
+
+    if not (args.data_dir / "oddtrick.sqlite3").exists():
+        print(
+            f"oddtrick web: no referee data in {args.data_dir} (no oddtrick.sqlite3); give the folder "
+            "oddtrick serve or tournament wrote with --data-dir",
+            file=sys.stderr,
+        )
+        return 2
+    app = standalone_app(args.data_dir, args.server)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    try:
+        sock = bind_web(f"{host}:{args.port}")
+    except (OSError, ValueError) as error:
+        print(f"oddtrick web: {error}", file=sys.stderr)
+        return 1
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(serve_web, app, sock)
+            print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as error:
+        print(f"oddtrick web: {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,236 @@
+"""What the pages read: the data folder's index, its logs and its tournaments.
+
+Two rules hold for every page:
+
+- a log is read only when a spectator may see it (the Arena's rule: not while
+  the match is in progress, not while it is one sealed play of a duplicate
+  pair): :func:`~oddtrick_referee.replay.sources.log_visibility`;
+- a log is found through the index by match id, never by building a path from
+  the id, and only a path inside the data folder's ``logs`` is read: a match id
+  that is not a plain name (letters, digits, ``-``, ``_``, ``.``) is not even
+  looked up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import re
+import sqlite3
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from oddtrick.rules import GameConfig
+from oddtrick_referee.replay.model import MatchReplay, ReplayError, records_from_lines, replay_records
+from oddtrick_referee.replay.sources import log_visibility, safe_log_path
+from oddtrick_referee.storage.match_index import MatchStore
+
+MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+"""What a match id looks like: anything else is not looked up at all."""
+PAGE_SIZE = 50
+
+
+class NotVisible(Exception):
+    """The match exists but a spectator may not see this of it; the message says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchRow:
+    """A match as the pages list it."""
+
+    match_id: str
+    category: str
+    """in_progress, sealed or finished (aborted ones are finished, with status aborted)."""
+    status: str
+    started_at_ms: int
+    finished_at_ms: int | None
+    game: str
+    config: GameConfig
+    players: dict[str, str]
+    result: dict[str, Any] | None
+    table_id: str
+
+    @property
+    def ns(self) -> str:
+        return " & ".join(dict.fromkeys(self.players.get(s, "?") for s in ("N", "S")))
+
+    @property
+    def ew(self) -> str:
+        return " & ".join(dict.fromkeys(self.players.get(s, "?") for s in ("E", "W")))
+
+    @property
+    def status_text(self) -> str:
+        if self.status == "aborted":
+            return "aborted"
+        return {"in_progress": "in progress", "sealed": "sealed", "finished": "finished"}[self.category]
+
+    @property
+    def result_text(self) -> str:
+        if self.category != "finished" or not self.result or self.status == "aborted":
+            return ""
+        totals = self.result.get("totals", [0, 0])
+        winner = self.result.get("winner")
+        return f"{winner + ' won' if winner else 'drawn'}, NS {totals[0]} – EW {totals[1]}"
+
+
+def _row(raw: dict[str, Any]) -> MatchRow:
+    config = GameConfig.from_dict(raw["config"])
+    return MatchRow(
+        match_id=raw["match_id"],
+        category=raw.get("category", ""),
+        status=raw["status"],
+        started_at_ms=raw["started_at"],
+        finished_at_ms=raw["finished_at"],
+        game=config.game.value,
+        config=config,
+        players=raw["players"],
+        result=raw["result"] if raw.get("category") == "finished" else None,
+        table_id=raw["details"].get("table_id", ""),
+    )
+
+
+class WebData:
+    """Read-only access to one data folder, for the pages (called from worker threads)."""
+
+    def __init__(self, data_dir: Path, page_size: int = PAGE_SIZE, cache_size: int = 32) -> None:
+        self.data_dir = data_dir
+        self.page_size = page_size
+        self.index_path = data_dir / "oddtrick.sqlite3"
+        self._cache: OrderedDict[tuple[str, int], MatchReplay] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    @functools.cached_property
+    def store(self) -> MatchStore:
+        return MatchStore(self.index_path)
+
+    def list_matches(
+        self, category: str = "", bot: str = "", game: str = "", page: int = 1
+    ) -> tuple[list[MatchRow], bool]:
+        """A page of matches, newest first, and whether there is a next page."""
+        if not self.index_path.exists():
+            return [], False
+        categories = [category] if category else []
+        size = self.page_size
+        raw = self.store.list_matches(categories, size + 1, (page - 1) * size, bot, game)
+        rows = [_row(item) for item in raw[:size]]
+        return rows, len(raw) > size
+
+    def match(self, match_id: str) -> MatchRow | None:
+        if not MATCH_ID.fullmatch(match_id) or not self.index_path.exists():
+            return None
+        found = self.store.get(match_id)
+        if found is None:
+            return None
+        raw = dict(found)
+        raw["config"] = json.loads(raw["config"])
+        raw["players"] = json.loads(raw["players"])
+        raw["result"] = json.loads(raw["result"]) if raw["result"] else None
+        raw["details"] = json.loads(raw["details"]) if raw["details"] else {}
+        sealed = raw["status"] == "sealed" or bool(raw["details"].get("sealed"))
+        if raw["status"] in ("finished", "aborted"):
+            raw["category"] = "finished"
+        else:
+            raw["category"] = "sealed" if sealed else "in_progress"
+        return _row(raw)
+
+    def log_text(self, match_id: str) -> str:
+        """The match's log as written, if a spectator may see it.
+
+        Raises :class:`KeyError` for no such match, :class:`NotVisible` otherwise.
+        """
+        if not MATCH_ID.fullmatch(match_id) or not self.index_path.exists():
+            raise KeyError(match_id)
+        row = self.store.get(match_id)
+        if row is None:
+            raise KeyError(match_id)
+        problem = log_visibility(row)
+        if problem:
+            raise NotVisible(problem)
+        path = safe_log_path(self.data_dir, row["log_path"])
+        if path is None:
+            raise NotVisible(f"match {match_id}'s log is not in this server's data folder")
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError:
+            raise NotVisible(f"match {match_id}'s log cannot be read") from None
+
+    def replay(self, match_id: str) -> MatchReplay:
+        """The match re-created from its log (cached by the log's size: a log only grows).
+
+        Raises :class:`KeyError`, :class:`NotVisible` or :class:`ReplayError`.
+        """
+        text = self.log_text(match_id)
+        key = (match_id, len(text))
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                return cached
+        match = replay_records(records_from_lines(text.splitlines(keepends=True), f"match {match_id}"))
+        with self._lock:
+            self._cache[key] = match
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return match
+
+    # ------------------------------------------------------------ tournaments
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """The data folder's tournaments, newest first (read-only: the folder may be a running referee's)."""
+        if not self.index_path.exists():
+            return []
+        db = sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True, timeout=30)
+        try:
+            known = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tournaments'")
+            if known.fetchone() is None:
+                return []
+            rows = db.execute(
+                "SELECT tournament_id, created_at, settings FROM tournaments ORDER BY created_at DESC"
+            ).fetchall()
+        finally:
+            db.close()
+        out = []
+        for tournament_id, created_at, settings in rows:
+            described = json.loads(settings)
+            out.append(
+                {
+                    "id": tournament_id,
+                    "created_at_ms": created_at,
+                    "entries": [name for name, _ in described.get("entries", [])],
+                    "game": GameConfig.from_dict(described["config"]).describe(),
+                    "deals": described.get("deals"),
+                    "duplicate": described.get("duplicate", True),
+                }
+            )
+        return out
+
+    def standings(self, tournament_id: str) -> dict[str, Any] | None:
+        """The tournament's standings now (as ``Standings.to_json``), or ``None`` if there is none."""
+        from oddtrick_referee.competitions.standings import compute_standings
+        from oddtrick_referee.competitions.tournament import SLOT_MARK
+        from oddtrick_referee.storage.tournament_store import TournamentStore
+
+        chosen = next((t for t in self.tournaments() if t["id"] == tournament_id), None)
+        if chosen is None:
+            return None
+        store = TournamentStore(self.index_path)
+        entry_of = {}
+        for name in chosen["entries"]:
+            entry_of[name] = name
+            for slot in (0, 1):
+                entry_of[f"{name}{SLOT_MARK}{slot}"] = name
+        standings = compute_standings(
+            chosen["entries"],
+            store.deal_results(tournament_id),
+            store.faults(tournament_id, entry_of),
+            store.forfeited_matches(tournament_id),
+            chosen["duplicate"],
+        )
+        return {**chosen, "standings": standings.to_json()}
+
+
+__all__ = ["PAGE_SIZE", "MatchRow", "NotVisible", "ReplayError", "WebData"]

@@ -1,0 +1,113 @@
+"""Serving the page with Hypercorn's trio worker, alone or beside a referee."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.leaderboard import LeaderboardSource
+from oddtrick_referee.web.live import RefereeLive
+
+if TYPE_CHECKING:
+    from oddtrick_referee.referee import Referee
+
+log = logging.getLogger("oddtrick.web")
+
+
+def parse_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, int]:
+    """``PORT`` or ``HOST:PORT`` → (host, port); raises ValueError with what is expected."""
+    host, colon, port = text.rpartition(":")
+    if not colon:
+        host, port = default_host, text
+    try:
+        number = int(port)
+    except ValueError:
+        raise ValueError(f"not a web address: {text!r} (expected PORT or HOST:PORT, e.g. 8000)") from None
+    if not 0 <= number <= 65535:
+        raise ValueError(f"not a port: {number} (0-65535)")
+    return host or default_host, number
+
+
+def bind_web(address: str) -> socket.socket:
+    """A listening address for the page, bound now, so a port in use is a plain error at start.
+
+    ``address`` is ``PORT`` or ``HOST:PORT`` (the host defaults to 127.0.0.1);
+    raises ValueError for a malformed one and OSError naming the address when
+    it cannot be bound.
+    """
+    host, port = parse_address(address)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise OSError(
+            f"cannot serve the web page on {host}:{port}: {error.strerror or error} "
+            "(choose another port, or 0 for any free one)"
+        ) from None
+    return sock
+
+
+async def serve_web(
+    app: Any, where: socket.socket | str, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Serve ``app`` until cancelled, on a bound socket or an address (``[HOST:]PORT``);
+    ``task_status`` gets the page's URL."""
+    sock = bind_web(where) if isinstance(where, str) else where
+    host, port = sock.getsockname()[:2]
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    config = Config()
+    config.bind = [f"fd://{sock.detach()}"]  # Hypercorn takes the socket over
+    config.accesslog = None
+    config.errorlog = logging.getLogger("oddtrick.web.hypercorn")
+    config.graceful_timeout = 1.0
+
+    class _Status:
+        def started(self, binds: list[str] | None = None) -> None:
+            task_status.started(url)
+
+    await serve(app, config, task_status=_Status())
+
+
+@asynccontextmanager
+async def web_beside(
+    referee: Referee,
+    where: socket.socket | str | None,
+    leaderboard: LeaderboardSource | None = None,
+    tournament: str | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> AsyncIterator[str | None]:
+    """Serve the page beside a running referee while the block runs (nothing if ``where`` is None).
+
+    The page reads the referee's data folder and follows its live tables.
+    Yields the page's URL.
+    """
+    if where is None:
+        yield None
+        return
+    app = create_app(referee.settings.data_dir, RefereeLive(referee), leaderboard, tournament)
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(serve_web, app, where)
+        log.info("web page on %s", url)
+        if announce is not None:
+            announce(url)
+        try:
+            yield url
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+def standalone_app(data_dir: Path, server: str | None, leaderboard: LeaderboardSource | None = None) -> Any:
+    from oddtrick_referee.web.live import ArenaLive
+
+    return create_app(data_dir, ArenaLive(server) if server else None, leaderboard)

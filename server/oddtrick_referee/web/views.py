@@ -1,0 +1,135 @@
+"""A replayed match as the viewer's data: plain JSON the page's script steps through.
+
+The rules engine has already decided everything (who won each trick, the
+running count, the scores); the script only removes played cards from the
+hands and groups plays into tricks, so what it shows is what the engine said.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oddtrick.rules import Card, MatchFormat, Seat
+from oddtrick_referee.replay.model import HandReplay, MatchReplay
+from oddtrick_referee.replay.terminal import trumps_line
+
+
+def card_text(card: Card) -> str:
+    return str(card)
+
+
+def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, int]) -> dict[str, Any]:
+    result = hand.result
+    game = hand.game_result
+    return {
+        "number": hand.number,
+        "dealer": str(hand.dealer),
+        "trumps": trumps_line(match, hand),
+        "deal": {str(seat): [card_text(c) for c in hand.deal[seat]] for seat in Seat},
+        "calls": [
+            {"seat": str(step.seat), "call": step.call.pretty, "fault": step.fault} for step in hand.calls
+        ],
+        "first": None if hand.first_leader is None else str(hand.first_leader),
+        "plays": [
+            {
+                "seat": str(step.seat),
+                "card": card_text(step.card),
+                "trick": step.trick,
+                "winner": None if step.winner is None else str(step.winner),
+                "tricks": list(step.tricks),
+                "fault": step.fault,
+            }
+            for step in hand.plays
+        ],
+        "result": None if result is None else result.describe(),
+        "scores_before": list(scores_before),
+        "scores_after": None if result is None else list(result.scores_after),
+        "game": None
+        if game is None
+        else f"game {game.game_number} won by {game.winner} {game.scores[game.winner]}-"
+        f"{game.scores[game.winner.other]}",
+    }
+
+
+def match_view(match: MatchReplay) -> dict[str, Any]:
+    """The whole match for the viewer's script."""
+    hands = []
+    scores = (0, 0)
+    for hand in match.hands:
+        hands.append(hand_view(match, hand, scores))
+        if hand.result is not None:
+            scores = hand.result.scores_after
+            if hand.result.game_won_by is not None and match.config.format is MatchFormat.RUBBER:
+                scores = (0, 0)
+    result = match.result
+    return {
+        "match_id": match.match_id,
+        "game": match.config.describe(),
+        "players": {str(seat): name for seat, name in match.players.items()},
+        "hands": hands,
+        "result": None
+        if result is None
+        else f"{result.reason}; totals NS {result.totals[0]}, EW {result.totals[1]}",
+    }
+
+
+_SUITS = (("S", "♠", "black"), ("H", "♥", "red"), ("D", "♦", "red"), ("C", "♣", "black"))
+_RANK_ORDER = "AKQJT98765432"
+
+
+def suits_view(cards: list[str]) -> list[dict[str, Any]]:
+    """A holding by suit, spades first, high cards first (the page's script does the same)."""
+    return [
+        {
+            "suit": letter,
+            "symbol": symbol,
+            "colour": colour,
+            "cards": sorted((c for c in cards if c[1] == letter), key=lambda c: _RANK_ORDER.index(c[0])),
+        }
+        for letter, symbol, colour in _SUITS
+    ]
+
+
+def score_text(scores: list[int] | tuple[int, int]) -> str:
+    return f"NS {scores[0]} · EW {scores[1]}"
+
+
+def auction_rows(hand: dict[str, Any]) -> list[list[str]]:
+    """The auction in West, North, East, South columns."""
+    calls = hand["calls"]
+    if not calls:
+        return []
+    cells = [""] * "WNES".index(calls[0]["seat"]) + [c["call"] for c in calls]
+    return [cells[i : i + 4] for i in range(0, len(cells), 4)]
+
+
+def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, Any]:
+    """What the table shows at a position, from the engine's own replay."""
+    position = hand.position(card)
+    done = [
+        {"plays": [(str(s.seat), str(s.card)) for s in steps], "winner": str(steps[-1].winner)}
+        for number, steps in hand.tricks
+        if steps[-1].winner is not None and number * 4 <= position.card
+    ]
+    at_end = position.card == hand.positions and hand.result is not None
+    before = match_view_scores(match, hand)
+    return {
+        "holding": {str(seat): suits_view([str(c) for c in position.holding[seat]]) for seat in Seat},
+        "trick": {str(seat): str(c) for seat, c in position.trick},
+        "winner": None if position.trick_winner is None else str(position.trick_winner),
+        "tricks": list(position.tricks),
+        "done": done,
+        "result": hand.result.describe() if at_end and hand.result is not None else "",
+        "score": score_text(hand.result.scores_after if at_end and hand.result is not None else before),
+    }
+
+
+def match_view_scores(match: MatchReplay, hand: HandReplay) -> tuple[int, int]:
+    """The game's scores before ``hand`` (a rubber starts each game at love)."""
+    scores = (0, 0)
+    for earlier in match.hands[: hand.number - 1]:
+        if earlier.result is not None:
+            scores = earlier.result.scores_after
+            if earlier.result.game_won_by is not None and match.config.format is MatchFormat.RUBBER:
+                scores = (0, 0)
+    return scores

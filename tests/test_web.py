@@ -1,0 +1,397 @@
+"""The web page over HTTP on a real socket: lists, server-side replay, downloads, and the
+rules for what it will not show (sealed matches, paths outside the data folder)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from oddtrick.rules import Card, GameConfig, Seat, deal_cards
+from oddtrick_referee.play.matchlog import read_log
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.leaderboard import Leaderboard, LeaderboardRow
+from oddtrick_referee.web.server import serve_web
+from tests.referee_support import in_thread
+from tests.replay_support import Logged, play_all
+from tests.test_replay import logged_hands
+from tests.web_support import get
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Logged]:
+    return play_all(tmp_path_factory.mktemp("web") / "data", sealed=True)
+
+
+def data_dir_of(played: dict[str, Logged]) -> Path:
+    return played["sealed"].log_path.parent.parent
+
+
+@asynccontextmanager
+async def web_on(data_dir: Path, **options: Any) -> AsyncIterator[str]:
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(serve_web, create_app(data_dir, **options), "127.0.0.1:0")
+        yield url
+        nursery.cancel_scope.cancel()
+
+
+def listed(body: str) -> list[str]:
+    return re.findall(r'data-match="([^"]+)"', body)
+
+
+async def test_the_matches_list_filters_and_pages(played):
+    async with web_on(data_dir_of(played), page_size=2) as url:
+        everything: list[str] = []
+        page = 1
+        while True:
+            status, body, _ = await in_thread(get, f"{url}/matches?page={page}")
+            assert status == 200
+            rows = listed(body)
+            assert len(rows) <= 2
+            everything += rows
+            if 'rel="next"' not in body:
+                break
+            page += 1
+        assert sorted(everything) == sorted(f"m-{name}" for name in played)
+        assert page == (len(played) + 1) // 2
+        _, body, _ = await in_thread(get, f"{url}/matches?game=classic")
+        async with web_on(data_dir_of(played)) as all_url:
+            _, body, _ = await in_thread(get, f"{all_url}/matches?game=classic")
+            assert sorted(listed(body)) == sorted(
+                f"m-{name}" for name in played if name == "sealed" or name.startswith("classic")
+            )
+            _, body, _ = await in_thread(get, f"{all_url}/matches?status=sealed")
+            assert listed(body) == ["m-sealed"]
+            _, body, _ = await in_thread(get, f"{all_url}/matches?bot=alice&game=contract")
+            assert sorted(listed(body)) == ["m-contract-doubling", "m-contract-game"]
+            _, body, _ = await in_thread(get, f"{all_url}/matches?bot=nobody")
+            assert listed(body) == []
+            assert "No matches match these filters" in body
+
+
+def held_on_page(body: str, seat: str) -> set[str]:
+    section = body.split(f'id="hand-{seat}"', 1)[1].split("</section>", 1)[0]
+    return set(re.findall(r'data-card="([^"]+)"', section))
+
+
+async def test_a_finished_match_page_shows_the_position_its_url_names_without_javascript(played):
+    logged = played["contract-doubling"]
+    records = list(read_log(logged.log_path))
+    seed = records[-1]["seed"]
+    hand_number, card = 2, 17
+    dealer = Seat.parse(next(r["dealer"] for r in records if r["type"] == "hand_start" and r["hand"] == 2))
+    deal, _, _ = deal_cards(seed, hand_number, dealer)
+    gone = {str(Card.parse(text)) for _, text in logged_hands(logged.log_path)[hand_number]["cards"][:card]}
+    async with web_on(data_dir_of(played)) as url:
+        status, body, _ = await in_thread(get, f"{url}/matches/{logged.match_id}?hand=2&card=17")
+    assert status == 200
+    for seat in Seat:
+        assert held_on_page(body, str(seat)) == {str(c) for c in deal[seat]} - gone
+    assert "hand 2 · card 17/" in body
+    assert 'id="match-data"' in body
+
+
+async def test_the_log_and_pbn_downloads(played):
+    from endplay.parsers import pbn
+
+    logged = played["classic-rotation"]
+    async with web_on(data_dir_of(played)) as url:
+        status, body, headers = await in_thread(get, f"{url}/matches/{logged.match_id}/log.jsonl")
+        assert status == 200
+        assert body == logged.log_path.read_text(encoding="utf-8")
+        assert "attachment" in headers["content-disposition"]
+        status, body, _ = await in_thread(get, f"{url}/matches/{logged.match_id}/match.pbn")
+        assert status == 200
+        assert len(pbn.loads(body)) == logged.config.deals
+        status, body, _ = await in_thread(get, f"{url}/matches/{logged.match_id}/replay.json")
+        assert status == 200
+        assert [hand["number"] for hand in json.loads(body)["hands"]] == list(range(1, 6))
+
+
+async def test_a_sealed_match_shows_nothing_of_its_deals_anywhere(played):
+    sealed = played["sealed"]
+    records = list(read_log(sealed.log_path))
+    seed = records[-1]["seed"]
+    async with web_on(data_dir_of(played)) as url:
+        status, body, _ = await in_thread(get, f"{url}/matches/{sealed.match_id}")
+        assert status == 200
+        assert "sealed until both plays" in body
+        assert "data-card" not in body
+        assert seed not in body
+        for suffix in ("log.jsonl", "match.pbn", "replay.json", "events"):
+            status, body, _ = await in_thread(get, f"{url}/matches/{sealed.match_id}/{suffix}")
+            assert status == 404, suffix
+            assert seed not in body
+            assert '"action"' not in body
+
+
+CRAFTED = [
+    "/matches/..%2Foddtrick.sqlite3",
+    "/matches/..%2F..%2F..%2Fetc%2Fpasswd/log.jsonl",
+    "/matches/%2e%2e/log.jsonl",
+    "/matches/%2Fetc%2Fpasswd/log.jsonl",
+    "/matches/m-classic-cut%00/log.jsonl",
+    "/matches/m-classic-cut%2F..%2F..%2Foddtrick.sqlite3/log.jsonl",
+    "/matches/.hidden/log.jsonl",
+    "/matches/" + "a" * 300 + "/log.jsonl",
+    "/matches/oddtrick.sqlite3/log.jsonl",
+    "/static/..%2Fapp.py",
+    "/static/%2e%2e/data.py",
+    "/static/..%2F..%2Freplay%2Fmodel.py",
+    "/tournaments/..%2F..%2Foddtrick.sqlite3",
+]
+
+
+def own_copy(played: dict[str, Logged], tmp_path: Path) -> Path:
+    """The shared data folder, copied for a test that changes its index (log paths stay inside it)."""
+    import shutil
+
+    data_dir = tmp_path / "data"
+    shutil.copytree(data_dir_of(played), data_dir)
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        for match_id, log_path in db.execute("SELECT match_id, log_path FROM matches").fetchall():
+            db.execute(
+                "UPDATE matches SET log_path = ? WHERE match_id = ?",
+                (str(data_dir / "logs" / Path(log_path).name), match_id),
+            )
+    return data_dir
+
+
+async def test_crafted_ids_never_reach_a_file_outside_the_data_folder(played, tmp_path):
+    data_dir = own_copy(played, tmp_path)
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text('{"type":"match_start","secret":"TOPSECRET"}\n', encoding="utf-8")
+    inside_but_not_a_log = data_dir / "notes.jsonl"
+    inside_but_not_a_log.write_text('{"secret":"TOPSECRET"}\n', encoding="utf-8")
+    config = json.dumps(played["classic-cut"].config.to_dict())
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        for match_id, path in (
+            ("evil-outside", str(secret)),
+            ("evil-relative", str(data_dir / "logs" / ".." / "notes.jsonl")),
+            ("evil-passwd", "/etc/passwd"),
+        ):
+            db.execute(
+                "INSERT OR REPLACE INTO matches "
+                "(match_id, status, started_at, config, players, log_path, details) "
+                "VALUES (?, 'finished', 0, ?, '{}', ?, '{\"sealed\": false}')",
+                (match_id, config, path),
+            )
+    async with web_on(data_dir) as url:
+        for path in [
+            *CRAFTED,
+            *(
+                f"/matches/evil-{w}{s}"
+                for w in ("outside", "relative", "passwd")
+                for s in ("", "/log.jsonl", "/match.pbn", "/replay.json")
+            ),
+        ]:
+            status, body, _ = await in_thread(get, url + path)
+            assert status == 404 or (
+                status == 200 and "cannot be replayed" not in body and "data-card" not in body
+            ), path
+            assert "TOPSECRET" not in body, path
+            assert "root:" not in body, path
+            assert "SQLite format" not in body, path
+            assert "import " not in body, path
+        # The real match is still served: the refusals are the crafted paths', not everything's.
+        status, _, _ = await in_thread(get, f"{url}/matches/m-classic-cut/log.jsonl")
+        assert status == 200
+
+
+class FixedLadder:
+    def __init__(self, rows: list[LeaderboardRow]) -> None:
+        self.rows = rows
+
+    def leaderboard(self) -> Leaderboard:
+        return Leaderboard("Contract Whist ladder", self.rows, note="rating μ − 3σ")
+
+
+async def test_the_leaderboard_page_renders_a_plugged_in_ladder_and_says_when_there_is_none(played):
+    async with web_on(data_dir_of(played)) as url:
+        status, body, _ = await in_thread(get, f"{url}/leaderboard")
+    assert status == 200
+    assert "There is no ladder on this server." in body
+    rows = [
+        LeaderboardRow(1, "heuristic", 24.5, 1.25, 40, 1_700_000_000_000, house=True),
+        LeaderboardRow(2, "<script>alert(1)</script>", 20.0, 6.0, 3, None, provisional=True, faults=2),
+        LeaderboardRow(3, "sleepy", 18.25, 3.5, 12, 1_600_000_000_000, inactive=True),
+    ]
+    async with web_on(data_dir_of(played), leaderboard=FixedLadder(rows)) as url:
+        status, body, _ = await in_thread(get, f"{url}/leaderboard")
+    assert status == 200
+    assert "no ladder" not in body
+    table = body.split('id="leaderboard"', 1)[1]
+    assert [
+        re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<tr[^>]*>\s*<td>(\d+)</td>", table)
+    ] == [
+        "1",
+        "2",
+        "3",
+    ]
+    assert "24.5 ± 1.2" in table or "24.5 ± 1.3" in table
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in table
+    assert "<script>alert" not in body
+    assert table.count("provisional</span>") == 1
+    assert table.count("inactive</span>") == 1
+    assert "house</span>" in table
+
+
+def test_serve_and_tournament_serve_the_page_beside_the_referee(tmp_path):
+    for command, line_marker in (
+        (["serve", "--port", "0", "--ns", "a", "--ew", "b", "--deals", "1"], "web page on "),
+        (
+            ["tournament", "--remote", "x=tx", "--remote", "y=ty", "--deals", "1", "--name", "t-web"],
+            "web page (standings, live tables) on ",
+        ),
+    ):
+        with subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "oddtrick",
+                *command,
+                "--web",
+                "0",
+                "--data-dir",
+                str(tmp_path / command[0]),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ) as process:
+            try:
+                assert process.stdout is not None
+                url = None
+                for line in process.stdout:
+                    if line_marker in line:
+                        url = line.split(line_marker, 1)[1].split()[0].rstrip("/")
+                        break
+                assert url is not None, command
+                status, body, headers = get(url + "/")
+                assert status == 302
+                if command[0] == "tournament":
+                    assert headers["location"] == "/tournaments/t-web"
+                    status, body, _ = get(url + "/tournaments/t-web")
+                    assert status == 200
+                    assert 'id="standings"' in body
+                else:
+                    status, body, _ = get(url + "/matches")
+                    assert status == 200
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+
+
+async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
+    import io
+
+    from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+    from oddtrick_referee.play.table import TableRules
+
+    random_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "random_bot.py"
+    heuristic_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "heuristic_bot.py"
+    plan = TournamentSettings(
+        entries=(parse_entry(f"rnd={random_bot}"), parse_entry(f"heu={heuristic_bot}")),
+        config=GameConfig.classic(),
+        deals=2,
+        set_size=1,
+        tables=2,
+        rules=TableRules(deadline_s=5.0, grace_s=2.0),
+        seed="web-standings",
+        name="web-cup",
+    )
+    standings = (await run_tournament(plan, tmp_path, progress_stream=io.StringIO())).to_json()
+    async with web_on(tmp_path) as url:
+        status, body, _ = await in_thread(get, f"{url}/tournaments")
+        assert status == 200
+        assert '<a href="/tournaments/web-cup">web-cup</a>' in body
+        status, body, _ = await in_thread(get, f"{url}/tournaments/web-cup")
+        assert status == 200
+        _, listed_matches, _ = await in_thread(get, f"{url}/matches")
+    table = body.split('id="standings"', 1)[1].split("</table>", 1)[0]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    rows = [row for row in cells if row]
+    expected = [
+        [
+            str(e["rank"]),
+            e["entry"],
+            f"{e['matches']['won']}-{e['matches']['drawn']}-{e['matches']['lost']}",
+            str(e["deals"]),
+            f"{e['points_per_deal']:+.2f}",
+        ]
+        for e in standings["entries"]
+    ]
+    assert [row[:5] for row in rows] == expected
+    # Its four table runs (two deals, each played twice) are listed, unsealed once both plays ended.
+    assert len(listed(listed_matches)) == 4
+    assert "sealed" not in re.findall(r"<td>(in progress|sealed|finished)</td>", listed_matches)
+
+
+def test_a_web_port_in_use_is_a_plain_error_before_anything_starts(tmp_path):
+    import socket
+
+    from oddtrick_referee.storage.match_index import MatchStore
+
+    MatchStore(tmp_path / "oddtrick.sqlite3")  # a data folder oddtrick web will serve
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for command in (
+            ["serve", "--port", "0", "--ns", "a", "--ew", "b", "--web", str(port)],
+            ["tournament", "--remote", "a", "--remote", "b", "--deals", "1", "--web", str(port)],
+            ["web", "--port", str(port)],
+        ):
+            run = subprocess.run(
+                [sys.executable, "-m", "oddtrick", *command, "--data-dir", str(tmp_path)],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=60,
+            )
+            assert run.returncode != 0, command
+            assert (
+                f"cannot serve the web page on 127.0.0.1:{port}" in run.stderr
+                or "no referee data" in run.stderr
+            )
+            assert "Traceback" not in run.stderr
+
+
+async def test_a_match_stopped_before_its_end_says_it_cannot_be_replayed(played, tmp_path):
+    data_dir = own_copy(played, tmp_path)
+    source = played["contract-game"]
+    lines = source.log_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    config = json.dumps(source.config.to_dict())
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        for match_id, sealed in (("stopped-open", "false"), ("stopped-sealed", "true")):
+            path = data_dir / "logs" / f"{match_id}.jsonl"
+            path.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+            db.execute(
+                "INSERT OR REPLACE INTO matches "
+                "(match_id, status, started_at, config, players, log_path, details) "
+                f"VALUES (?, 'aborted', 0, ?, '{{}}', ?, '{{\"sealed\": {sealed}}}')",
+                (match_id, config, str(path)),
+            )
+    async with web_on(data_dir) as url:
+        status, body, _ = await in_thread(get, f"{url}/matches/stopped-open")
+        assert status == 200
+        assert "cannot be replayed" in body
+        assert "the seed is revealed only at the end" in body
+        assert "/matches/stopped-open/log.jsonl" in body
+        status, body, _ = await in_thread(get, f"{url}/matches/stopped-open/log.jsonl")
+        assert status == 200
+        assert body == "".join(lines[: len(lines) // 2])
+        status, body, _ = await in_thread(get, f"{url}/matches/stopped-sealed")
+        assert "data-card" not in body
+        assert "log.jsonl" not in body
+        status, _, _ = await in_thread(get, f"{url}/matches/stopped-sealed/log.jsonl")
+        assert status == 404

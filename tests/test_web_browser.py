@@ -1,0 +1,354 @@
+"""The web page in a real headless Chromium (Playwright): the replay viewer shows the log at
+every step, a shared URL opens at its position, a live match appears card by card, a sealed
+match shows nothing, and a screenshot of the viewer is kept for people to look at."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from oddtrick import Bot, BotView
+from oddtrick._client import ClientOptions, run_bot_async
+from oddtrick.rules import Card, GameConfig, GameState, Phase, Seat, deal_cards
+from oddtrick_referee import RefereeSettings, running_referee
+from oddtrick_referee.play.matchlog import read_log
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import MatchSpec
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.live import ArenaLive
+from oddtrick_referee.web.server import serve_web, web_beside
+from tests.referee_support import in_thread
+from tests.replay_support import SEATING, Logged, play_all
+from tests.test_replay import logged_hands
+from tests.web_support import browser_page, cards_shown, chromium_path
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(os.environ.get("ODDTRICK_ARTIFACTS", ROOT / "artifacts"))
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Logged]:
+    chromium_path()  # skip (or fail under CI) before playing anything
+    return play_all(tmp_path_factory.mktemp("browser") / "data", sealed=True)
+
+
+def expected_positions(logged: Logged, hand_number: int) -> list[dict[str, Any]]:
+    """What the table must show after each card of the hand, from the log and the rules engine
+    (re-applying the logged actions), independently of the page and of the replay model."""
+    records = list(read_log(logged.log_path))
+    config = GameConfig.from_dict(records[0]["config"])
+    seed = records[-1]["seed"]
+    state = GameState(config, seed)
+    from_log = logged_hands(logged.log_path)
+    for number in range(1, hand_number):
+        for seat, text in from_log[number]["calls"] + from_log[number]["cards"]:
+            state.apply(Card.parse(text) if state.phase is Phase.PLAY else _call(text), Seat.parse(seat))
+        state.start_next_hand()
+    for seat, text in from_log[hand_number]["calls"]:
+        state.apply(_call(text), Seat.parse(seat))
+    deal, _, _ = deal_cards(seed, hand_number, state.dealer)
+    cards = from_log[hand_number]["cards"]
+    positions = []
+    trick: list[str] = []
+    for k in range(len(cards) + 1):
+        if k:
+            seat, text = cards[k - 1]
+            if len(trick) == 4:
+                trick = []
+            trick.append(str(Card.parse(text)))
+            state.apply(Card.parse(text), Seat.parse(seat))
+        gone = {str(Card.parse(text)) for _, text in cards[:k]}
+        positions.append(
+            {
+                "hands": {str(seat): {str(c) for c in deal[seat]} - gone for seat in Seat},
+                "trick": set(trick),
+                "tricks": [str(n) for n in state.tricks_won],
+            }
+        )
+    return positions
+
+
+def _call(text: str) -> Any:
+    from oddtrick.rules import Call
+
+    return Call.parse(text)
+
+
+def shown(page: Any) -> dict[str, Any]:
+    return {
+        "hands": {seat: set(cards_shown(page, f"#hand-{seat}")) for seat in "NESW"},
+        "trick": set(cards_shown(page, "#trick")),
+        "tricks": [page.inner_text("#tricks-ns"), page.inner_text("#tricks-ew")],
+    }
+
+
+async def web_for(data_dir: Path, nursery: trio.Nursery) -> str:
+    url: str = await nursery.start(serve_web, create_app(data_dir), "127.0.0.1:0")
+    return url
+
+
+@pytest.mark.parametrize(("name", "hand_number"), [("contract-doubling", 1), ("classic-cut", 2)])
+async def test_stepping_through_every_card_of_a_hand_shows_the_log_at_every_step(played, name, hand_number):
+    logged = played[name]
+    expected = expected_positions(logged, hand_number)
+
+    def drive(url: str) -> list[dict[str, Any]]:
+        seen = []
+        with browser_page() as page:
+            page.goto(f"{url}/matches/{logged.match_id}?hand={hand_number}&card=0")
+            seen.append(shown(page))
+            for k in range(1, len(expected)):
+                page.keyboard.press("ArrowRight")
+                page.wait_for_function(
+                    "k => document.getElementById('position').textContent.includes('card ' + k + '/')", arg=k
+                )
+                seen.append(shown(page))
+            assert f"hand={hand_number}&card={len(expected) - 1}" in page.url
+            assert page.inner_text("#result")
+        return seen
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(logged.log_path.parent.parent, nursery)
+        seen = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert len(seen) == len(expected) == 53
+    for k, (page_state, truth) in enumerate(zip(seen, expected, strict=True)):
+        assert page_state == truth, f"card {k}"
+
+
+async def test_a_shared_url_opens_at_its_position_and_the_url_follows_the_steps(played):
+    logged = played["contract-game"]
+    hand_number = next(
+        n for n, hand in logged_hands(logged.log_path).items() if n >= 2 and len(hand["cards"]) == 52
+    )
+    expected = expected_positions(logged, hand_number)
+
+    def drive(url: str) -> tuple[dict[str, Any], dict[str, Any], str, str]:
+        with browser_page() as page:
+            page.goto(f"{url}/matches/{logged.match_id}?hand={hand_number}&card=17")
+            at = shown(page)
+            position = page.inner_text("#position")
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_function("() => location.search.includes('card=16')")
+            back = shown(page)
+            page.select_option("#hand-picker", "1")
+            page.wait_for_function("() => location.search.includes('hand=1&card=0')")
+            return at, back, position, page.input_value("#hand-picker")
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(logged.log_path.parent.parent, nursery)
+        at, back, position, picked = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert at == expected[17]
+    assert back == expected[16]
+    assert position.startswith(f"hand {hand_number} · card 17/")
+    assert picked == "1"
+
+
+async def test_a_sealed_match_page_shows_nothing_of_its_deals(played):
+    sealed = played["sealed"]
+
+    def drive(url: str) -> tuple[int, str, int, int]:
+        with browser_page() as page:
+            page.goto(f"{url}/matches/{sealed.match_id}")
+            cards = page.locator("[data-card]").count()
+            text = page.inner_text("main")
+            log = page.request.get(f"{url}/matches/{sealed.match_id}/log.jsonl")
+            pbn = page.request.get(f"{url}/matches/{sealed.match_id}/match.pbn")
+            return cards, text, log.status, pbn.status
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(sealed.log_path.parent.parent, nursery)
+        cards, text, log_status, pbn_status = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert cards == 0
+    assert "sealed until both plays" in text
+    assert not any(symbol in text for symbol in "♠♥♦♣")
+    assert (log_status, pbn_status) == (404, 404)
+
+
+async def test_a_screenshot_of_the_replay_viewer_for_people_to_look_at(played):
+    """Kept as an artefact (artifacts/), not compared pixel by pixel."""
+    logged = played["contract-doubling"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    requested: list[str] = []
+
+    def drive(url: str) -> tuple[int, int]:
+        with browser_page(1100, 900) as page:
+            page.on("request", lambda request: requested.append(request.url))
+            page.goto(f"{url}/matches/{logged.match_id}?hand=1&card=18")
+            page.screenshot(path=str(ARTIFACTS / "replay-page.png"), full_page=True)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.screenshot(path=str(ARTIFACTS / "replay-page-phone.png"), full_page=True)
+            overflow = page.evaluate("() => document.documentElement.scrollWidth")
+            colours = page.eval_on_selector_all(
+                "#table .card.red, #table .card.black",
+                "nodes => new Set(nodes.map(n => getComputedStyle(n).color)).size",
+            )
+            return overflow, colours
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(logged.log_path.parent.parent, nursery)
+        width, colours = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert width <= 390, "the viewer scrolls sideways on a phone-width screen"
+    # Works offline: everything the page loads comes from the package's own server.
+    assert requested
+    assert all(address.startswith(url) or address.startswith("data:") for address in requested), requested
+    assert colours == 2, "red and black suits"
+    for name in ("replay-page.png", "replay-page-phone.png"):
+        data = (ARTIFACTS / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert len(data) > 10_000
+
+
+# ------------------------------------------------------------------ live
+
+
+class GatedBot(Bot):
+    """Plays the lowest legal action, but holds its first decision until the test lets it go."""
+
+    name = "gated"
+    reached: threading.Event
+    go: threading.Event
+
+    def _wait(self) -> None:
+        type(self).reached.set()
+        type(self).go.wait(timeout=30)
+
+    def choose_call(self, view: BotView) -> Any:
+        self._wait()
+        return view.legal_actions[0]
+
+    def choose_card(self, view: BotView) -> Any:
+        self._wait()
+        return view.legal_actions[0]
+
+
+def run_gated(address: str, name: str, bot: type[Bot]) -> None:
+    options = ClientOptions(server=address, name=name, token="t", seats=2, max_matches=1, reconnect_for_s=5.0)
+    asyncio.run(asyncio.wait_for(run_bot_async(bot, options), timeout=90))
+
+
+@pytest.mark.parametrize(
+    ("where", "open_table"),
+    [("beside", False), ("beside", True), ("arena", False)],
+    ids=["beside-the-referee", "beside-an-open-table", "through-the-arena-service"],
+)
+async def test_a_live_match_appears_card_by_card_showing_only_what_a_spectator_may_see(
+    tmp_path, where, open_table
+):
+    """Beside the referee (serve --web) the page follows the table itself; on its own
+    (oddtrick web --server) it follows the referee's Arena.WatchMatch."""
+    chromium_path()
+    reached, go = threading.Event(), threading.Event()
+    bot = type("Gated", (GatedBot,), {"reached": reached, "go": go})
+    config = GameConfig.from_dict({"game": "classic", "format": "deals", "deals": 2})
+    rules = TableRules(deadline_s=60.0, grace_s=5.0, open=open_table)
+
+    def drive(url: str, match_id: str) -> dict[str, Any]:
+        with browser_page() as page:
+            page.goto(f"{url}/matches/{match_id}")
+            page.wait_for_function("() => document.body.dataset.lastSeq")
+            before = {seat: len(cards_shown(page, f"#hand-{seat}")) for seat in "NESW"}
+            hidden = page.locator(".hidden-hand").count()
+            go.set()
+            page.wait_for_function("() => document.querySelectorAll('#trick [data-card]').length > 0")
+            page.wait_for_function("() => document.querySelectorAll('#trick-list li').length >= 3")
+            page.wait_for_function(
+                "() => document.getElementById('live-status').textContent.includes('over')"
+            )
+            return {
+                "before": before,
+                "hidden": hidden,
+                "tricks_listed": page.locator("#trick-list li").count(),
+                "last_trick": cards_shown(page, "#trick-list li:last-child"),
+                "counts": [page.inner_text("#tricks-ns"), page.inner_text("#tricks-ew")],
+                "result": page.inner_text("#result"),
+            }
+
+    async with (
+        running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
+        web_beside(referee, "127.0.0.1:0" if where == "beside" else None) as beside_url,
+        trio.open_nursery() as nursery,
+    ):
+        if where == "beside":
+            url = beside_url
+        else:
+            app = create_app(tmp_path / "data", ArenaLive(referee.address))
+            url = await nursery.start(serve_web, app, "127.0.0.1:0")
+        assert url is not None
+        for name in ("alice", "bob"):
+            nursery.start_soon(in_thread, run_gated, referee.address, name, bot)
+        done: list[Any] = []
+        finished = trio.Event()
+
+        async def play() -> None:
+            done.append(await referee.play_match(MatchSpec(config, SEATING, rules, match_id="live-1")))
+            finished.set()
+
+        nursery.start_soon(play)
+        assert await in_thread(reached.wait, 30)
+        seen = await in_thread(drive, url, "live-1")
+        await finished.wait()
+        nursery.cancel_scope.cancel()  # the standalone page's server
+    record = done[0]
+    hands = logged_hands(record.log_path)
+    last = [str(Card.parse(text)) for _, text in hands[2]["cards"][-4:]]
+    results = [r for r in read_log(record.log_path) if r["type"] == "hand_result"]
+    if open_table:
+        assert seen["before"] == dict.fromkeys("NESW", 13)
+        assert seen["hidden"] == 0
+    else:
+        assert seen["before"] == dict.fromkeys("NESW", 0)
+        assert seen["hidden"] == 4
+    assert seen["tricks_listed"] == 13
+    assert sorted(seen["last_trick"]) == sorted(last)
+    assert seen["counts"] == [str(n) for n in results[-1]["tricks"]]
+    assert "match over" in seen["result"]
+
+
+async def test_a_sealed_match_in_progress_has_no_live_page_and_no_events(tmp_path):
+    from tests.web_support import get
+
+    reached, go = threading.Event(), threading.Event()
+    bot = type("GatedSealed", (GatedBot,), {"reached": reached, "go": go})
+    config = GameConfig.from_dict({"game": "classic", "format": "deals", "deals": 1})
+    rules = TableRules(deadline_s=60.0, grace_s=5.0, open=True)  # even an open table stays sealed
+    async with (
+        running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
+        web_beside(referee, "127.0.0.1:0") as url,
+        trio.open_nursery() as nursery,
+    ):
+        for name in ("alice", "bob"):
+            nursery.start_soon(in_thread, run_gated, referee.address, name, bot)
+        finished = trio.Event()
+
+        async def play() -> None:
+            await referee.play_match(MatchSpec(config, SEATING, rules, match_id="sealed-live"), sealed=True)
+            finished.set()
+
+        nursery.start_soon(play)
+        assert await in_thread(reached.wait, 30)
+        pages = {
+            suffix: await in_thread(get, f"{url}/matches/sealed-live{suffix}")
+            for suffix in ("", "/events", "/log.jsonl", "/match.pbn", "/replay.json")
+        }
+        _, listing, _ = await in_thread(get, f"{url}/matches")
+        go.set()
+        await finished.wait()
+    status, body, _ = pages[""]
+    assert status == 200
+    assert "sealed until both plays" in body
+    assert "data-card" not in body
+    assert "live-data" not in body
+    for suffix in ("/events", "/log.jsonl", "/match.pbn", "/replay.json"):
+        assert pages[suffix][0] == 404, suffix
+    assert "<td>sealed</td>" in listing
