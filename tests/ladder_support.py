@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import socket
 import subprocess
 import sys
 import threading
@@ -48,7 +49,7 @@ def register(settings: LadderSettings, *names: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def ladder_serving(settings: LadderSettings) -> AsyncIterator[Ladder]:
+async def ladder_serving(settings: LadderSettings, web: socket.socket | None = None) -> AsyncIterator[Ladder]:
     """The ladder runs until the block ends (then it is stopped, as Ctrl-C would)."""
     async with trio.open_nursery() as nursery:
         ready: list[Ladder] = []
@@ -58,7 +59,7 @@ async def ladder_serving(settings: LadderSettings) -> AsyncIterator[Ladder]:
             ready.append(ladder)
             started.set()
 
-        nursery.start_soon(lambda: run_ladder(settings, on_ready=on_ready))
+        nursery.start_soon(lambda: run_ladder(settings, on_ready=on_ready, web=web))
         with trio.fail_after(30):
             await started.wait()
         try:

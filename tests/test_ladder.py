@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections import defaultdict
 from pathlib import Path
 
@@ -364,3 +365,22 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
         alice.wait(timeout=30)
         if serving.process.poll() is None:
             serving.kill()
+
+
+async def test_the_web_page_beside_the_ladder_shows_its_leaderboard(tmp_path: Path) -> None:
+    from oddtrick_referee.web.server import bind_web
+
+    settings = ladder_settings(tmp_path)
+    register(settings, "alice", "bob")
+    web = bind_web("127.0.0.1:0")
+    port = web.getsockname()[1]
+    async with ladder_serving(settings, web=web):
+
+        def fetch() -> str:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/leaderboard", timeout=30) as response:
+                return str(response.read().decode())
+
+        page = await trio.to_thread.run_sync(fetch)
+    assert "alice" in page
+    assert "bob" in page
+    assert "μ − 3σ" in page

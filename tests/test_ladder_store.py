@@ -70,6 +70,13 @@ def test_rotating_a_token_refuses_the_old_one_and_retiring_refuses_both(store: L
     assert [e.name for e in store.entrants(include_retired=True)] == ["alice"]
 
 
+def test_a_name_a_bot_could_not_say_in_its_hello_is_refused(store: LadderStore) -> None:
+    for bad in ("", "a b", "x" * 65, "bob<script>", "slot~0", "ünï"):
+        with pytest.raises(LadderError, match="cannot be a bot name"):
+            store.register(bad, now_ms=1)
+    assert store.entrants() == []
+
+
 def test_registering_a_name_twice_is_refused_and_changes_nothing(store: LadderStore) -> None:
     token = store.register("alice", now_ms=1)
     with pytest.raises(LadderError, match="already registered"):

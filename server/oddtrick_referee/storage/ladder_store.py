@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -75,6 +76,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+ENTRANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""What a bot may be called on the ladder (the lobby's rule, without the tournaments' '~')."""
 
 
 class LadderError(ValueError):
@@ -186,6 +189,11 @@ class LadderStore:
 
     def register(self, name: str, now_ms: int, house: bool = False) -> str:
         """Add an entrant; return its token (shown once: only its hash is kept)."""
+        if not ENTRANT_NAME.fullmatch(name):
+            raise LadderError(
+                f"{name!r} cannot be a bot name: use 1-64 ASCII letters, digits, '.', '_' or '-' "
+                "(the name a bot says in its Hello)"
+            )
         token = new_token()
         salt = secrets.token_hex(16)
         rating = (self.initial_mu, self.initial_sigma)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import trio
 
+from oddtrick_referee.web.leaderboard import LeaderboardSource
+
 
 def add_web_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -49,6 +51,20 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     web.set_defaults(handler=_web)
 
 
+def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
+    """The leaderboard of a ladder that keeps its SQLite database in this folder, if any."""
+    if not (data_dir / "ladder.sqlite3").exists():
+        return None
+    from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
+    from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
+    from oddtrick_referee.storage.database import open_database
+    from oddtrick_referee.storage.ladder_store import LadderStore
+
+    settings = RatingSettings()
+    store = LadderStore(open_database(None, data_dir, "ladder.sqlite3"), settings.mu, settings.sigma)
+    return LadderLeaderboard(store, Rater(settings), "Ladder")
+
+
 def _web(args: argparse.Namespace) -> int:
     from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
 
@@ -59,7 +75,7 @@ def _web(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    app = standalone_app(args.data_dir, args.server)
+    app = standalone_app(args.data_dir, args.server, _ladder_in(args.data_dir))
     host = f"[{args.host}]" if ":" in args.host else args.host
     try:
         sock = bind_web(f"{host}:{args.port}")

@@ -28,6 +28,7 @@ from oddtrick_referee.competitions.ladder.service import (
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.database import DatabaseError
 from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
+from oddtrick_referee.web.cli import add_web_option
 
 
 def add_ladder_command(
@@ -115,6 +116,7 @@ def add_ladder_command(
         metavar="DAYS",
         help="days without a match before an entrant is listed inactive (default 7)",
     )
+    add_web_option(serve)
     serve.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
     serve.set_defaults(handler=_serve)
 
@@ -356,7 +358,17 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
 
     try:
-        trio.run(lambda: run_ladder(settings, on_ready=ready))
+        from oddtrick_referee.web.server import bind_web
+
+        web = bind_web(args.web) if args.web is not None else None
+    except (OSError, ValueError) as error:
+        return _fail("serve", error)
+
+    def web_ready(url: str) -> None:
+        print(f"  the leaderboard and live play: {url}/leaderboard", flush=True)
+
+    try:
+        trio.run(lambda: run_ladder(settings, on_ready=ready, web=web, on_web=web_ready))
     except KeyboardInterrupt:
         print(
             "ladder stopped: finished matches and ratings are kept; a match in progress is recorded "

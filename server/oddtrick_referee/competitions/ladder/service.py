@@ -15,6 +15,7 @@ import logging
 import os
 import random
 import secrets
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -483,8 +484,14 @@ async def run_ladder(
     settings: LadderSettings,
     on_ready: Callable[[Ladder], None] | None = None,
     output_dir: Path | None = None,
+    web: socket.socket | None = None,
+    on_web: Callable[[str], None] | None = None,
 ) -> None:
-    """Open the store, start the referee and the house bots, and schedule until cancelled."""
+    """Open the store, start the referee and the house bots (and the web page on ``web``),
+    and schedule until cancelled."""
+    from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
+    from oddtrick_referee.web.server import web_beside
+
     store = await trio.to_thread.run_sync(open_store, settings)
     aborted = await trio.to_thread.run_sync(
         store.abort_unfinished, "the ladder stopped before the match ended", now_ms()
@@ -506,7 +513,13 @@ async def run_ladder(
         async with running_referee(referee_settings) as referee:
             ladder = Ladder(settings, referee, store)
             referee.ladder = ladder
-            async with trio.open_nursery() as nursery:
+            board = LadderLeaderboard(
+                store,
+                ladder.rater,
+                f"Ladder: {settings.match_config.describe()}",
+                lambda: {s.name for s in list(referee.lobby.sessions.values())},
+            )
+            async with web_beside(referee, web, board, announce=on_web), trio.open_nursery() as nursery:
                 for bot in settings.house_bots:
                     nursery.start_soon(
                         _run_house_bot,
