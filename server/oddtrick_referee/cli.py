@@ -229,6 +229,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check.add_argument("logs", nargs="+", type=Path, metavar="LOG.jsonl")
     check.set_defaults(handler=_check)
 
+    from oddtrick_referee.conformance.cli import add_command as add_conformance
+
+    add_conformance(commands)
+
 
 def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
     seating: dict[Seat, str] = {}
