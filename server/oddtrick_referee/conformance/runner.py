@@ -55,6 +55,8 @@ class Options:
     connect_within_s: float = 60.0
     """How long to wait for the bot's streams (a JVM or a first build can be slow)."""
     progress: Callable[[str], None] = lambda text: None
+    data_dir: Path | None = None
+    """Where the match logs and the bot's output go; None: a temporary folder, removed after."""
 
 
 class HouseBot(Bot):
@@ -156,7 +158,8 @@ async def run_conformance(options: Options) -> Report:
 async def conformance_run(options: Options) -> tuple[Report, Run]:
     """Play every scenario with the bot; the report, and the run it judged (every message, every match)."""
     label = f"`{options.command}`" if options.command else f"the bot on {options.host}:{options.port}"
-    with tempfile.TemporaryDirectory(prefix="oddtrick-conformance-") as tmp:
+    kept = contextlib.nullcontext(str(options.data_dir)) if options.data_dir else None
+    with kept or tempfile.TemporaryDirectory(prefix="oddtrick-conformance-") as tmp:
         settings = RefereeSettings(
             port=0, data_dir=Path(tmp) / "data", tokens={options.name: options.token, HOUSE: HOUSE_TOKEN}
         )
