@@ -38,3 +38,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite tests/golden/*.txt from the engine instead of comparing with them",
     )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Start building the starter bots as soon as a run includes their tests, so that
+    the slow builds (Rust, Java) run at low priority beside the tests before them."""
+    if any(item.nodeid.startswith("tests/test_starter_bots.py") for item in items):
+        from starter_builds import BUILDS_KEY, start_builds
+
+        config.stash[BUILDS_KEY] = start_builds()

@@ -4,8 +4,10 @@ Each starter builds with the exact commands of its README. Build outputs stay in
 the git-ignored folders of the checkout (gen/, target/, node_modules/, dist/),
 and downloads in each tool's usual cache outside it (Go's module and build
 caches, ~/.cargo, ~/.m2, ~/.npm), so a second run only checks that nothing
-changed. The builds run in parallel threads: on two cores the slowest (Rust,
-then Java) sets the time, and the tests of the quicker ones start meanwhile.
+changed. The builds run in parallel threads, at low priority, from the moment
+pytest has collected a run that includes tests/test_starter_bots.py (see
+tests/conftest.py): on two cores the slowest (Rust, then Java) sets the time,
+and the tests before them run meanwhile.
 
 ``python tests/starter_builds.py [--clean]`` prints how long each build takes.
 """
@@ -20,6 +22,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -137,8 +141,14 @@ def _build(build: Build) -> None:
         for step in starter.steps:
             if step[:2] == ("npm", "ci") and _npm_installed(starter):
                 continue
+            # Low priority: the builds run beside other tests, which must not be slowed.
             result = subprocess.run(
-                step, cwd=starter.folder, capture_output=True, text=True, check=False, timeout=1200
+                ("nice", "-n", "10", *step) if shutil.which("nice") else step,
+                cwd=starter.folder,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=1200,
             )
             if result.returncode != 0:
                 output = (result.stdout + result.stderr)[-4000:]
@@ -149,6 +159,10 @@ def _build(build: Build) -> None:
     finally:
         build.seconds = time.monotonic() - started
         build.done.set()
+
+
+BUILDS_KEY = pytest.StashKey[dict[str, "Build"]]()
+"""Where tests/conftest.py keeps the builds it started when the run was collected."""
 
 
 def start_builds(names: list[str] | None = None) -> dict[str, Build]:

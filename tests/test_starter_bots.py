@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import trio
 from referee_support import check_hidden_information, referee_running, token_of
-from starter_builds import STARTERS, Build, start_builds
+from starter_builds import BUILDS_KEY, STARTERS, Build, start_builds
 
 from oddtrick._codec import seat_from_wire
 from oddtrick.rules import GameKind
@@ -37,9 +37,10 @@ LANGUAGES = list(STARTERS)
 
 
 @pytest.fixture(scope="module")
-def builds() -> dict[str, Build]:
-    """Every starter's build, started together the first time any test asks."""
-    return start_builds()
+def builds(pytestconfig: pytest.Config) -> dict[str, Build]:
+    """Every starter's build, started together when the run was collected (tests/conftest.py)."""
+    started = pytestconfig.stash.get(BUILDS_KEY, None)
+    return started if started is not None else start_builds()
 
 
 @pytest.fixture(params=LANGUAGES)

@@ -45,6 +45,8 @@ public final class JavaBot {
   static final String VERSION = "0.1.0";
   /** Matches already logged: a process holding several seats of a match logs it once. */
   static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
+  /** Set by SIGINT/SIGTERM: the seats stop because they were told to, which is a clean exit. */
+  static volatile boolean stopping;
 
   static void log(String text) {
     System.err.println(text);
@@ -312,6 +314,7 @@ public final class JavaBot {
           new sun.misc.Signal(signal),
           caught -> {
             log(name + ": SIG" + signal + ", stopping");
+            stopping = true;
             threads.forEach(Thread::interrupt);
             channel.shutdownNow();
             System.exit(0);
@@ -321,6 +324,6 @@ public final class JavaBot {
       thread.join();
     }
     channel.shutdownNow();
-    System.exit(all.stream().allMatch(seat -> seat.ok) ? 0 : 1);
+    System.exit(stopping || all.stream().allMatch(seat -> seat.ok) ? 0 : 1);
   }
 }
