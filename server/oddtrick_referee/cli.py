@@ -13,6 +13,7 @@ from typing import Any
 import trio
 
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
+from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.play.matchlog import check_log
 from oddtrick_referee.play.table import TableRules
 
@@ -228,8 +229,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     check.add_argument("logs", nargs="+", type=Path, metavar="LOG.jsonl")
     check.set_defaults(handler=_check)
-
-    from oddtrick_referee.conformance.cli import add_command as add_conformance
 
     add_conformance(commands)
 
