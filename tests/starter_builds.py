@@ -9,16 +9,14 @@ pytest has collected a run that includes tests/test_starter_bots.py (see
 tests/conftest.py): on two cores the slowest (Rust, then Java) sets the time,
 and the tests before them run meanwhile.
 
-``python tests/starter_builds.py [--clean]`` prints how long each build takes.
+``python benchmarks/starter_builds.py [--clean]`` prints how long each build takes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -43,7 +41,7 @@ class Starter:
     """Build outputs inside ``folder``, git-ignored; --clean removes them."""
     fresh_if: str = ""
     """A file that, when newer than every input, means the build can be skipped
-    (for Maven, whose `package` otherwise repeats code generation and shading)."""
+    (for Maven and tsc, which otherwise repeat code generation and compiling)."""
 
 
 STARTERS: dict[str, Starter] = {
@@ -81,6 +79,7 @@ STARTERS: dict[str, Starter] = {
             (("npm", "ci", "--no-audit", "--no-fund"), ("npm", "run", "build")),
             "node examples/ts_bot/dist/bot.js",
             ("node_modules", "dist", "src/gen"),
+            fresh_if="dist/bot.js",
         ),
         Starter(
             "javascript",
@@ -106,14 +105,13 @@ class Build:
 
 
 def _newest_input(starter: Starter) -> float:
+    outputs = [starter.folder / output for output in starter.outputs]
     newest = 0.0
     for base in (starter.folder, PROTO):
         for path in base.rglob("*"):
-            relative = path.relative_to(base).parts
-            if base == starter.folder and relative and relative[0] in starter.outputs:
+            if any(path.is_relative_to(output) for output in outputs) or not path.is_file():
                 continue
-            if path.is_file():
-                newest = max(newest, path.stat().st_mtime)
+            newest = max(newest, path.stat().st_mtime)
     return newest
 
 
@@ -182,23 +180,3 @@ def clean(starter: Starter) -> None:
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
-
-
-def main() -> int:
-    if "--clean" in sys.argv:
-        for starter in STARTERS.values():
-            clean(starter)
-    started = time.monotonic()
-    builds = start_builds()
-    for name, build in builds.items():
-        build.done.wait()
-        state = (
-            "up to date" if build.skipped else (build.problem.splitlines()[0] if build.problem else "built")
-        )
-        print(f"{name:<11} {build.seconds:7.1f} s  {state}")
-    print(f"{'all':<11} {time.monotonic() - started:7.1f} s  (in parallel, {os.cpu_count()} cores)")
-    return 1 if any(b.problem for b in builds.values()) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
