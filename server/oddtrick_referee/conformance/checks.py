@@ -326,7 +326,11 @@ class _Judge:
         outcome = self.outcomes.get(scenario)
         if outcome is None:
             return "the scenario was not played"
-        return outcome.problem or "the probe never fired"
+        if outcome.problem:
+            return outcome.problem
+        if any(c.closed_in == scenario for c in self.connections) or self._unanswered([scenario]):
+            return "the bot had stopped answering before the probe's turn"
+        return "the probe never fired"
 
     def stale_refusal(self) -> Check:
         entries = self.in_scenario("classic-cut")
