@@ -5,6 +5,8 @@
 #   - PostgreSQL 15 server binaries (Debian's postgresql-15): the ladder's
 #     storage tests start a throw-away cluster of their own (tests/postgres_support.py).
 #   - Chromium (Debian's chromium): the web page's tests drive it with Playwright.
+#   - protoc (Debian's protobuf-compiler): the Go and Rust starter bots generate
+#     their protocol code with it (Go, Rust, Java, Node come with the machine).
 # Under CI=true a missing component is an error, never a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +17,9 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
 fi
 if ! command -v chromium >/dev/null; then
     apt_packages+=(chromium)
+fi
+if ! command -v protoc >/dev/null; then
+    apt_packages+=(protobuf-compiler)
 fi
 if ((${#apt_packages[@]})); then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then

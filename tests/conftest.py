@@ -47,3 +47,12 @@ def postgres_url():  # type: ignore[no-untyped-def]
 
     with postgres_server() as url:
         yield url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Start building the starter bots as soon as a run includes their tests, so that
+    the slow builds (Rust, Java) run at low priority beside the tests before them."""
+    if any(item.nodeid.startswith("tests/test_starter_bots.py") for item in items):
+        from starter_builds import BUILDS_KEY, start_builds
+
+        config.stash[BUILDS_KEY] = start_builds()

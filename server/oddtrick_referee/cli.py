@@ -15,6 +15,7 @@ from typing import Any
 import trio
 
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
+from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.play.matchlog import check_log
 from oddtrick_referee.play.table import TableRules
 
@@ -243,6 +244,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_web_command(commands)
     add_web_option(serve)
     add_web_option(tournament)
+    add_conformance(commands)
 
 
 def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:

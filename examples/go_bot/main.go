@@ -1,0 +1,314 @@
+// Command gobot is a starter oddtrick bot in Go: copy it and change choose().
+//
+// It plays Classic Whist and Contract Whist with a simple legal strategy,
+// opens one Referee.Play stream per seat, resumes a dropped stream with its
+// resume token, logs one line per match and stops cleanly on SIGINT/SIGTERM.
+//
+//	gobot [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]
+//
+// Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN and
+// ODDTRICK_SEATS: how `oddtrick tournament --bot NAME=cmd:...` starts a bot.
+// The protocol code in gen/ is generated from ../../proto (see README.md).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/status"
+
+	pb "oddtrick.example/gobot/gen/oddtrick/v1"
+)
+
+const version = "0.1.0"
+
+// options are the command line, with the ODDTRICK_* environment as defaults.
+type options struct {
+	server, name, token string
+	seats               int
+}
+
+func parseOptions() (options, error) {
+	seats, _ := strconv.Atoi(envOr("ODDTRICK_SEATS", "1"))
+	var o options
+	flag.StringVar(&o.server, "server", os.Getenv("ODDTRICK_SERVER"), "referee address HOST:PORT (ODDTRICK_SERVER)")
+	flag.StringVar(&o.name, "name", os.Getenv("ODDTRICK_NAME"), "bot name sent in the Hello (ODDTRICK_NAME)")
+	flag.StringVar(&o.token, "token", os.Getenv("ODDTRICK_TOKEN"), "the arena's token for this bot (ODDTRICK_TOKEN)")
+	flag.IntVar(&o.seats, "seats", seats, "streams (seats) to hold at once (ODDTRICK_SEATS)")
+	flag.Parse()
+	if o.server == "" || o.name == "" || o.token == "" {
+		return o, errors.New("give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN)")
+	}
+	if o.seats < 1 {
+		return o, errors.New("--seats must be at least 1")
+	}
+	return o, nil
+}
+
+func envOr(key, fallback string) string {
+	if value := os.Getenv(key); value != "" {
+		return value
+	}
+	return fallback
+}
+
+// ---------------------------------------------------------------------------
+// Strategy: decides from the request alone (its hand state and legal actions).
+
+// choose picks one of request.LegalActions. Any of them is accepted.
+func choose(r *pb.DecisionRequest) *pb.Action {
+	legal := r.GetLegalActions()
+	switch r.GetKind() {
+	case pb.DecisionKind_DECISION_KIND_CALL:
+		if bid := openingBid(r); bid != nil {
+			return bid
+		}
+	case pb.DecisionKind_DECISION_KIND_CARD:
+		return chooseCard(r)
+	}
+	// Pass (the first call listed), or a decision kind this bot does not know:
+	// the protocol asks for any legal action.
+	return legal[0]
+}
+
+// openingBid bids the cheapest bid in a suit of five or more cards when nobody
+// has bid yet; nil means pass.
+func openingBid(r *pb.DecisionRequest) *pb.Action {
+	for _, made := range r.GetHand().GetAuction() {
+		if made.GetCall().GetBid() != nil {
+			return nil
+		}
+	}
+	count := map[pb.Suit]int{}
+	for _, card := range r.GetHand().GetCards() {
+		count[card.GetSuit()]++
+	}
+	for _, action := range r.GetLegalActions() { // bids come cheapest first
+		bid := action.GetCall().GetBid()
+		// Denominations 1-4 are the suits 1-4 (clubs to spades).
+		if bid != nil && count[pb.Suit(bid.GetDenomination())] >= 5 {
+			return action
+		}
+	}
+	return nil
+}
+
+// chooseCard plays the cheapest card that wins the trick so far, else the
+// lowest card.
+func chooseCard(r *pb.DecisionRequest) *pb.Action {
+	trumps := pb.Suit(r.GetHand().GetTrumps()) // no trumps (5) matches no suit
+	var winner *pb.Card
+	for _, played := range r.GetHand().GetCurrentTrick().GetCards() {
+		if winner == nil || beats(played.GetCard(), winner, trumps) {
+			winner = played.GetCard()
+		}
+	}
+	var lowest, cheapestWinner *pb.Action
+	for _, action := range r.GetLegalActions() {
+		card := action.GetCard()
+		if card == nil {
+			continue
+		}
+		if lowest == nil || card.GetRank() < lowest.GetCard().GetRank() {
+			lowest = action
+		}
+		if winner != nil && beats(card, winner, trumps) &&
+			(cheapestWinner == nil || card.GetRank() < cheapestWinner.GetCard().GetRank()) {
+			cheapestWinner = action
+		}
+	}
+	if cheapestWinner != nil {
+		return cheapestWinner
+	}
+	if lowest != nil {
+		return lowest
+	}
+	return r.GetLegalActions()[0]
+}
+
+// beats says whether card beats best, the card winning the trick so far.
+func beats(card, best *pb.Card, trumps pb.Suit) bool {
+	if card.GetSuit() == best.GetSuit() {
+		return card.GetRank() > best.GetRank()
+	}
+	return card.GetSuit() == trumps
+}
+
+// ---------------------------------------------------------------------------
+// Sessions: one Referee.Play stream per seat, resumed after a drop.
+
+// reported remembers the matches already logged: when this process holds
+// several seats of one match, it still logs the match once.
+var reported sync.Map
+
+// seat runs one session until the referee ends it with OK (returns nil), the
+// context is cancelled (SIGINT/SIGTERM), or it cannot go on.
+func seat(ctx context.Context, client pb.RefereeClient, o options) error {
+	var resumeToken *string // from the Welcome; presented again to resume
+	failures := 0
+	for {
+		welcomed, err := play(ctx, client, o, &resumeToken)
+		if ctx.Err() != nil || err == nil {
+			return nil // stopped by a signal, or the session ended with OK
+		}
+		if welcomed {
+			failures = 0
+		}
+		switch status.Code(err) {
+		case codes.Unavailable, codes.Internal, codes.Unknown, codes.Canceled, codes.DeadlineExceeded:
+			// The seat is kept for its grace period: reconnect with the token.
+		case codes.NotFound:
+			resumeToken = nil // grace over: start a new session
+		case codes.ResourceExhausted:
+			// Too many sessions at the moment: retry later.
+		default:
+			return err // a bug or a refusal: retrying unchanged will not help
+		}
+		failures++
+		if failures > 8 { // about 30 s, the default grace period
+			return err
+		}
+		delay := time.Duration(125<<min(failures, 6)) * time.Millisecond
+		delay = delay/2 + time.Duration(rand.Int64N(int64(delay/2))) // jitter
+		log.Printf("%s: stream ended (%v); reconnecting in %v", o.name, err, delay.Round(time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(delay):
+		}
+	}
+}
+
+// play runs one stream: Hello, then answers every request. It returns nil when
+// the referee ends the call with OK.
+func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken **string) (bool, error) {
+	stream, err := client.Play(ctx) // no deadline: the call lasts as long as the session
+	if err != nil {
+		return false, err
+	}
+	hello := &pb.Hello{
+		BotName: o.name, BotVersion: version, Token: o.token,
+		Protocol:    &pb.ProtocolVersion{Name: "oddtrick.v1", Minor: 0},
+		Games:       []pb.GameKind{pb.GameKind_GAME_KIND_CLASSIC, pb.GameKind_GAME_KIND_CONTRACT},
+		MaxSeats:    uint32(o.seats),
+		ResumeToken: *resumeToken,
+	}
+	if err := stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Hello{Hello: hello}}); err != nil {
+		return false, err
+	}
+	welcomed := false
+	matchID := ""
+	var open *pb.DecisionRequest // the request answered last, for a retry after a refusal
+	answer := func(r *pb.DecisionRequest, action *pb.Action) error {
+		open = r
+		decision := &pb.Decision{RequestId: r.GetRequestId(), Action: action}
+		return stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Decision{Decision: decision}})
+	}
+	for {
+		message, err := stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) { // io.EOF: ended with OK
+				return welcomed, nil
+			}
+			return welcomed, err
+		}
+		switch m := message.GetKind().(type) {
+		case *pb.RefereeMessage_Welcome:
+			welcomed = true
+			token := m.Welcome.GetResumeToken()
+			*resumeToken = &token
+		case *pb.RefereeMessage_Update:
+			for _, event := range m.Update.GetEvents() { // events first, in order
+				if started := event.GetMatchStarted(); started != nil {
+					matchID = started.GetMatchId()
+				}
+				if ended := event.GetMatchEnded(); ended != nil {
+					if _, seen := reported.LoadOrStore(matchID, true); !seen {
+						total := ended.GetScore().GetTotal()
+						log.Printf("match %s over: NS %d EW %d", matchID, total.GetNorthSouth(), total.GetEastWest())
+					}
+				}
+				// Other events (and kinds added later) need no tracking here:
+				// every request carries the whole hand.
+			}
+			if r := m.Update.GetRequest(); r != nil {
+				err = answer(r, choose(r))
+			}
+		case *pb.RefereeMessage_Resync:
+			// A resumed session: the snapshot replaces what we knew.
+			matchID = m.Resync.GetMatch().GetMatchId()
+			if r := m.Resync.GetRequest(); r != nil {
+				err = answer(r, choose(r))
+			}
+		case *pb.RefereeMessage_Refusal:
+			// The request stays open unless its id was unknown: answer it once
+			// more, with its first legal action, while attempts are left.
+			f := m.Refusal
+			log.Printf("%s: refusal of request %d: %s", o.name, f.GetRequestId(), f.GetMessage())
+			if open != nil && f.GetRequestId() == open.GetRequestId() && f.GetAttemptsLeft() > 0 &&
+				f.GetReason() != pb.RefusalReason_REFUSAL_REASON_UNKNOWN_REQUEST {
+				r := open
+				err = answer(r, r.GetLegalActions()[0])
+				open = nil // one retry per request
+			}
+		default:
+			// A message kind added later: ignore it.
+		}
+		if err != nil {
+			return welcomed, err
+		}
+	}
+}
+
+func main() {
+	log.SetFlags(log.Ltime)
+	o, err := parseOptions()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gobot:", err)
+		os.Exit(2)
+	}
+	// SIGINT/SIGTERM cancel ctx, which cancels every stream.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	conn, err := grpc.NewClient(o.server,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// Keepalive pings notice a dead connection (referee.proto, service Referee).
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 20 * time.Second, Timeout: 10 * time.Second}))
+	if err != nil {
+		log.Fatalf("gobot: %v", err)
+	}
+	defer conn.Close()
+	client := pb.NewRefereeClient(conn)
+
+	log.Printf("%s: connecting %d stream(s) to %s", o.name, o.seats, o.server)
+	errs := make(chan error, o.seats)
+	for range o.seats {
+		go func() { errs <- seat(ctx, client, o) }()
+	}
+	exit := 0
+	for range o.seats {
+		if err := <-errs; err != nil {
+			log.Printf("%s: stream ended: %v", o.name, err)
+			exit = 1
+		}
+	}
+	if ctx.Err() != nil {
+		log.Printf("%s: stopped by signal", o.name)
+	}
+	os.Exit(exit)
+}

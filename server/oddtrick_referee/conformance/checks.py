@@ -1,0 +1,743 @@
+"""Judging a conformance run: each check reads what crossed the proxy and what the referee recorded.
+
+Every check says what the protocol expects (referee.proto, proto/README.md)
+and what the bot actually did, in words a bot author can act on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
+from oddtrick.rules import GameKind, Seat
+from oddtrick.v1 import game_pb2, referee_pb2
+from oddtrick_referee.conformance.proxy import Entry, ProbingProxy
+from oddtrick_referee.conformance.report import Check
+from oddtrick_referee.conformance.scenarios import GRACE_S, SHORT_DEADLINE_S, Scenario
+from oddtrick_referee.play.table import Fault
+from oddtrick_referee.referee import MatchRecord
+
+PROTOCOL = "oddtrick.v1"
+CANDIDATE_SEATS = (Seat.NORTH, Seat.SOUTH)
+_PROBED_LATE = ("resume", "forward-compatibility")
+"""Scenarios judged by their own checks: what a bot does there does not count against the others."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    scenario: Scenario
+    record: MatchRecord | None
+    problem: str
+    seconds: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    name: str
+    token: str
+    seats: int
+    outcomes: list[Outcome]
+    proxy: ProbingProxy
+    started_here: bool
+    exit_code: int | None
+
+
+def _short(message: Message) -> str:
+    text = text_format.MessageToString(message, as_one_line=True)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _requests_in(message: referee_pb2.RefereeMessage) -> referee_pb2.DecisionRequest | None:
+    kind = message.WhichOneof("kind")
+    if kind == "update" and message.update.HasField("request"):
+        return message.update.request
+    if kind == "resync" and message.resync.HasField("request"):
+        return message.resync.request
+    return None
+
+
+@dataclasses.dataclass
+class _Answer:
+    """A Decision from the bot, with the request it should be answering."""
+
+    entry: Entry
+    decision: referee_pb2.Decision
+    request: referee_pb2.DecisionRequest | None
+    """The latest request delivered on that connection before the decision."""
+    request_at: float
+    refused_since: bool
+    """A refusal of that request came after the bot's previous answer to it."""
+    answered_before: bool
+
+
+def _answers(entries: list[Entry]) -> list[_Answer]:
+    """Every Decision the bot sent, paired with the request it should answer."""
+    latest: dict[int, tuple[referee_pb2.DecisionRequest, float]] = {}
+    answered: dict[int, set[int]] = {}
+    refused: dict[int, set[int]] = {}
+    out: list[_Answer] = []
+    for entry in entries:
+        message = entry.message
+        if entry.direction == "down":
+            if entry.note.startswith("held back"):
+                continue
+            request = _requests_in(message)
+            if request is not None:
+                latest[entry.connection] = (request, entry.at)
+            if message.WhichOneof("kind") == "refusal":
+                refused.setdefault(entry.connection, set()).add(message.refusal.request_id)
+            continue
+        if message.WhichOneof("kind") != "decision":
+            continue
+        decision = message.decision
+        request, at = latest.get(entry.connection, (None, 0.0))
+        done = answered.setdefault(entry.connection, set())
+        was_refused = decision.request_id in refused.get(entry.connection, set())
+        out.append(_Answer(entry, decision, request, at, was_refused, decision.request_id in done))
+        done.add(decision.request_id)
+        refused.get(entry.connection, set()).discard(decision.request_id)
+    return out
+
+
+class _Judge:
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.proxy = run.proxy
+        self.entries = list(run.proxy.entries)
+        self.connections = list(run.proxy.connections)
+        self.outcomes = {o.scenario.name: o for o in run.outcomes}
+        self.answers = _answers(self.entries)
+
+    def in_scenario(self, name: str) -> list[Entry]:
+        return [e for e in self.entries if e.scenario == name]
+
+    def seat_at(self, connection: int, upto: Entry) -> int:
+        """The seat (wire value) a connection held as of ``upto`` (its latest match_started or resync)."""
+        seat = 0
+        for entry in self.entries:
+            if entry.connection == connection and entry.direction == "down":
+                kind = entry.message.WhichOneof("kind")
+                if kind == "update":
+                    for event in entry.message.update.events:
+                        if event.HasField("match_started"):
+                            seat = event.match_started.seat
+                elif kind == "resync" and entry.message.resync.HasField("match"):
+                    seat = entry.message.resync.match.seat
+            if entry is upto:
+                break
+        return seat
+
+    def seat_problems(self, outcome: Outcome | None, allow: frozenset[Fault] = frozenset()) -> str:
+        """What went wrong for the bot's seats in a match ('' when nothing did)."""
+        if outcome is None:
+            return "the scenario was not played (the bot was not connected)"
+        if outcome.record is None:
+            return outcome.problem
+        problems = []
+        for seat in CANDIDATE_SEATS:
+            record = outcome.record.seats[seat]
+            faults = [
+                f"{count} {fault.value}" for fault, count in record.faults.items() if fault not in allow
+            ]
+            if record.refusals:
+                faults.append(f"{record.refusals} refused answer(s)")
+            if record.forfeited:
+                faults.append("the seat was forfeited")
+            if faults:
+                problems.append(f"{seat.name.title()}: {', '.join(faults)}")
+        return "; ".join(problems)
+
+    # ------------------------------------------------------------ checks
+
+    def hello(self) -> Check:
+        expected = (
+            f"every stream opens with a Hello: bot_name {self.run.name!r}, the token, protocol {PROTOCOL}, "
+            "games classic and contract"
+        )
+        problems = []
+        for connection in self.connections:
+            hello = connection.hello
+            first = next(
+                (e for e in self.entries if e.connection == connection.number and e.direction == "up"), None
+            )
+            if first is None:
+                continue
+            if first.message.WhichOneof("kind") != "hello" or hello is None:
+                problems.append(f"stream {connection.number} opened with {_short(first.message)}")
+                continue
+            if hello.bot_name != self.run.name:
+                problems.append(f"bot_name {hello.bot_name!r}")
+            if hello.token != self.run.token:
+                problems.append("a different token")
+            if hello.protocol.name != PROTOCOL:
+                problems.append(f"protocol {hello.protocol.name!r}")
+            missing = {game_pb2.GAME_KIND_CLASSIC, game_pb2.GAME_KIND_CONTRACT} - set(hello.games)
+            if missing:
+                problems.append(f"games {list(hello.games)} (both games are needed here)")
+        hellos = sum(1 for c in self.connections if c.hello is not None)
+        actual = "; ".join(dict.fromkeys(problems)) if problems else f"{hellos} Hellos, all as expected"
+        if not hellos:
+            actual = "no Hello at all"
+        return Check(
+            "hello", "Opens each stream with a proper Hello", bool(hellos) and not problems, expected, actual
+        )
+
+    def seats(self) -> Check:
+        opened = [
+            c for c in self.connections if c.welcome is not None and c.opened_at <= self._first_match_at()
+        ]
+        return Check(
+            "several-seats",
+            "Opens ODDTRICK_SEATS streams and plays two seats of one match at once",
+            len(opened) == self.run.seats and self._both_seats_played(),
+            f"{self.run.seats} sessions welcomed before the first match (ODDTRICK_SEATS={self.run.seats}), "
+            "and North and South both answered in every match",
+            f"{len(opened)} session(s) welcomed; "
+            + (
+                "both seats answered in every match" if self._both_seats_played() else "a seat did not answer"
+            ),
+        )
+
+    def _first_match_at(self) -> float:
+        first = self.run.outcomes[0].scenario.name if self.run.outcomes else "end"
+        return self.proxy.began.get(first, float("inf"))
+
+    def _both_seats_played(self) -> bool:
+        played = [
+            o for o in self.run.outcomes if o.record is not None and o.scenario.name not in _PROBED_LATE
+        ]
+        return bool(played) and all(
+            o.record.seats[seat].decisions > 0 for o in played for seat in CANDIDATE_SEATS if o.record
+        )
+
+    def plays(self, scenario: Scenario) -> Check:
+        outcome = self.outcomes.get(scenario.name)
+        problems = self.seat_problems(outcome)
+        actual = problems
+        if not problems and outcome is not None and outcome.record is not None:
+            hands = outcome.record.state.hand_number
+            actual = f"played {hands} hand(s) in {outcome.seconds:.1f} s, no fault, no refusal"
+        return Check(
+            f"play:{scenario.name}",
+            scenario.title,
+            not problems,
+            "the match ends with no fault and no refused answer for North or South",
+            actual,
+        )
+
+    def request_ids(self) -> Check:
+        wrong = [
+            a
+            for a in self.answers
+            if a.request is None
+            or a.decision.request_id != a.request.request_id
+            or (a.answered_before and not a.refused_since)
+        ]
+        actual = f"{len(self.answers)} answers, each to the request it answered"
+        if wrong:
+            first = wrong[0]
+            open_id = first.request.request_id if first.request is not None else "none"
+            why = (
+                "answered again without a refusal"
+                if first.request is not None and (first.decision.request_id == first.request.request_id)
+                else f"the open request was {open_id}"
+            )
+            actual = (
+                f"{len(wrong)} of {len(self.answers)} answers carried another id; first: request_id "
+                f"{first.decision.request_id} ({why}) in {first.entry.scenario}"
+            )
+        return Check(
+            "request-id",
+            "Answers the open request, by its id, once",
+            bool(self.answers) and not wrong,
+            "each Decision carries the request_id of the latest request, and is sent once unless refused",
+            actual,
+        )
+
+    def legal(self) -> Check:
+        illegal = [
+            a
+            for a in self.answers
+            if a.request is not None and a.decision.action not in a.request.legal_actions
+        ]
+        actual = f"{len(self.answers)} answers, all among legal_actions"
+        if illegal:
+            actual = (
+                f"{len(illegal)} answers were not among legal_actions; first: {_short(illegal[0].decision)}"
+            )
+        return Check(
+            "legal-action",
+            "Answers with one of the request's legal_actions",
+            bool(self.answers) and not illegal,
+            "every Decision.action is one of the request's legal_actions, compared by value",
+            actual,
+        )
+
+    def _retry(self, scenario: str, name: str, title: str, reason_text: str) -> Check:
+        entries = self.in_scenario(scenario)
+        refusal = next(
+            (e for e in entries if e.direction == "down" and e.note.startswith("injected")
+             and e.message.WhichOneof("kind") == "refusal"
+             and e.message.refusal.reason != referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST),
+            None,
+        )  # fmt: skip
+        expected = (
+            f"after a Refusal ({reason_text}) with attempts left, a second Decision for the same "
+            "request_id with one of its legal_actions, in time"
+        )
+        if refusal is None:
+            return Check(name, title, False, expected, "not exercised: " + self._why_not(scenario))
+        refused = refusal.message.refusal
+        retry = next(
+            (a for a in self.answers if a.entry.connection == refusal.connection and a.entry.at > refusal.at
+             and a.decision.request_id == refused.request_id),
+            None,
+        )  # fmt: skip
+        if retry is None:
+            return Check(name, title, False, expected, f"no second answer to request {refused.request_id}")
+        took = round((retry.entry.at - refusal.at) * 1000)
+        legal = retry.request is not None and retry.decision.action in retry.request.legal_actions
+        in_time = took <= refused.time_left_ms
+        actual = f"answered again after {took} ms with {_short(retry.decision.action)}"
+        if not legal:
+            actual += " (not a legal action)"
+        if not in_time:
+            actual += f" (after the {refused.time_left_ms} ms left)"
+        return Check(name, title, legal and in_time, expected, actual)
+
+    def refusal_retry(self) -> Check:
+        return self._retry(
+            "classic-cut", "refusal-retry", "Answers again after a refusal", "REFUSAL_REASON_NOT_LEGAL"
+        )
+
+    def unknown_refusal_reason(self) -> Check:
+        return self._retry(
+            "forward-compatibility",
+            "unknown-refusal-reason",
+            "Treats a refusal reason it does not know as NOT_LEGAL and answers again",
+            "a reason value no version defines",
+        )
+
+    def _why_not(self, scenario: str) -> str:
+        outcome = self.outcomes.get(scenario)
+        if outcome is None:
+            return "the scenario was not played"
+        if outcome.problem:
+            return outcome.problem
+        if any(c.closed_in == scenario for c in self.connections) or self._unanswered([scenario]):
+            return "the bot had stopped answering before the probe's turn"
+        return "the probe never fired"
+
+    def stale_refusal(self) -> Check:
+        entries = self.in_scenario("classic-cut")
+        stale = next(
+            (e for e in entries if e.note.startswith("injected") and e.message.WhichOneof("kind") == "refusal"
+             and e.message.refusal.reason == referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST),
+            None,
+        )  # fmt: skip
+        expected = "no answer to a request id refused as REFUSAL_REASON_UNKNOWN_REQUEST (it is stale)"
+        if stale is None:
+            return Check("stale-refusal", "Ignores a refusal of a stale request id", False, expected,
+                         "not exercised: " + self._why_not("classic-cut"))  # fmt: skip
+        request_id = stale.message.refusal.request_id
+        again = [
+            a for a in self.answers
+            if a.entry.connection == stale.connection
+            and a.entry.at > stale.at
+            and a.decision.request_id == request_id
+        ]  # fmt: skip
+        actual = (
+            f"request {request_id} was not answered again"
+            if not again
+            else (f"answered request {request_id} again {len(again)} time(s)")
+        )
+        return Check("stale-refusal", "Ignores a refusal of a stale request id", not again, expected, actual)
+
+    def deadline(self) -> Check:
+        outcome = self.outcomes.get("classic-rotation")
+        limit = round(SHORT_DEADLINE_S * 1000)
+        delays = [
+            round((a.entry.at - a.request_at) * 1000)
+            for a in self.answers
+            if a.entry.scenario == "classic-rotation" and a.request is not None and not a.answered_before
+        ]
+        timeouts = 0
+        if outcome is not None and outcome.record is not None:
+            timeouts = sum(outcome.record.seats[s].faults.get(Fault.TIMEOUT, 0) for s in CANDIDATE_SEATS)
+        ok = outcome is not None and outcome.record is not None and not timeouts and bool(delays)
+        actual = (
+            f"{len(delays)} answers, the slowest in {max(delays)} ms, "
+            f"median {sorted(delays)[len(delays) // 2]} ms; "
+            f"{timeouts} timeout(s)"
+            if delays
+            else "no answer: " + self._why_not("classic-rotation")
+        )
+        return Check(
+            "deadline",
+            f"Meets a {limit} ms decision deadline",
+            ok,
+            f"every request answered within its time_left_ms ({limit} ms), so no timeout fault",
+            actual,
+        )
+
+    def update_without_request(self) -> Check:
+        entries = self.in_scenario("classic-rotation")
+        injected = next(
+            (
+                e
+                for e in entries
+                if e.note.startswith("injected") and e.message.WhichOneof("kind") == "update"
+            ),
+            None,
+        )
+        expected = "an Update with no request is applied and not answered; the next request is answered"
+        title = "Takes an Update without a request in its stride"
+        if injected is None:
+            return Check("update-without-request", title, False, expected,
+                         "not exercised: " + self._why_not("classic-rotation"))  # fmt: skip
+        own = sum(
+            1 for e in self.entries
+            if e.direction == "down" and e.note == "forwarded" and e.message.WhichOneof("kind") == "update"
+            and not e.message.update.HasField("request")
+        )  # fmt: skip
+        return self._went_on(injected, "update-without-request", title, expected,
+                             f" (and {own} event-only Updates from the referee)")  # fmt: skip
+
+    def _went_on(self, injected: Entry, name: str, title: str, expected: str, extra: str = "") -> Check:
+        """After an injected message: no answer until the next request, which is answered."""
+        later = [e for e in self.entries if e.connection == injected.connection and e.at > injected.at]
+        next_request = next(
+            (e for e in later if e.direction == "down" and _requests_in(e.message) is not None), None
+        )
+        stray = [
+            a for a in self.answers
+            if a.entry.connection == injected.connection and injected.at < a.entry.at
+            and (next_request is None or a.entry.at < next_request.at) and not a.refused_since
+            and a.answered_before
+        ]  # fmt: skip
+        if next_request is None:
+            return Check(
+                name, title, False, expected, "no request followed on that stream (the stream ended?)"
+            )
+        request = _requests_in(next_request.message)
+        assert request is not None
+        answered = any(
+            a.entry.connection == injected.connection and a.decision.request_id == request.request_id
+            for a in self.answers
+        )
+        ok = answered and not stray
+        actual = (
+            "the next request was answered"
+            if answered
+            else f"request {request.request_id} was never answered"
+        )
+        if stray:
+            actual += f"; {len(stray)} stray answer(s) before it"
+        return Check(name, title, ok, expected, actual + extra)
+
+    def resume(self) -> Check:
+        title = "Resumes a dropped stream with its resume token, within the grace period"
+        expected = (
+            f"a new stream whose Hello carries the Welcome's resume_token within {GRACE_S:g} s, "
+            "then an answer to the Resync's request"
+        )
+        dropped = next((c for c in self.connections if c.ended_by == "probe" and c.welcome is not None), None)
+        if dropped is None or dropped.ended_at is None or dropped.welcome is None:
+            return Check("resume", title, False, expected, "not exercised: " + self._why_not("resume"))
+        token = dropped.welcome.resume_token
+        later = [c for c in self.connections if c.opened_at >= dropped.ended_at and c.hello is not None]
+        resumed = next((c for c in later if c.hello is not None and c.hello.HasField("resume_token")
+                        and c.hello.resume_token == token), None)  # fmt: skip
+        if resumed is None:
+            fresh = [c for c in later if c.hello is not None and not c.hello.HasField("resume_token")]
+            what = "opened a new session without the resume token" if fresh else "did not reconnect"
+            return Check("resume", title, False, expected, f"the bot {what}")
+        after = round((resumed.opened_at - dropped.ended_at) * 1000)
+        problems = []
+        if after > GRACE_S * 1000:
+            problems.append(f"only after {after} ms")
+        if resumed.welcome is None or not resumed.welcome.resumed:
+            problems.append("the referee did not resume the session")
+        resync = next(
+            (e for e in self.entries if e.connection == resumed.number and e.direction == "down"
+             and e.message.WhichOneof("kind") == "resync"),
+            None,
+        )  # fmt: skip
+        if resync is not None and resync.message.resync.HasField("request"):
+            request_id = resync.message.resync.request.request_id
+            if not any(
+                a.entry.connection == resumed.number and a.decision.request_id == request_id
+                for a in self.answers
+            ):
+                problems.append(f"the Resync's request {request_id} was not answered")
+        outcome = self.outcomes.get("resume")
+        seat_problems = self.seat_problems(outcome, allow=frozenset({Fault.DISCONNECTED}))
+        if seat_problems:
+            problems.append(seat_problems)
+        actual = f"resumed {after} ms after the drop" + (": " + "; ".join(problems) if problems else "")
+        return Check("resume", title, not problems, expected, actual)
+
+    def keeps_sessions(self) -> Check:
+        closed = [
+            c for c in self.connections
+            if c.closed_by_bot and c.closed_in not in ("end", *_PROBED_LATE) and c.ended_by != "probe"
+        ]  # fmt: skip
+        fresh = [
+            e for e in self.entries
+            if e.direction == "up" and e.message.WhichOneof("kind") == "hello"
+            and not e.message.hello.HasField("resume_token")
+            and e.scenario not in ("connect", "resume", "end")
+        ]  # fmt: skip
+        problems = []
+        if closed:
+            problems.append(f"the bot closed {len(closed)} stream(s) itself")
+        if fresh:
+            problems.append(f"opened {len(fresh)} new session(s) between matches")
+        played = sum(1 for o in self.run.outcomes if o.record is not None)
+        return Check(
+            "match-end",
+            "Stays seated after match_ended and plays the next match on the same sessions",
+            not problems and played > 1,
+            "after match_ended the session stays open and is seated in the next match",
+            "; ".join(problems) if problems else f"{played} matches played on the same sessions",
+        )
+
+    def session_ok(self) -> Check:
+        end_start = self.proxy.began.get("end")
+        after = [e for e in self.entries if e.scenario == "end" and e.direction == "up"
+                 and e.message.WhichOneof("kind") == "hello"]  # fmt: skip
+        still_open = [c for c in self.connections if c.status is None]
+        problems = []
+        if after:
+            problems.append(f"it reconnected {len(after)} time(s) after OK")
+        if still_open:
+            problems.append(f"{len(still_open)} stream(s) still open")
+        if self.run.started_here:
+            if self.run.exit_code is None:
+                problems.append("the process had not exited 10 s after its sessions ended with OK")
+            elif self.run.exit_code != 0:
+                problems.append(f"the process exited with status {self.run.exit_code}")
+        expected = "when the referee ends the sessions with OK, the bot stops: no reconnection" + (
+            ", and the process exits with status 0" if self.run.started_here else ""
+        )
+        ok = not problems and end_start is not None and bool(self.run.outcomes)
+        actual = (
+            "; ".join(problems)
+            if problems
+            else "stopped" + (" and exited 0" if self.run.started_here else "")
+        )
+        return Check("session-ok", "Stops when the session ends with OK", ok, expected, actual)
+
+    def turned_card(self) -> Check:
+        name, title = "turned-card", "As dealer, plays the turned card once and never again"
+        expected = "a dealer holding the turned trump card plays it once, and never after it has gone"
+        outcome = self.outcomes.get("classic-turned-card")
+        held = 0
+        problems = []
+        for connection, start, end, card in self._dealt_turned_cards("classic-turned-card"):
+            held += 1
+            plays = [a for a in self.answers if a.entry.connection == connection and start <= a.entry.at < end
+                     and a.decision.action.HasField("card") and a.decision.action.card == card]  # fmt: skip
+            if len(plays) != 1:
+                problems.append(f"answered with the turned card {len(plays)} times in a hand")
+        if held == 0:
+            return Check(
+                name, title, False, expected, "not exercised: " + self._why_not("classic-turned-card")
+            )
+        refused = 0
+        if outcome is not None and outcome.record is not None:
+            refused = sum(outcome.record.seats[s].refusals for s in CANDIDATE_SEATS)
+        if refused:
+            problems.append(f"{refused} answer(s) refused by the referee")
+        actual = (
+            "; ".join(problems)
+            if problems
+            else f"dealt {held} hand(s) with a turned card; played it once each"
+        )
+        return Check(name, title, not problems, expected, actual)
+
+    def _dealt_turned_cards(self, scenario: str) -> Iterator[tuple[int, float, float, object]]:
+        """(connection, hand start, hand end, turned card) for each hand a bot's seat dealt."""
+        for entry in self.in_scenario(scenario):
+            if entry.direction != "down" or entry.message.WhichOneof("kind") != "update":
+                continue
+            for event in entry.message.update.events:
+                if not event.HasField("hand_started"):
+                    continue
+                started = event.hand_started
+                seat = self.seat_at(entry.connection, entry)
+                if started.HasField("turned_card") and started.dealer == seat:
+                    end = next(
+                        (e.at for e in self.entries if e.connection == entry.connection and e.at > entry.at
+                         and e.direction == "down" and e.message.WhichOneof("kind") == "update"
+                         and any(ev.HasField("hand_ended") for ev in e.message.update.events)),
+                        float("inf"),
+                    )  # fmt: skip
+                    yield entry.connection, entry.at, end, started.turned_card
+
+    def scoring(self, game: GameKind) -> Check:
+        label = "Classic" if game is GameKind.CLASSIC else "Contract"
+        scenarios = [
+            name for name, o in self.outcomes.items()
+            if o.scenario.config.game is game and name not in ("resume", "forward-compatibility")
+        ]  # fmt: skip
+        counts = {"hand_ended": 0, "game_ended": 0, "match_ended": 0}
+        outcomes: set[Any] = set()
+        for entry in self.entries:
+            if (
+                entry.scenario in scenarios
+                and entry.direction == "down"
+                and entry.message.WhichOneof("kind") == "update"
+            ):
+                for event in entry.message.update.events:
+                    kind = event.WhichOneof("kind")
+                    if kind in counts:
+                        counts[kind] += 1
+                    if kind == "hand_ended":
+                        outcomes.add(event.hand_ended.outcome)
+        problems = []
+        unanswered = self._unanswered(scenarios)
+        if unanswered:
+            problems.append(f"{unanswered} request(s) got no answer at all")
+        problems += [o.problem for name in scenarios if (o := self.outcomes[name]).record is None]
+        needed = {"hand_ended", "game_ended", "match_ended"}
+        missing = [k for k in needed if not counts[k]]
+        if game is GameKind.CONTRACT and not outcomes & {
+            game_pb2.HAND_OUTCOME_CONTRACT_MADE,
+            game_pb2.HAND_OUTCOME_CONTRACT_FAILED,
+        }:
+            missing.append("a scored contract")
+        ok = not problems and not missing
+        names = ", ".join(
+            game_pb2.HandOutcome.Name(o).removeprefix("HAND_OUTCOME_").lower() for o in sorted(outcomes)
+        )
+        actual = (
+            f"received {counts['hand_ended']} hand results ({names}), {counts['game_ended']} game results, "
+            f"{counts['match_ended']} match results, and played on"
+        )
+        if missing:
+            actual += f"; never exercised: {', '.join(missing)}"
+        if problems:
+            actual += "; " + "; ".join(problems)
+        return Check(
+            f"scoring-{game.name.lower()}",
+            f"{label} Whist scoring events: hand, game and match results",
+            ok,
+            "hand_ended, game_ended and match_ended events are taken in and every later request is answered",
+            actual,
+        )
+
+    def _unanswered(self, scenarios: list[str]) -> int:
+        """Requests delivered in ``scenarios`` that no Decision followed before the next request."""
+        count = 0
+        pending: dict[int, bool] = {}
+        for entry in self.entries:
+            if entry.scenario not in scenarios:
+                continue
+            if entry.direction == "down" and not entry.note.startswith("held back"):
+                if _requests_in(entry.message) is not None:
+                    count += int(pending.get(entry.connection, False))
+                    pending[entry.connection] = True
+            elif entry.direction == "up" and entry.message.WhichOneof("kind") == "decision":
+                pending[entry.connection] = False
+        return count + sum(pending.values())
+
+    def forward_compatibility(self) -> Check:
+        outcome = self.outcomes.get("forward-compatibility")
+        dropped = [
+            c for c in self.connections
+            if c.closed_by_bot and c.closed_in == "forward-compatibility"
+        ]  # fmt: skip
+        problems = self.seat_problems(outcome)
+        if dropped:
+            problems = (problems + "; " if problems else "") + f"the bot closed {len(dropped)} stream(s)"
+        return Check(
+            "unknown-fields-and-enums",
+            "Tolerates fields and enum values it does not know",
+            not problems,
+            "unknown fields in every message and an unknown HandState.phase change nothing: "
+            "the match is played "
+            "without a fault",
+            problems or "played the match without a fault",
+        )
+
+    def unknown_message(self) -> Check:
+        title = "Ignores a RefereeMessage of a kind it does not know"
+        expected = "a message with no member the bot knows is ignored; the next request is answered"
+        injected = next(
+            (e for e in self.in_scenario("forward-compatibility") if e.note.startswith("injected")
+             and e.message.WhichOneof("kind") is None),
+            None,
+        )  # fmt: skip
+        if injected is None:
+            return Check("unknown-message", title, False, expected,
+                         "not exercised: " + self._why_not("forward-compatibility"))  # fmt: skip
+        return self._went_on(injected, "unknown-message", title, expected)
+
+    def unknown_decision_kind(self) -> Check:
+        title = "Answers a request of a DecisionKind it does not know with a legal action"
+        expected = "a request whose kind is unknown is answered with one of its legal_actions"
+        probed = next(
+            (e for e in self.in_scenario("forward-compatibility") if "unknown DecisionKind" in e.note), None
+        )
+        if probed is None:
+            return Check("unknown-decision-kind", title, False, expected,
+                         "not exercised: " + self._why_not("forward-compatibility"))  # fmt: skip
+        request = _requests_in(probed.message)
+        assert request is not None
+        answer = next(
+            (a for a in self.answers if a.entry.connection == probed.connection
+             and a.decision.request_id == request.request_id),
+            None,
+        )  # fmt: skip
+        if answer is None:
+            return Check(
+                "unknown-decision-kind",
+                title,
+                False,
+                expected,
+                f"request {request.request_id} was never answered",
+            )
+        legal = answer.decision.action in request.legal_actions
+        actual = f"answered with {_short(answer.decision.action)}" + (
+            "" if legal else " (not a legal action)"
+        )
+        return Check("unknown-decision-kind", title, legal, expected, actual)
+
+
+def evaluate(run: Run) -> list[Check]:
+    """Every check, in the order the report lists them."""
+    judge = _Judge(run)
+    checks = [judge.hello(), judge.seats()]
+    checks += [
+        judge.plays(o.scenario)
+        for o in run.outcomes
+        if o.scenario.name not in ("resume", "forward-compatibility")
+    ]
+    if not run.outcomes:
+        from oddtrick_referee.conformance.scenarios import SCENARIOS
+
+        checks += [judge.plays(s) for s in SCENARIOS if s.name not in ("resume", "forward-compatibility")]
+    checks += [
+        judge.request_ids(),
+        judge.legal(),
+        judge.refusal_retry(),
+        judge.stale_refusal(),
+        judge.deadline(),
+        judge.update_without_request(),
+        judge.resume(),
+        judge.keeps_sessions(),
+        judge.turned_card(),
+        judge.scoring(GameKind.CLASSIC),
+        judge.scoring(GameKind.CONTRACT),
+        judge.forward_compatibility(),
+        judge.unknown_message(),
+        judge.unknown_decision_kind(),
+        judge.unknown_refusal_reason(),
+        judge.session_ok(),
+    ]
+    return checks

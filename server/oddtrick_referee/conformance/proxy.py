@@ -1,0 +1,377 @@
+"""The probing proxy: a Referee service that sits between the bot under test and a real referee.
+
+The bot connects here; each of its ``Play`` calls is relayed to the referee on
+a call of its own. Every message both ways is recorded, with the time and the
+scenario it belongs to, and the scenario's probes may change what the bot sees:
+refuse an answer the referee never saw, send a stale refusal, add fields and
+enum values the bot cannot know, drop the connection. The referee itself stays
+the real one, so whatever the bot does is judged by the real rules.
+
+It runs on grpc's synchronous API in its own threads: two pumps per call, one
+each way, so that nothing it does can stall the referee's trio loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from concurrent import futures
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+
+from oddtrick.v1 import referee_pb2, referee_pb2_grpc
+
+_CLOSE = object()
+UNKNOWN_ENUM = 77
+"""An enum value no version of oddtrick.v1 defines: a bot must tolerate it."""
+
+
+def unknown_field_bytes() -> bytes:
+    """A varint field 1999 and a length-delimited field 2000: numbers no message uses."""
+    return b"\xf8\x7c\x2a" + b"\x82\x7d\x05probe"
+
+
+def with_unknown_fields(message: Message) -> None:
+    """Add fields from a later version (unknown to every bot) to ``message``, in place."""
+    message.MergeFromString(unknown_field_bytes())
+
+
+@dataclasses.dataclass
+class Entry:
+    """One message on one connection, as it crossed the proxy."""
+
+    scenario: str
+    at: float
+    connection: int
+    direction: str
+    """"down" (to the bot) or "up" (from the bot)."""
+    message: Any
+    """A RefereeMessage going down, a BotMessage going up."""
+    note: str = ""
+    """What the proxy did with it: "forwarded", "held back (probe)", "injected (probe)"."""
+
+
+@dataclasses.dataclass
+class Connection:
+    """One ``Play`` call from the bot."""
+
+    number: int
+    opened_at: float
+    hello: referee_pb2.Hello | None = None
+    welcome: referee_pb2.Welcome | None = None
+    status: tuple[grpc.StatusCode, str] | None = None
+    """How the referee (or a probe) ended the call, as the bot was told."""
+    ended_at: float | None = None
+    ended_by: str = ""
+    closed_by_bot: bool = False
+    closed_in: str = ""
+    """The scenario in progress when the bot closed the stream."""
+    seat: int = 0
+    """The seat (wire value) of the match in progress, from match_started or a resync."""
+    last_request: referee_pb2.DecisionRequest | None = None
+    last_request_number: int = 0
+    """Which request of the scenario it was (0: one from a resync)."""
+    request_sent_at: float = 0.0
+
+
+@dataclasses.dataclass
+class Probes:
+    """What the proxy does to the current scenario's traffic (all off by default)."""
+
+    refuse_request_number: int = 0
+    """Refuse the bot's first answer to its n-th request of the scenario (1-based), as
+    the referee would refuse an illegal action, without telling the referee."""
+    refusal_reason: int = referee_pb2.REFUSAL_REASON_NOT_LEGAL
+    stale_refusal_after: int = 0
+    """After forwarding the bot's n-th answer, tell it that this id is unknown."""
+    drop_request_number: int = 0
+    """Drop the connection instead of sending the n-th request (the seat's grace begins)."""
+    empty_update_before: int = 0
+    """Send an Update with no events and no request before the n-th request."""
+    unknown_message_before: int = 0
+    """Send a RefereeMessage of a kind added later (no member known) before the n-th request."""
+    unknown_kind_request: int = 0
+    """Give the n-th request a DecisionKind no version defines (legal actions unchanged)."""
+    unknown_everywhere: bool = False
+    """Add unknown fields to every message and nested hand state, and unknown enum values
+    where a bot must tolerate them (HandState.phase, Welcome.games)."""
+
+
+class ProbingProxy(referee_pb2_grpc.RefereeServicer):
+    """Relays ``Referee.Play`` calls to ``upstream`` and records them."""
+
+    def __init__(self, upstream: str, candidate: str) -> None:
+        self.upstream = upstream
+        self.candidate = candidate
+        self.entries: list[Entry] = []
+        self.connections: list[Connection] = []
+        self.scenario = "connect"
+        self.began: dict[str, float] = {"connect": time.monotonic()}
+        """When each scenario (and "end", the sessions ending with OK) began."""
+        self.probes = Probes()
+        self.requests_seen = 0
+        self.answers_forwarded = 0
+        self._lock = threading.RLock()
+        self._numbers = itertools.count(1)
+        self._channel = grpc.insecure_channel(upstream)
+        self._stub = referee_pb2_grpc.RefereeStub(self._channel)
+        self._server: grpc.Server | None = None
+        self.port = 0
+        self.connected = threading.Condition(self._lock)
+
+    # --------------------------------------------------------------- control
+
+    def start(self, host: str, port: int) -> int:
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="probe"))
+        referee_pb2_grpc.add_RefereeServicer_to_server(self, server)
+        self.port = server.add_insecure_port(f"{host}:{port}")
+        if self.port == 0:
+            raise OSError(f"cannot listen on {host}:{port}")
+        server.start()
+        self._server = server
+        return self.port
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop(grace=1.0).wait()
+        self._channel.close()
+
+    def begin(self, scenario: str, probes: Probes) -> None:
+        """Record what follows under ``scenario`` and apply its probes."""
+        with self._lock:
+            self.scenario = scenario
+            self.began[scenario] = time.monotonic()
+            self.probes = probes
+            self.requests_seen = 0
+            self.answers_forwarded = 0
+
+    def candidate_sessions(self) -> int:
+        """Open connections from the bot under test that were welcomed."""
+        with self._lock:
+            return sum(1 for c in self.connections if c.welcome is not None and c.status is None)
+
+    def wait_sessions(self, count: int, timeout: float) -> bool:
+        with self.connected:
+            return self.connected.wait_for(lambda: self.candidate_sessions() >= count, timeout)
+
+    # ------------------------------------------------------------- recording
+
+    def _record(self, connection: Connection, direction: str, message: Message, note: str = "") -> None:
+        copy = type(message)()
+        copy.CopyFrom(message)
+        with self._lock:
+            self.entries.append(
+                Entry(self.scenario, time.monotonic(), connection.number, direction, copy, note)
+            )
+
+    # ----------------------------------------------------------- the relay
+
+    def Play(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:  # noqa: N802
+        connection = Connection(next(self._numbers), time.monotonic())
+        with self._lock:
+            self.connections.append(connection)
+        to_referee: queue.Queue[Any] = queue.Queue()
+        to_bot: queue.Queue[Any] = queue.Queue()
+        call = self._stub.Play(iter(to_referee.get, _CLOSE))
+        context.add_callback(call.cancel)  # the bot hung up: hang up on the referee too
+
+        def from_bot() -> None:
+            try:
+                for message in request_iterator:
+                    self._up(connection, message, to_referee, to_bot)
+            except Exception:  # the bot's side failed: the call is over
+                pass
+            with self._lock:
+                if connection.status is None:  # the bot hung up (or half-closed) first
+                    connection.closed_by_bot = True
+                    connection.closed_in = self.scenario
+            to_referee.put(_CLOSE)
+
+        def from_referee() -> None:
+            try:
+                for message in call:
+                    self._down(connection, message, to_bot, call)
+                to_bot.put(("end", call.code(), call.details() or ""))
+            except grpc.RpcError as error:
+                to_bot.put(("end", error.code(), error.details() or ""))
+
+        threading.Thread(target=from_bot, daemon=True, name=f"probe up {connection.number}").start()
+        threading.Thread(target=from_referee, daemon=True, name=f"probe down {connection.number}").start()
+        while True:
+            item = to_bot.get()
+            if isinstance(item, tuple):
+                _, code, details = item
+                self._ended(connection, code, details, "referee" if item[0] == "end" else "probe")
+                if code is not grpc.StatusCode.OK:
+                    context.abort(code, details)
+                return
+            if isinstance(item, _Drop):
+                call.cancel()
+                self._ended(connection, grpc.StatusCode.UNAVAILABLE, item.details, "probe")
+                context.abort(grpc.StatusCode.UNAVAILABLE, item.details)
+                return
+            yield item
+
+    def _ended(self, connection: Connection, code: grpc.StatusCode, details: str, by: str) -> None:
+        with self.connected:
+            if connection.status is None:
+                connection.status = (code, details)
+                connection.ended_at = time.monotonic()
+                connection.ended_by = by
+            self.connected.notify_all()
+
+    def _up(
+        self, connection: Connection, message: Any, to_referee: queue.Queue[Any], to_bot: queue.Queue[Any]
+    ) -> None:
+        """A message from the bot: record it, and forward it unless a probe holds it back."""
+        kind = message.WhichOneof("kind")
+        if kind == "hello" and connection.hello is None:
+            connection.hello = message.hello
+        if kind == "decision":
+            with self._lock:
+                probes = self.probes
+                request = connection.last_request
+                answering = request is not None and message.decision.request_id == request.request_id
+                first_answer = answering and not any(
+                    e.connection == connection.number
+                    and e.direction == "up"
+                    and e.message.WhichOneof("kind") == "decision"
+                    and e.message.decision.request_id == message.decision.request_id
+                    for e in self.entries
+                )
+                refuse = (
+                    answering
+                    and first_answer
+                    and probes.refuse_request_number
+                    and connection.last_request_number == probes.refuse_request_number
+                )
+            if refuse and request is not None:
+                self._record(connection, "up", message, "held back (probe: refused)")
+                elapsed = round((time.monotonic() - connection.request_sent_at) * 1000)
+                refusal = referee_pb2.Refusal(
+                    request_id=request.request_id,
+                    reason=probes.refusal_reason,  # type: ignore[arg-type]
+                    message="refused by the conformance check: answer again with one of legal_actions",
+                    time_left_ms=max(0, request.time_left_ms - elapsed),
+                    attempts_left=2,
+                    action=message.decision.action,
+                )
+                self._send_down(
+                    connection, referee_pb2.RefereeMessage(refusal=refusal), to_bot, "injected (probe)"
+                )
+                return
+            self._record(connection, "up", message, "forwarded")
+            to_referee.put(message)
+            with self._lock:
+                if answering:
+                    self.answers_forwarded += 1
+                stale = (
+                    answering
+                    and probes.stale_refusal_after
+                    and self.answers_forwarded == probes.stale_refusal_after
+                )
+            if stale:
+                refusal = referee_pb2.Refusal(
+                    request_id=message.decision.request_id,
+                    reason=referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST,
+                    message="no such request (a stale id, sent by the conformance check)",
+                )
+                self._send_down(
+                    connection, referee_pb2.RefereeMessage(refusal=refusal), to_bot, "injected (probe)"
+                )
+            return
+        self._record(connection, "up", message, "forwarded")
+        to_referee.put(message)
+
+    def _send_down(self, connection: Connection, message: Any, to_bot: queue.Queue[Any], note: str) -> None:
+        self._record(connection, "down", message, note)
+        to_bot.put(message)
+
+    def _down(self, connection: Connection, message: Any, to_bot: queue.Queue[Any], call: Any) -> None:
+        """A message from the referee: note what it tells, apply the probes, pass it on."""
+        kind = message.WhichOneof("kind")
+        request = None
+        with self.connected:
+            if kind == "welcome":
+                connection.welcome = message.welcome
+                self.connected.notify_all()
+            elif kind == "update":
+                for event in message.update.events:
+                    if event.HasField("match_started"):
+                        connection.seat = event.match_started.seat
+                if message.update.HasField("request"):
+                    request = message.update.request
+            elif kind == "resync":
+                if message.resync.HasField("match"):
+                    connection.seat = message.resync.match.seat
+                if message.resync.HasField("request"):
+                    request = message.resync.request
+            probes = self.probes
+            number = 0
+            if request is not None and kind == "update":
+                self.requests_seen += 1
+                number = self.requests_seen
+        if number:
+            if number == probes.empty_update_before:
+                self._send_down(
+                    connection,
+                    referee_pb2.RefereeMessage(update=referee_pb2.Update()),
+                    to_bot,
+                    "injected (probe)",
+                )
+            if number == probes.unknown_message_before:
+                later = referee_pb2.RefereeMessage()
+                with_unknown_fields(later)
+                self._send_down(connection, later, to_bot, "injected (probe)")
+            if number == probes.drop_request_number:
+                self._record(connection, "down", message, "held back (probe: connection dropped)")
+                to_bot.put(_Drop("the conformance check dropped the connection: resume it"))
+                return
+        if request is not None:
+            with self._lock:
+                original = referee_pb2.DecisionRequest()
+                original.CopyFrom(request)
+                connection.last_request = original
+                connection.last_request_number = number
+                connection.request_sent_at = time.monotonic()
+        changes = []
+        if number and number == probes.unknown_kind_request:
+            message.update.request.kind = UNKNOWN_ENUM
+            changes.append("unknown DecisionKind")
+        if probes.unknown_everywhere:
+            self._add_unknowns(message)
+            changes.append("unknown fields and enum values")
+        note = f"forwarded (probe: {', '.join(changes)})" if changes else "forwarded"
+        self._send_down(connection, message, to_bot, note)
+
+    @staticmethod
+    def _add_unknowns(message: Any) -> None:
+        with_unknown_fields(message)
+        kind = message.WhichOneof("kind")
+        if kind == "welcome":
+            message.welcome.games.append(UNKNOWN_ENUM)
+            with_unknown_fields(message.welcome)
+        elif kind == "update":
+            with_unknown_fields(message.update)
+            for event in message.update.events:
+                with_unknown_fields(event)
+            if message.update.HasField("request"):
+                request = message.update.request
+                with_unknown_fields(request)
+                with_unknown_fields(request.hand)
+                request.hand.phase = UNKNOWN_ENUM
+        elif kind == "resync":
+            with_unknown_fields(message.resync)
+
+
+class _Drop:
+    """Tells the relay to end the bot's call as a lost connection would."""
+
+    def __init__(self, details: str) -> None:
+        self.details = details

@@ -1,0 +1,124 @@
+"""A bot with one deliberate protocol bug, for the conformance check's own tests.
+
+    python tests/broken_bot.py --bug wrong-id|never-resume|strict-enums|none
+
+It reads ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN and ODDTRICK_SEATS like
+any tournament entry, plays the first legal action, and otherwise behaves:
+resumes dropped streams, retries refused answers, stops on OK. The bugs:
+
+- wrong-id: answers its 5th request with an id the referee never sent;
+- never-resume: after a dropped stream, opens a new session instead of resuming;
+- strict-enums: dies on an enum value it does not know (as code that maps
+  every value through a closed switch would).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import queue
+import sys
+import threading
+import time
+from typing import Any
+
+import grpc
+
+from oddtrick.v1 import game_pb2, referee_pb2, referee_pb2_grpc
+
+_CLOSE = object()
+answers = itertools.count(1)
+
+
+def strict(enum: Any, value: int) -> str:
+    """The enum value's name; raises ValueError for a value this build does not know."""
+    name: str = enum.Name(value)
+    return name
+
+
+def session(stub: referee_pb2_grpc.RefereeStub, bug: str, failures: list[str]) -> None:
+    resume_token: str | None = None
+    while True:
+        outbox: queue.Queue[Any] = queue.Queue()
+        hello = referee_pb2.Hello(
+            bot_name=os.environ["ODDTRICK_NAME"],
+            token=os.environ["ODDTRICK_TOKEN"],
+            protocol=referee_pb2.ProtocolVersion(name="oddtrick.v1"),
+            games=[game_pb2.GAME_KIND_CLASSIC, game_pb2.GAME_KIND_CONTRACT],
+        )
+        if resume_token is not None and bug != "never-resume":
+            hello.resume_token = resume_token
+        outbox.put(referee_pb2.BotMessage(hello=hello))
+        call = stub.Play(iter(outbox.get, _CLOSE))
+        last: referee_pb2.DecisionRequest | None = None
+        try:
+            for message in call:
+                kind = message.WhichOneof("kind")
+                request = None
+                if kind == "welcome":
+                    resume_token = message.welcome.resume_token
+                elif kind == "update" and message.update.HasField("request"):
+                    request = message.update.request
+                elif kind == "resync" and message.resync.HasField("request"):
+                    request = message.resync.request
+                elif kind == "refusal" and last is not None:
+                    if bug == "strict-enums":
+                        strict(referee_pb2.RefusalReason, message.refusal.reason)
+                    retry = message.refusal.reason != referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST
+                    if (
+                        retry
+                        and message.refusal.request_id == last.request_id
+                        and message.refusal.attempts_left
+                    ):
+                        decision = referee_pb2.Decision(
+                            request_id=last.request_id, action=last.legal_actions[0]
+                        )
+                        outbox.put(referee_pb2.BotMessage(decision=decision))
+                        last = None
+                if request is None:
+                    continue
+                if bug == "strict-enums":
+                    strict(referee_pb2.DecisionKind, request.kind)
+                    strict(referee_pb2.HandPhase, request.hand.phase)
+                request_id = request.request_id
+                if bug == "wrong-id" and next(answers) == 5:
+                    request_id += 1000
+                decision = referee_pb2.Decision(request_id=request_id, action=request.legal_actions[0])
+                outbox.put(referee_pb2.BotMessage(decision=decision))
+                last = request
+        except grpc.RpcError as error:
+            if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                failures.append(f"{error.code()}: {error.details()}")
+                return
+            time.sleep(0.2)  # reconnect after a short pause (a test bot: no backoff needed)
+        except ValueError as error:  # strict-enums: the bot dies
+            print(f"broken bot: {error}", file=sys.stderr, flush=True)
+            os._exit(3)
+        else:
+            return  # the call ended with OK
+        finally:
+            outbox.put(_CLOSE)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bug", choices=["wrong-id", "never-resume", "strict-enums", "none"], required=True)
+    bug = parser.parse_args().bug
+    channel = grpc.insecure_channel(os.environ["ODDTRICK_SERVER"])
+    stub = referee_pb2_grpc.RefereeStub(channel)
+    failures: list[str] = []
+    threads = [
+        threading.Thread(target=session, args=(stub, bug, failures), daemon=True)
+        for _ in range(int(os.environ.get("ODDTRICK_SEATS", "1")))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print("\n".join(failures), file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""`oddtrick conformance` tells a correct bot from a broken one, and says which check failed.
+
+The bots are real processes (tests/broken_bot.py, each with one deliberate
+bug) on a real socket; the starter bots' passing runs are in test_starter_bots.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from oddtrick_referee.conformance.runner import Options, run_conformance
+
+ROOT = Path(__file__).resolve().parents[1]
+BROKEN_BOT = ROOT / "tests" / "broken_bot.py"
+FORWARD_COMPATIBILITY = {
+    "unknown-fields-and-enums",
+    "unknown-message",
+    "unknown-decision-kind",
+    "unknown-refusal-reason",
+}
+
+
+def broken(bug: str) -> str:
+    return f"{sys.executable} {BROKEN_BOT} --bug {bug}"
+
+
+def conformance(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "oddtrick", "conformance", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
+
+
+@pytest.mark.parametrize(
+    ("bug", "failing"),
+    [
+        # The wrong id is refused, so that request times out: its match has a fault too.
+        ("wrong-id", {"request-id", "play:classic-turned-card"}),
+        ("never-resume", {"resume"}),
+        # The bot dies at the first unknown enum value: it never answers again, nor exits 0.
+        ("strict-enums", FORWARD_COMPATIBILITY | {"session-ok"}),
+    ],
+)
+def test_a_broken_bot_fails_the_checks_of_its_bug_and_only_those(bug: str, failing: set[str]) -> None:
+    report = trio.run(run_conformance, Options(command=broken(bug)))
+    assert set(report.failed()) == failing, [c for c in report.checks if not c.passed]
+    assert not report.passed
+
+
+def test_the_report_says_what_was_expected_and_what_the_bot_did_and_exits_1() -> None:
+    result = conformance("--bot-command", broken("never-resume"))
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    failed = next(i for i, line in enumerate(lines) if line.strip().startswith("FAIL"))
+    assert "resume" in lines[failed]
+    assert "expected:" in lines[failed + 1]
+    assert "resume_token" in lines[failed + 1]
+    assert "actual:" in lines[failed + 2]
+    assert "new session without the resume token" in lines[failed + 2]
+    assert "does not conform: 22 of 23 checks passed, 1 failed." in result.stdout
+    assert "conformance: resume:" in result.stderr  # progress, scenario by scenario
+
+
+def test_json_for_ci_and_exit_0_when_every_check_passes() -> None:
+    result = conformance("--bot-command", broken("none"), "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["passed"] is True
+    assert report["summary"] == {"passed": len(report["checks"]), "failed": 0}
+    names = {check["name"] for check in report["checks"]}
+    assert {
+        "resume",
+        "request-id",
+        "deadline",
+        "session-ok",
+        "several-seats",
+    } | FORWARD_COMPATIBILITY <= names
+    assert all(set(check) == {"name", "title", "passed", "expected", "actual"} for check in report["checks"])
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_a_bot_started_by_hand_connects_to_the_given_port() -> None:
+    port = free_port()
+    check = subprocess.Popen(
+        [sys.executable, "-m", "oddtrick", "conformance", "--port", str(port), "--json"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert check.stderr is not None
+    waiting = check.stderr.readline()  # the line that says how to connect comes first
+    for needed in (f"127.0.0.1:{port}", "'candidate'", "'conformance-token'", "2 seats"):
+        assert needed in waiting, waiting
+    env = dict(
+        os.environ,
+        ODDTRICK_SERVER=f"127.0.0.1:{port}",
+        ODDTRICK_NAME="candidate",
+        ODDTRICK_TOKEN="conformance-token",
+        ODDTRICK_SEATS="2",
+    )
+    bot = subprocess.run(
+        [sys.executable, str(BROKEN_BOT), "--bug", "none"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    stdout, stderr = check.communicate(timeout=60)
+    assert check.returncode == 0, stdout + stderr
+    assert json.loads(stdout)["passed"] is True
+    assert bot.returncode == 0, bot.stderr
+
+
+def test_help_and_a_bad_port() -> None:
+    shown = conformance("--help")
+    assert shown.returncode == 0
+    for option in ("--bot-command", "--port", "--json", "--name", "--token"):
+        assert option in shown.stdout
+    bad = conformance("--port", "70000")
+    assert bad.returncode == 2
+    assert "--port must be from 1 to 65535" in bad.stderr
+    neither = conformance()
+    assert neither.returncode == 2
+    assert "one of the arguments --bot-command --port is required" in neither.stderr
