@@ -1,0 +1,82 @@
+"""The ``oddtrick ladder`` management commands, run as a user would, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def ladder(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "oddtrick", "ladder", *args], capture_output=True, text=True, check=check
+    )
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
+    if request.param == "sqlite":
+        return ["--data-dir", str(tmp_path)]
+    from postgres_support import fresh_database
+
+    return ["--database", fresh_database(request.getfixturevalue("postgres_url"), "ladder_cli")]
+
+
+def test_register_rotate_retire_and_read_the_standings(where: list[str]) -> None:
+    registered = ladder("register", "alice", *where)
+    token = registered.stdout.split("keep it secret): ")[1].split()[0]
+    assert len(token) >= 40
+    assert "alice" in registered.stdout
+    ladder("register", "bob", *where)
+
+    again = ladder("register", "alice", *where, check=False)
+    assert again.returncode == 2
+    assert "already registered" in again.stderr
+
+    rotated = ladder("rotate-token", "alice", *where)
+    assert token not in rotated.stdout
+    assert "old one no longer works" in rotated.stdout
+
+    rows = json.loads(ladder("standings", "--json", *where).stdout)
+    assert [row["name"] for row in rows] == ["alice", "bob"]
+    assert all(row["provisional"] and row["matches"] == 0 for row in rows)
+    table = ladder("standings", *where).stdout
+    assert "alice" in table
+    assert "mu - 3 sigma" in table
+
+    ladder("retire", "bob", *where)
+    assert [row["name"] for row in json.loads(ladder("standings", "--json", *where).stdout)] == ["alice"]
+    retired = ladder("rotate-token", "bob", *where, check=False)
+    assert retired.returncode == 2
+    assert "no active entrant 'bob'" in retired.stderr
+
+    history = json.loads(ladder("history", "alice", "--json", *where).stdout)
+    assert history == {"bot": "alice", "matches": []}
+    missing = ladder("history", "carol", *where, check=False)
+    assert missing.returncode == 2
+    assert "no entrant 'carol'" in missing.stderr
+
+
+def test_every_ladder_command_explains_itself() -> None:
+    for command in ("serve", "register", "retire", "rotate-token", "standings", "history"):
+        helped = ladder(command, "--help")
+        assert "usage: oddtrick ladder " + command in helped.stdout
+    serve = ladder("serve", "--help").stdout
+    for option in ("--database", "--trusted-pairs", "--house-bots", "--match-deals", "--web", "--game"):
+        assert option in serve
+    assert "TRUSTED" in serve
+
+
+def test_a_bad_database_url_and_a_bad_name_say_what_to_do(tmp_path: Path) -> None:
+    bad = ladder("standings", "--database", "mysql://x", check=False)
+    assert bad.returncode == 2
+    assert "--database must be postgresql://" in bad.stderr
+    unreachable = ladder("standings", "--database", "postgresql://nobody@127.0.0.1:1/x", check=False)
+    assert unreachable.returncode == 2
+    assert "cannot connect to PostgreSQL" in unreachable.stderr
+    named = ladder("register", "two words", "--data-dir", str(tmp_path), check=False)
+    assert named.returncode == 2
+    assert "cannot be a bot name" in named.stderr
