@@ -136,6 +136,16 @@ def test_unfinished_matches_are_aborted_at_start_and_never_rated(store: LadderSt
     assert not store.claim_match("m2", "r")
 
 
+def test_a_restarting_referee_aborts_only_its_own_unfinished_matches(store: LadderStore) -> None:
+    """Two referees share the database: one restarting leaves the other's match running."""
+    store.open_match("mine", "c1", LINEUP, {}, ["mine-t1", "mine-t2"], "referee-a", now_ms=10)
+    store.open_match("theirs", "c2", LINEUP, {}, ["theirs-t1", "theirs-t2"], "referee-b", now_ms=11)
+    assert store.abort_unfinished("restarted", now_ms=12, referee_id="referee-a") == 1
+    assert {m.match_id: m.status for m in store.matches()} == {"mine": "aborted", "theirs": "running"}
+    [theirs] = store.matches(statuses=("running",))
+    assert theirs.tables == ["theirs-t1", "theirs-t2"]
+
+
 def test_a_seed_commitment_is_never_used_twice(store: LadderStore) -> None:
     store.plan_match("m1", "same", LINEUP, {}, now_ms=10)
     with pytest.raises(Exception, match=r"(?i)unique"):

@@ -95,6 +95,13 @@ class LadderSettings:
     """Seeds the pairing's random choices (tests); deals always come from fresh secret seeds."""
 
     @property
+    def referee_id(self) -> str:
+        """Who claims this ladder's matches in a shared database: the same across restarts
+        (host and data folder), so a restart aborts its own unfinished matches, never another
+        referee's."""
+        return f"{socket.gethostname()}:{self.data_dir.resolve()}"
+
+    @property
     def match_config(self) -> GameConfig:
         return dataclasses.replace(self.config, format=MatchFormat.DEALS, deals=self.deals)
 
@@ -134,7 +141,7 @@ class Ladder:
         self.referee = referee
         self.store = store
         self.rater = Rater(settings.rating)
-        self.referee_id = secrets.token_hex(6)
+        self.referee_id = settings.referee_id
         self._rng = random.Random(settings.seed)
         self._entrants: dict[str, EntrantRecord] = {}
         self._reserved: collections.Counter[str] = collections.Counter()
@@ -494,7 +501,7 @@ async def run_ladder(
 
     store = await trio.to_thread.run_sync(open_store, settings)
     aborted = await trio.to_thread.run_sync(
-        store.abort_unfinished, "the ladder stopped before the match ended", now_ms()
+        store.abort_unfinished, "the ladder stopped before the match ended", now_ms(), settings.referee_id
     )
     if aborted:
         log.warning("%d ladder match(es) an earlier run left unfinished are recorded aborted", aborted)
