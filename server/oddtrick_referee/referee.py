@@ -14,6 +14,7 @@ import fcntl
 import gc
 import json
 import logging
+import re
 import secrets
 import threading
 import time
@@ -337,13 +338,19 @@ _CATEGORIES = {
 _WIRE_STATUS = {category: wire for wire, category in _CATEGORIES.items()}
 
 
+_PAGE_TOKEN = re.compile(r"[0-9]{1,12}")
+"""What a page token this referee hands out looks like: an offset in ASCII digits. Anything
+else ("²" is a digit to Python, 5,000 digits overflow int(), 2⁶⁴ overflows SQLite) is refused."""
+
+
 async def _page_offset(token: str, context: Any) -> int:
     if not token:
         return 0
-    if not token.isdigit():
+    if not _PAGE_TOKEN.fullmatch(token):
+        shown = token if len(token) <= 40 else token[:40] + "…"
         await context.abort(
             grpc.StatusCode.INVALID_ARGUMENT,
-            f"page_token {token!r} is not one this RPC returned; start again without it",
+            f"page_token {shown!r} is not one this RPC returned; start again without it",
         )
     return int(token)
 
