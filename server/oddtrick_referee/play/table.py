@@ -193,6 +193,15 @@ def result_record(result: MatchResult) -> dict[str, Any]:
     }
 
 
+def cut_to_bytes(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, at a character boundary (a limit
+    counted in characters lets 256 emoji through as 1,024 bytes)."""
+    encoded = text.encode()
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit].decode(errors="ignore")
+
+
 def fallback_action(state: GameState) -> Action:
     """Pass in the auction; in play the lowest legal card (lowest rank, then clubs first)."""
     legal = state.legal_actions
@@ -425,7 +434,9 @@ class Table:
                         self._answer_arrived = arrived
                         think = round((arrived - sent) * 1000)
                         comment = (
-                            item.comment[: self._max_comment_bytes] if item.HasField("comment") else None
+                            cut_to_bytes(item.comment, self._max_comment_bytes)
+                            if item.HasField("comment")
+                            else None
                         )
                         return _Decided(refusal_or_action, None, think, comment)
                     record.refusals += 1

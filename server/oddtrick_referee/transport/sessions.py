@@ -31,6 +31,8 @@ log = logging.getLogger("oddtrick.referee.sessions")
 PROTOCOL_NAME = "oddtrick.v1"
 PROTOCOL_MINOR = 0
 MAX_NAME_LENGTH = 64
+MAX_VERSION_BYTES = 64
+"""Hello.bot_version is sent to every seat and logged with each match: bounded, in bytes."""
 _NAME = re.compile(rf"[A-Za-z0-9._~-]{{1,{MAX_NAME_LENGTH}}}")
 
 
@@ -237,6 +239,12 @@ class Lobby:
             raise Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"bot_name must be 1-{MAX_NAME_LENGTH} ASCII letters, digits, '.', '_', '-' or '~'",
+            )
+        if len(hello.bot_version.encode()) > MAX_VERSION_BYTES:
+            raise Refused(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"bot_version is {len(hello.bot_version.encode())} bytes of UTF-8; "
+                f"at most {MAX_VERSION_BYTES} are allowed",
             )
         if hello.protocol.name != PROTOCOL_NAME:
             raise Refused(
