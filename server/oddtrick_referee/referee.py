@@ -35,7 +35,7 @@ from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, refere
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.match_index import MatchStore
-from oddtrick_referee.transport.bridge import BotStream, WatchStream, grpc_server
+from oddtrick_referee.transport.bridge import BotStream, CallCount, WatchStream, grpc_server
 from oddtrick_referee.transport.sessions import (
     PROTOCOL_MINOR,
     PROTOCOL_NAME,
@@ -94,6 +94,8 @@ class Referee:
         self.log_dir = settings.data_dir / "logs"
         self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
         self.port = 0
+        self.calls = CallCount()
+        """The open Play calls (the transport's count, once listening)."""
         self.live: dict[str, Table] = {}
         """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
         self._live_lock = threading.Lock()
@@ -460,6 +462,7 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
             address, referee._on_stream, register, inbox_size=settings.limits.max_unsolicited
         ) as endpoint:
             referee.port = endpoint.port
+            referee.calls = endpoint.calls
             endpoint.loop.call_soon_threadsafe(
                 lambda: asyncio.ensure_future(health_servicer.set("", health_pb2.HealthCheckResponse.SERVING))
             )

@@ -76,8 +76,10 @@ class RefereeServicer:
         session only if you want to play on.
         INVALID_ARGUMENT: the first message was not a Hello, the Hello was
         malformed (bot_name missing or not of the form described, token or
-        protocol missing, no game listed), or a second Hello was sent. A bug in
-        the bot: do not retry unchanged.
+        protocol missing, no game listed, bot_version over 64 bytes), a second
+        Hello was sent, the stream ended before its Hello, or a message could
+        not be parsed as a BotMessage. A bug in the bot: do not retry
+        unchanged.
         UNAUTHENTICATED: the token was not accepted. Do not retry unchanged.
         PERMISSION_DENIED: the token is valid but may not play here under this
         bot_name (for example the bot is disabled). Do not retry unchanged.
@@ -110,7 +112,8 @@ class RefereeServicer:
         the seat back, with a Resync. Decisions that fall due meanwhile get the
         fallback action at their deadline (FAULT_KIND_DISCONNECTED); once the
         grace period is over the seat is forfeited. Closing the bot's sending
-        side (half-close) counts as a dropped connection.
+        side (half-close) after the Hello counts as a dropped connection: the
+        referee ends the call with CANCELLED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -21,6 +21,7 @@ from typing import Any
 
 import grpc
 import trio
+from google.protobuf.message import DecodeError
 
 log = logging.getLogger("oddtrick.referee.transport")
 
@@ -123,6 +124,9 @@ class BotStream(_Outgoing):
         self.on_message: Callable[[Any], object] | None = None
         """Set by the session once its handshake is done: messages are then handled as
         they arrive rather than queued in :attr:`inbox`."""
+        self.broken: Close | None = None
+        """Why the bot's side ended other than by a half-close (bytes that are not a
+        message): the status the trio side ends the call with once the inbox runs dry."""
 
     def close(self, code: grpc.StatusCode, details: str) -> None:
         if self.closed:
@@ -154,13 +158,47 @@ class BotStream(_Outgoing):
         except trio.ClosedResourceError:
             pass
 
+    def _peer_ended(self, broken: Close | None) -> None:
+        """The bot's side ended (a half-close, or ``broken``): the inbox ends after what
+        was already queued, and the trio side ends the call (:meth:`close`) with a status."""
+        if self.broken is None:
+            self.broken = broken
+        self._inbox_send.close()
+
     def _hang_up(self) -> None:
+        """The call itself is over (ended with a status, or cancelled by the bot)."""
         self.closed = True
         self._inbox_send.close()
 
 
+class CallCount:
+    """How many Play calls are open, counted on the trio side (a test, or a benchmark,
+    can wait for every call to be released)."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self._changed = trio.Event()
+
+    def opened(self) -> None:
+        self.active += 1
+
+    def ended(self) -> None:
+        self.active -= 1
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait_until_at_most(self, count: int) -> None:
+        while self.active > count:
+            await self._changed.wait()
+
+
 class _PlayHandler:
-    """The asyncio half of every ``Play`` call."""
+    """The asyncio half of every ``Play`` call.
+
+    The call ends when the trio side closes the stream, and only then: a bot's
+    half-close or unreadable bytes are handed to the trio side, which ends the
+    call with a status (a call left without one would hold its memory for good).
+    """
 
     def __init__(
         self,
@@ -171,12 +209,13 @@ class _PlayHandler:
         self._trio_token = trio_token
         self._on_stream = on_stream
         self._inbox_size = inbox_size
+        self.calls = CallCount()
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
         loop = asyncio.get_running_loop()
         stream = BotStream(loop, context.peer(), self._inbox_size)
         try:
-            self._trio_token.run_sync_soon(self._on_stream, stream)
+            self._trio_token.run_sync_soon(self._opened, stream)
         except trio.RunFinishedError:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         pump = asyncio.create_task(self._pump(context, stream))
@@ -184,9 +223,18 @@ class _PlayHandler:
             await stream.write_until_closed(context)
         finally:
             pump.cancel()
-            self._to_trio(stream._hang_up)
+            self._to_trio(self._ended, stream)
+
+    def _opened(self, stream: BotStream) -> None:
+        self.calls.opened()
+        self._on_stream(stream)
+
+    def _ended(self, stream: BotStream) -> None:
+        stream._hang_up()
+        self.calls.ended()
 
     async def _pump(self, context: grpc.aio.ServicerContext, stream: BotStream) -> None:
+        broken: Close | None = None
         try:
             while True:
                 message = await context.read()
@@ -195,11 +243,15 @@ class _PlayHandler:
                 self._to_trio(stream._deliver, message)
         except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError):
             pass
-        except Exception as error:  # the call was aborted or broke: the trio side must know
-            if not stream.closed:
-                log.warning("reading from %s failed: %r", stream.peer, error)
+        except DecodeError as error:
+            broken = Close(
+                grpc.StatusCode.INVALID_ARGUMENT, f"a message could not be read as a BotMessage ({error})"
+            )
+        except Exception as error:  # the call broke: end it, and say why in the log
+            log.warning("reading from %s failed: %r", stream.peer, error)
+            broken = Close(grpc.StatusCode.INTERNAL, "the referee could not read the stream")
         finally:
-            self._to_trio(stream._hang_up)
+            self._to_trio(stream._peer_ended, broken)
 
     def _to_trio(self, function: Callable[..., None], *args: Any) -> None:
         with contextlib.suppress(trio.RunFinishedError):
@@ -210,6 +262,7 @@ class _PlayHandler:
 class GrpcEndpoint:
     port: int
     loop: asyncio.AbstractEventLoop
+    calls: CallCount
 
 
 @asynccontextmanager
@@ -241,7 +294,7 @@ async def grpc_server(
             token.run_sync_soon(started.set)
             return
         stop = asyncio.Event()
-        outcome["endpoint"] = GrpcEndpoint(port, asyncio.get_running_loop())
+        outcome["endpoint"] = GrpcEndpoint(port, asyncio.get_running_loop(), handler.calls)
         outcome["stop"] = stop
         token.run_sync_soon(started.set)
         await stop.wait()

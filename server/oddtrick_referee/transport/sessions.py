@@ -24,7 +24,7 @@ from oddtrick import __version__
 from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
-from oddtrick_referee.transport.bridge import BotStream
+from oddtrick_referee.transport.bridge import BotStream, Close
 
 log = logging.getLogger("oddtrick.referee.sessions")
 
@@ -217,9 +217,15 @@ class Lobby:
                 first = await stream.inbox.receive()
             session = self._admit(stream, first)
         except trio.TooSlowError:
+            log.info("dropped %s: no Hello within %g s", stream.peer, self.limits.hello_timeout_s)
             stream.close(grpc.StatusCode.INVALID_ARGUMENT, "no Hello within the time allowed")
             return
         except trio.EndOfChannel:
+            ended = stream.broken or Close(
+                grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello"
+            )
+            log.info("dropped %s: %s", stream.peer, ended.details)
+            stream.close(ended.code, ended.details)
             return
         except Refused as refusal:
             log.info("refused %s: %s", stream.peer, refusal.details)
@@ -229,6 +235,15 @@ class Lobby:
             await self._read(session)
         finally:
             self._drop(session)
+        if stream.broken is not None:
+            log.info("%s sent what is not a BotMessage; ending its stream", session.name)
+            stream.close(stream.broken.code, stream.broken.details)
+        else:
+            stream.close(
+                grpc.StatusCode.CANCELLED,
+                "the bot closed its side of the stream: the session is over "
+                "(a seat it held is kept for its grace period; resume with the resume token)",
+            )
 
     def _admit(self, stream: BotStream, message: referee_pb2.BotMessage) -> Session:
         if message.WhichOneof("kind") != "hello":
