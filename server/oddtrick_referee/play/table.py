@@ -274,6 +274,7 @@ class Table:
         for link in self.links.values():
             link.on_resume = self._resync
             link.on_detach = self._disconnected
+            link.on_unknown = self._refused_unknown
 
     # ------------------------------------------------------------------ run
 
@@ -384,7 +385,7 @@ class Table:
         request_id = next(_request_ids)
         deadline = trio.current_time() + self.rules.deadline_s
         link.open_request = link.last_request = request_id
-        link.unsolicited = 0
+        link.unsolicited = link.answers = 0
         message = self._take_outgoing(seat)
         request = message.update.request
         request.request_id = request_id
@@ -424,8 +425,7 @@ class Table:
                     item = await link.decisions.receive()
                     if item is DISCONNECTED or item.request_id != request_id:
                         continue
-                    if attempts >= self._max_attempts:
-                        link.count_unsolicited(10**9)
+                    if attempts >= self._max_attempts:  # the reader passes no more than this
                         continue
                     attempts += 1
                     refusal_or_action = self._try(seat, item)
@@ -740,6 +740,21 @@ class Table:
         """A seat's stream dropped: the log says when (the seat is kept for its grace period)."""
         if not self._over:
             self._log.write({"type": "disconnect", "hand": self.state.hand_number, "seat": str(link.seat)})
+
+    def _refused_unknown(self, link: SeatLink, refusal: referee_pb2.Refusal) -> None:
+        """An answer to a request never issued on the seat: logged like every refusal (it
+        changes nothing, and is not counted against the seat)."""
+        if not self._over:
+            self._log.write(
+                {
+                    "type": "refusal",
+                    "hand": self.state.hand_number,
+                    "seat": str(link.seat),
+                    "request_id": refusal.request_id,
+                    "reason": referee_pb2.RefusalReason.Name(refusal.reason),
+                    "message": refusal.message,
+                }
+            )
 
     def _resync(self, link: SeatLink) -> None:
         """A bot took its seat back: send what it needs to go on."""

@@ -129,12 +129,16 @@ class SeatLink:
         self.sequence = session.sequence
         """Event numbers carry on from the session's: never reset within a session."""
         self.unsolicited = 0
+        self.answers = 0
+        """Answers received to the open request (the table evaluates max_attempts of them)."""
         self.open_request = 0
         """The request id the table waits on (0: none); the reader passes only its answers."""
         self.last_request = 0
         self._send, self.decisions = trio.open_memory_channel[Any](float("inf"))
         self.on_resume: Callable[[SeatLink], None] = lambda link: None
         self.on_detach: Callable[[SeatLink], None] = lambda link: None
+        self.on_unknown: Callable[[SeatLink, referee_pb2.Refusal], None] = lambda link, refusal: None
+        """Told of each UNKNOWN_REQUEST refusal (the table writes it to the match log)."""
         session.link = self
 
     def deliver(self, message: Any) -> None:
@@ -146,16 +150,14 @@ class SeatLink:
         return self.unsolicited <= limit
 
     def refuse_unknown(self, decision: referee_pb2.Decision) -> None:
-        self.send(
-            referee_pb2.RefereeMessage(
-                refusal=referee_pb2.Refusal(
-                    request_id=decision.request_id,
-                    reason=referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST,
-                    message=f"request {decision.request_id} was never issued on this seat",
-                    action=decision.action,
-                )
-            )
+        refusal = referee_pb2.Refusal(
+            request_id=decision.request_id,
+            reason=referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST,
+            message=f"request {decision.request_id} was never issued on this seat",
+            action=decision.action,
         )
+        self.on_unknown(self, refusal)
+        self.send(referee_pb2.RefereeMessage(refusal=refusal))
 
     def detach(self, session: Session) -> None:
         """The session's stream ended while holding this seat."""
@@ -353,9 +355,20 @@ class Lobby:
             decision = message.decision
             # Request id 0 is never issued: it must not match "no request open".
             if decision.request_id and decision.request_id == link.open_request:
-                link.deliver(decision)
-                return True
-            if decision.request_id == 0 or decision.request_id > link.last_request:
+                # The table evaluates max_attempts answers per request; more are
+                # unsolicited, so a flood on the open id is cut off here, before
+                # it costs the table anything.
+                link.answers += 1
+                if link.answers <= limits.max_attempts:
+                    link.deliver(decision)
+                    return True
+            elif decision.request_id == 0 or decision.request_id > link.last_request:
+                log.info(
+                    "%s (%s) answered request %d, never issued on its seat: refused UNKNOWN_REQUEST",
+                    session.name,
+                    link.seat.name.title(),
+                    decision.request_id,
+                )
                 link.refuse_unknown(decision)
             if link.count_unsolicited(limits.max_unsolicited):
                 return True
