@@ -20,6 +20,7 @@ from oddtrick_referee.competitions.tournament import (
     TournamentSettings,
     parse_entry,
     plan_runs,
+    remote_entry,
     run_tournament,
 )
 from oddtrick_referee.play.table import TableRules
@@ -55,12 +56,13 @@ def remote_bot_process(address: str, name: str, token: str, seats: int) -> subpr
 
 
 async def test_round_robin_with_a_remote_entry_completes_and_its_standings_add_up(tmp_path: Path) -> None:
-    remote = Entry("visitor", "visitor-token")
+    remote = remote_entry("visitor=visitor-token-0,visitor-token-1", duplicate=True)
     plan = settings((local("alpha"), local("beta"), remote))
     processes: list[subprocess.Popen[bytes]] = []
 
     def listening(address: str) -> None:
-        processes.append(remote_bot_process(address, remote.name, remote.token, 2 * plan.tables))
+        for name, token in remote.identities(duplicate=True).items():
+            processes.append(remote_bot_process(address, name, token, 2 * plan.tables))
 
     try:
         standings = await run_tournament(
@@ -91,6 +93,14 @@ async def test_round_robin_with_a_remote_entry_completes_and_its_standings_add_u
                 assert cell.points_per_deal == pytest.approx(-mirror.points_per_deal)
     summary = standings.to_json()
     assert json.loads(json.dumps(summary))["duplicate"] is True
+    # Every entry, the remote one too, played each table of a set under its own identity.
+    seated = set()
+    for path in (tmp_path / "logs").glob("*.jsonl"):
+        names = [player["name"] for player in next(read_log(path))["players"].values()]
+        assert len({name.split("~")[1] for name in names}) == 1, names  # one play's identities only
+        seated.update(names)
+    assert {"visitor~0", "visitor~1"} <= seated
+    assert "visitor" not in seated
 
 
 async def test_the_two_plays_of_a_duplicate_deal_get_the_same_hands_with_partnerships_swapped(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -168,7 +167,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "Every pair of entries plays one match (with --gauntlet, the first entry plays each "
             "of the others). Under duplicate (the default) each deal is played twice with the "
             "partnerships swapped, so the luck of the cards cancels. Results are stored in SQLite "
-            "as tables finish; running the same command again resumes the tournament."
+            "as tables finish; running the same command again resumes the tournament. "
+            "What a tournament trusts of its entrants: each entry plays the two plays of a deal under "
+            "two identities (NAME~0, NAME~1), each with its own token; a local entry runs as two "
+            "processes, each given only its own token, so one process cannot take part in both plays. "
+            "The referee cannot see what an entrant's operator does with both tokens, or what two "
+            "local processes of the same user do between them: it trusts entrants not to pass "
+            "information between their two plays, so it is for entrants whose operators you trust."
         ),
         epilog=(
             "example: oddtrick tournament --game contract --deals 200 --tables 4 "
@@ -188,8 +193,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--remote",
         action="append",
         default=[],
-        metavar="NAME[=TOKEN]",
-        help="an entry that connects by itself (any language) with this name and token",
+        metavar="NAME[=TOKEN0,TOKEN1]",
+        help="an entry that connects by itself (any language); under duplicate it plays as NAME~0 and "
+        "NAME~1, each with its own token (made and printed when not given; NAME=TOKEN with --no-duplicate)",
     )
     add_game_options(tournament)
     plan = tournament.add_argument_group("tournament")
@@ -309,17 +315,15 @@ def _check(args: argparse.Namespace) -> int:
 
 def _tournament(args: argparse.Namespace) -> int:
     from oddtrick_referee.competitions.tournament import (
-        Entry,
         TournamentSettings,
         parse_entry,
+        remote_entry,
         run_tournament,
     )
 
     try:
         entries = [parse_entry(text) for text in args.bot]
-        for text in args.remote:
-            name, _, token = text.partition("=")
-            entries.append(Entry(name.strip(), token or secrets.token_hex(8)))
+        entries += [remote_entry(text, duplicate=not args.no_duplicate) for text in args.remote]
         config = config_from_args(args)
         problem = _tournament_problem(entries, args)
         if problem:
@@ -345,10 +349,20 @@ def _tournament(args: argparse.Namespace) -> int:
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
         for entry in entries:
-            if not entry.local:
+            if entry.local:
+                continue
+            identities = entry.identities(not args.no_duplicate)
+            if len(identities) > 1:
                 print(
-                    f"  remote entry {entry.name}: connect with --server {address} --name {entry.name} "
-                    f"--token {entry.token}",
+                    f"  remote entry {entry.name} plays each deal twice, once per identity: run one bot "
+                    "per identity, and keep what each sees from the other",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            for name, token in identities.items():
+                print(
+                    f"  remote entry {entry.name}: connect with --server {address} --name {name} "
+                    f"--token {token} --seats {2 * settings.tables}",
                     file=sys.stderr,
                     flush=True,
                 )

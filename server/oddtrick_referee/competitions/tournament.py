@@ -5,8 +5,13 @@ sets of deals, each set from its own seed and played twice, on two tables,
 with the entries swapping partnerships: the same cards, dealer and turned
 trump, so the luck of the deal cancels in the difference. Both plays of a
 set are *sealed* until both are over (see :meth:`Referee.play_match`), and
-each local entry runs as two processes, one per play, so no bot instance
-ever sees both plays of a deal.
+every entry plays them under two identities, ``NAME~0`` and ``NAME~1``, each
+with its own token: a local entry runs as two processes, one per play, each
+given only its own token, so no bot instance can see both plays of a deal; a
+remote entry is given two tokens and must connect each play separately.
+What the referee cannot see is what an entrant's operator does with both
+tokens: a tournament trusts its entrants not to pass information between
+their two plays (the ladder, for untrusted entrants, has its own rules).
 
 Every table run is stored when it finishes; re-running the same tournament
 plays only what is missing.
@@ -39,22 +44,59 @@ from oddtrick_referee.storage.tournament_store import TournamentStore
 log = logging.getLogger("oddtrick.tournament")
 
 SLOT_MARK = "~"
-"""Local entries connect as ``name~0`` and ``name~1``: the process for each play."""
+"""Under duplicate, entries connect as ``name~0`` and ``name~1``: one identity per play."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
-    """A tournament entrant: a bot the referee starts (``command``) or a remote bot."""
+    """A tournament entrant: a bot the referee starts (``command``) or a remote bot.
+
+    ``token`` is its credential; under duplicate it is the one for play 0
+    (``name~0``), and ``twin_token`` the one for play 1 (``name~1``).
+    """
 
     name: str
     token: str
     command: tuple[str, ...] | None = None
     source: str = ""
     """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
+    twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(24))
 
     @property
     def local(self) -> bool:
         return self.command is not None
+
+    def identities(self, duplicate: bool) -> dict[str, str]:
+        """The bot names this entry plays under, each with its own token."""
+        if not duplicate:
+            return {self.name: self.token}
+        return {f"{self.name}{SLOT_MARK}0": self.token, f"{self.name}{SLOT_MARK}1": self.twin_token}
+
+
+def remote_entry(text: str, duplicate: bool) -> Entry:
+    """``NAME``, ``NAME=TOKEN`` (one play per deal) or ``NAME=TOKEN0,TOKEN1`` (duplicate):
+    tokens not given are made here (and printed for the entrant)."""
+    name, _, tokens_text = text.partition("=")
+    name = name.strip()
+    if not name or SLOT_MARK in name or "|" in name or "," in name:
+        raise ValueError(
+            f"--remote expects NAME[=TOKEN…] with no {SLOT_MARK!r}, '|' or ',' in NAME, not {text!r}"
+        )
+    tokens = [token.strip() for token in tokens_text.split(",")] if tokens_text else []
+    wanted = 2 if duplicate else 1
+    if not tokens:
+        tokens = [secrets.token_urlsafe(24) for _ in range(wanted)]
+    elif len(tokens) != wanted or not all(tokens) or len(set(tokens)) != wanted:
+        if duplicate:
+            raise ValueError(
+                f"remote entry {name!r} plays each deal twice, as {name}{SLOT_MARK}0 and "
+                f"{name}{SLOT_MARK}1, each with its own token: give --remote {name}=TOKEN0,TOKEN1 "
+                f"(two different tokens), or --remote {name} to have them made"
+            )
+        raise ValueError(f"remote entry {name!r} plays under one token with --no-duplicate: {name}=TOKEN")
+    if duplicate:
+        return Entry(name, tokens[0], twin_token=tokens[1])
+    return Entry(name, tokens[0])
 
 
 def parse_entry(text: str, token: str | None = None) -> Entry:
@@ -73,7 +115,7 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
         if not Path(path).is_file():
             raise ValueError(f"bot file not found for {name!r}: {path}")
         command = (sys.executable, "-m", "oddtrick", "bot", target)
-    return Entry(name, token or secrets.token_hex(8), command, target)
+    return Entry(name, token or secrets.token_urlsafe(24), command, target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,7 +248,8 @@ class Tournament:
         return names
 
     def bot_name(self, entry: str, table_no: int) -> str:
-        if self.entries[entry].local and self.settings.duplicate:
+        """Under duplicate, every entry plays table 0 as ``NAME~0`` and table 1 as ``NAME~1``."""
+        if self.settings.duplicate:
             return f"{entry}{SLOT_MARK}{table_no}"
         return entry
 
@@ -320,9 +363,7 @@ async def run_tournament(
     )
     tokens = {}
     for entry in settings.entries:
-        tokens[entry.name] = entry.token
-        for slot in (0, 1):
-            tokens[f"{entry.name}{SLOT_MARK}{slot}"] = entry.token
+        tokens.update(entry.identities(settings.duplicate))
     referee_settings = RefereeSettings(host=host, port=port, data_dir=data_dir, tokens=tokens)
     progress = Progress(0, progress_stream)
     async with running_referee(referee_settings) as referee:
@@ -353,12 +394,7 @@ async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings
     needs = {}
     for entry in settings.entries:
         if entry.local:
-            slots = (
-                (f"{entry.name}{SLOT_MARK}0", f"{entry.name}{SLOT_MARK}1")
-                if settings.duplicate
-                else (entry.name,)
-            )
-            for name in slots:
+            for name in entry.identities(settings.duplicate):
                 needs[name] = 2 * settings.tables
     with trio.move_on_after(LOCAL_START_S):
         await referee.lobby.wait_for(needs, settings.config.game)
@@ -376,19 +412,17 @@ async def _start_local(
     nursery: trio.Nursery, entry: Entry, address: str, settings: TournamentSettings, data_dir: Path
 ) -> None:
     assert entry.command is not None
-    slots = (0, 1) if settings.duplicate else (None,)
     seats = 2 * settings.tables
     output_dir = data_dir / "bot-output"
     output_dir.mkdir(parents=True, exist_ok=True)
-    for slot in slots:
-        name = entry.name if slot is None else f"{entry.name}{SLOT_MARK}{slot}"
+    for name, token in entry.identities(settings.duplicate).items():  # each process: its own token only
         command = list(entry.command)
         env = dict(os.environ)
         env.update(
-            ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=entry.token, ODDTRICK_SEATS=str(seats)
+            ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=token, ODDTRICK_SEATS=str(seats)
         )
         if command[1:4] == ["-m", "oddtrick", "bot"]:
-            command += ["--server", address, "--name", name, "--token", entry.token, "--seats", str(seats)]
+            command += ["--server", address, "--name", name, "--token", token, "--seats", str(seats)]
         output = (output_dir / f"{name}.log").open("a")
         nursery.start_soon(_run_process, command, env, output)
 
