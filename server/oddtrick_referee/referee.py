@@ -34,7 +34,7 @@ from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
-from oddtrick_referee.storage.match_index import MatchStore
+from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 from oddtrick_referee.transport.bridge import BotStream, CallCount, WatchStream, grpc_server
 from oddtrick_referee.transport.sessions import (
     PROTOCOL_MINOR,
@@ -75,6 +75,11 @@ class MatchSpec:
     seed: str | None = None
     match_id: str | None = None
     table_id: str = ""
+    set_id: str = ""
+    """The duplicate set a sealed play belongs to: its plays are released together
+    (:meth:`Referee.release_set`)."""
+    run_id: str = ""
+    """What planned this match (a tournament's table run), to find it again after a crash."""
 
 
 @dataclasses.dataclass
@@ -158,6 +163,8 @@ class Referee:
                 "rules": spec.rules.to_record(),
                 "seed_commitment": table.state.commitment,
                 "sealed": sealed,
+                "set_id": spec.set_id,
+                "run_id": spec.run_id,
             },
         )
         self._set_live(match_id, table)
@@ -193,6 +200,10 @@ class Referee:
 
     async def unseal(self, match_ids: list[str]) -> None:
         await trio.to_thread.run_sync(self.store.unseal, match_ids)
+
+    async def release_set(self, set_id: str) -> None:
+        """The whole duplicate set is decided: publish all its plays (see MatchStore.release_set)."""
+        await trio.to_thread.run_sync(self.store.release_set, set_id)
 
     def _set_live(self, match_id: str, table: Table | None) -> None:
         with self._live_lock:
@@ -300,13 +311,8 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         if row is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             raise AssertionError("abort raises")
-        details = json.loads(row["details"]) if row["details"] else None
         status = row["status"]
-        # A sealed play's log shows deals still to be played at the other table; so may an
-        # aborted one's from an older referee that did not record whether it was sealed.
-        withheld = status == "sealed" or (
-            status in ("running", "aborted") and (details is None or details.get("sealed", True))
-        )
+        withheld = log_withheld(row)
         if status == "running" and not withheld:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,

@@ -37,6 +37,7 @@ import trio
 
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 from oddtrick_referee.competitions.standings import Standings, compute_standings
+from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
 from oddtrick_referee.storage.tournament_store import TournamentStore
@@ -60,7 +61,7 @@ class Entry:
     command: tuple[str, ...] | None = None
     source: str = ""
     """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
-    twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(24))
+    twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_hex(24))
 
     @property
     def local(self) -> bool:
@@ -85,7 +86,7 @@ def remote_entry(text: str, duplicate: bool) -> Entry:
     tokens = [token.strip() for token in tokens_text.split(",")] if tokens_text else []
     wanted = 2 if duplicate else 1
     if not tokens:
-        tokens = [secrets.token_urlsafe(24) for _ in range(wanted)]
+        tokens = [secrets.token_hex(24) for _ in range(wanted)]
     elif len(tokens) != wanted or not all(tokens) or len(set(tokens)) != wanted:
         if duplicate:
             raise ValueError(
@@ -115,7 +116,7 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
         if not Path(path).is_file():
             raise ValueError(f"bot file not found for {name!r}: {path}")
         command = (sys.executable, "-m", "oddtrick", "bot", target)
-    return Entry(name, token or secrets.token_urlsafe(24), command, target)
+    return Entry(name, token or secrets.token_hex(24), command, target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,6 +195,13 @@ def plan_runs(settings: TournamentSettings, master_seed: str) -> list[TableRun]:
     return runs
 
 
+def _read_all(path: Path) -> list[dict[str, Any]]:
+    try:
+        return list(read_log(path))
+    except (OSError, ValueError):
+        return []
+
+
 def deal_points(state: GameState) -> list[tuple[int, int, int]]:
     """(deal number, NS points, EW points) for every hand of a finished table, honours included."""
     return [
@@ -236,7 +244,6 @@ class Tournament:
         self.id = settings.tournament_id
         self.entries = {entry.name: entry for entry in settings.entries}
         self._forfeited: set[str] = set()
-        self._set_done: dict[tuple[str, int], list[str]] = {}
 
     def entry_of(self) -> dict[str, str]:
         """Bot names at the referee → entry names."""
@@ -262,10 +269,25 @@ class Tournament:
             self.settings.duplicate,
         )
 
+    def set_id(self, run: TableRun) -> str:
+        return f"{self.id}/{run.match_key}/{run.set_number}"
+
+    def run_id(self, run: TableRun) -> str:
+        return f"{self.set_id(run)}/{run.table_no}"
+
     async def run(self, progress: Progress, master_seed: str) -> Standings:
         runs = plan_runs(self.settings, master_seed)
         finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
         self._forfeited = {f.match for f in self.store.forfeited_matches(self.id)}
+        for run in runs:
+            if run.key not in finished and await self._recover(run):
+                finished.add(run.key)
+        if self.settings.duplicate:
+            # Sets decided before a stop whose plays are still sealed (their release was lost).
+            for run in runs:
+                both = run.key in finished and (run.match_key, run.set_number, 1) in finished
+                if run.table_no == 0 and (both or run.match_key in self._forfeited):
+                    await self.referee.release_set(self.set_id(run))
         to_play = [r for r in runs if r.key not in finished and r.match_key not in self._forfeited]
         progress.total = len(runs)
         progress.done = len(runs) - len(to_play)
@@ -296,7 +318,13 @@ class Tournament:
         ns, ew = self.bot_name(run.ns_entry, run.table_no), self.bot_name(run.ew_entry, run.table_no)
         seating = {Seat.NORTH: ns, Seat.SOUTH: ns, Seat.EAST: ew, Seat.WEST: ew}
         spec = MatchSpec(
-            config, seating, settings.rules, seed=run.seed, table_id=f"{self.id}/{run.match_key}"
+            config,
+            seating,
+            settings.rules,
+            seed=run.seed,
+            table_id=f"{self.id}/{run.match_key}",
+            set_id=self.set_id(run),
+            run_id=self.run_id(run),
         )
         try:
             record = await self.referee.play_match(
@@ -306,28 +334,60 @@ class Tournament:
             absent, present = self._absent(run, config)
             self._forfeited.add(run.match_key)
             await trio.to_thread.run_sync(self.store.record_forfeit, self.id, run.match_key, absent, present)
+            if settings.duplicate:
+                await self._release_forfeited(run.match_key)
             progress.update(
                 f"{absent} did not connect within {settings.remote_wait_s:g} s: forfeits v {present}"
             )
             return
         seats = {str(seat): rec.to_dict() for seat, rec in record.seats.items()}
+        await self._record(run, record.match_id, seats, deal_points(record.state))
+        progress.update(self._summary(run))
+
+    async def _record(
+        self, run: TableRun, match_id: str, seats: dict[str, Any], deals: list[tuple[int, int, int]]
+    ) -> None:
+        """Store a finished table run; once both plays of its set are stored, release the set."""
         await trio.to_thread.run_sync(
             self.store.record_run,
             self.id,
             run.key,
             run.ns_entry,
             run.ew_entry,
-            record.match_id,
+            match_id,
             seats,
-            deal_points(record.state),
+            deals,
             int(time.time() * 1000),
         )
-        if settings.duplicate:
-            done = self._set_done.setdefault((run.match_key, run.set_number), [])
-            done.append(record.match_id)
-            if len(done) == 2:
-                await self.referee.unseal(done)
-        progress.update(self._summary(run))
+        if self.settings.duplicate:
+            finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
+            if all((run.match_key, run.set_number, table) in finished for table in (0, 1)):
+                await self.referee.release_set(self.set_id(run))
+
+    async def _recover(self, run: TableRun) -> bool:
+        """Record a run an earlier referee played to its end but stopped before storing
+        (its match is in the index, its log complete), rather than play it again."""
+        row = await trio.to_thread.run_sync(self.referee.store.played_run, self.run_id(run))
+        if row is None or not row["result"]:
+            return False
+        records = list(await trio.to_thread.run_sync(_read_all, Path(row["log_path"])))
+        if not records or records[-1]["type"] != "match_end":
+            return False
+        seats = json.loads(row["result"])["seats"]
+        deals = [
+            (r["hand"], r["points"][0] + r["honours"][0], r["points"][1] + r["honours"][1])
+            for r in records
+            if r["type"] == "hand_result"
+        ]
+        log.info("table run %s was played before the stop; recording it from its log", self.run_id(run))
+        await self._record(run, row["match_id"], seats, deals)
+        return True
+
+    async def _release_forfeited(self, match_key: str) -> None:
+        """A forfeited match is decided: every set of it already played may be published."""
+        for run in plan_runs(self.settings, ""):
+            if run.match_key == match_key and run.table_no == 0:
+                await self.referee.release_set(self.set_id(run))
 
     def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:
         for entry, other in ((run.ns_entry, run.ew_entry), (run.ew_entry, run.ns_entry)):
@@ -422,7 +482,7 @@ async def _start_local(
             ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=token, ODDTRICK_SEATS=str(seats)
         )
         if command[1:4] == ["-m", "oddtrick", "bot"]:
-            command += ["--server", address, "--name", name, "--token", token, "--seats", str(seats)]
+            command += ["--server", address, "--name", name, f"--token={token}", "--seats", str(seats)]
         output = (output_dir / f"{name}.log").open("a")
         nursery.start_soon(_run_process, command, env, output)
 
