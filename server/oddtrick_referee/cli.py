@@ -287,10 +287,24 @@ def _serve(args: argparse.Namespace) -> int:
         trio.run(main)
     except KeyboardInterrupt:
         return 130
-    except OSError as error:
-        print(f"oddtrick serve: {error}", file=sys.stderr)
+    except (OSError, ExceptionGroup) as error:
+        problem = failure_line(error)
+        if problem is None:
+            raise
+        print(f"oddtrick serve: {problem}", file=sys.stderr)
         return 1
     return 0
+
+
+def failure_line(error: BaseException) -> str | None:
+    """What went wrong, in one line, when it is the environment's fault (a folder that
+    cannot be written, a port in use) rather than a bug; None for anything else."""
+    if isinstance(error, BaseExceptionGroup):
+        lines = [failure_line(inner) for inner in error.exceptions]
+        return next((line for line in lines if line is not None), None)
+    if isinstance(error, OSError):
+        return str(error)
+    return None
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -374,8 +388,11 @@ def _tournament(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)
         return 130
-    except (ValueError, RuntimeError, OSError) as error:
-        print(f"oddtrick tournament: {error}", file=sys.stderr)
+    except (ValueError, RuntimeError, OSError, ExceptionGroup) as error:
+        problem = str(error) if not isinstance(error, BaseExceptionGroup) else failure_line(error)
+        if problem is None:
+            raise
+        print(f"oddtrick tournament: {problem}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(standings.to_json(), indent=2))

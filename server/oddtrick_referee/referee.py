@@ -16,6 +16,7 @@ import json
 import logging
 import re
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -34,6 +35,7 @@ from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
+from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 from oddtrick_referee.transport.bridge import BotStream, CallCount, WatchStream, grpc_server
 from oddtrick_referee.transport.sessions import (
@@ -137,6 +139,13 @@ class Referee:
             links[seat] = self.lobby.seat(session, seat, spec.rules.grace_s)
         log_path = self.log_dir / f"{match_id}.jsonl"
         seed = spec.seed if spec.seed is not None else new_seed()
+        try:
+            with storage_errors(f"starting match {match_id}", self.settings.data_dir):
+                log_writer = MatchLogWriter(log_path)
+        except BaseException:
+            for link in links.values():
+                self.lobby.release(link)
+            raise
         table = Table(
             match_id=match_id,
             table_id=spec.table_id or match_id,
@@ -144,39 +153,53 @@ class Referee:
             seed=seed,
             rules=spec.rules,
             links=links,
-            log_writer=MatchLogWriter(log_path),
+            log_writer=log_writer,
             reveal_seed=not sealed,
             fold_events=self.settings.fold_events,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
         players = {str(seat): link.bot_name for seat, link in links.items()}
-        await trio.to_thread.run_sync(
-            self.store.match_started,
-            match_id,
-            table.started_at_ms,
-            spec.config.to_dict(),
-            players,
-            log_path,
-            {
-                "table_id": table.table_id,
-                "rules": spec.rules.to_record(),
-                "seed_commitment": table.state.commitment,
-                "sealed": sealed,
-                "set_id": spec.set_id,
-                "run_id": spec.run_id,
-            },
-        )
+        data_dir = self.settings.data_dir
+        try:
+            with storage_errors(f"recording the start of match {match_id}", data_dir):
+                await trio.to_thread.run_sync(
+                    self.store.match_started,
+                    match_id,
+                    table.started_at_ms,
+                    spec.config.to_dict(),
+                    players,
+                    log_path,
+                    {
+                        "table_id": table.table_id,
+                        "rules": spec.rules.to_record(),
+                        "seed_commitment": table.state.commitment,
+                        "sealed": sealed,
+                        "set_id": spec.set_id,
+                        "run_id": spec.run_id,
+                    },
+                )
+        except BaseException:
+            log_writer.close()
+            for link in links.values():
+                self.lobby.release(link)
+            raise
         self._set_live(match_id, table)
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
         try:
-            state = await table.run()
+            with storage_errors(f"writing the log of match {match_id}", data_dir):
+                state = await table.run()
         except BaseException:
-            # Stopped (shutdown, or a bug): say so in the index rather than leave it "running".
+            # Stopped (shutdown, a full disk, or a bug): say so in the index rather than
+            # leave it "running" (and if the index cannot be written either, the next
+            # start marks it aborted).
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(
-                    self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}
-                )
+                try:
+                    await trio.to_thread.run_sync(
+                        self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}
+                    )
+                except sqlite3.Error as error:
+                    log.warning("match %s could not be marked aborted: %s", match_id, error)
             raise
         finally:
             self._set_live(match_id, None)
@@ -184,13 +207,14 @@ class Referee:
                 self.lobby.release(link)
         result = state.match_result
         assert result is not None
-        await trio.to_thread.run_sync(
-            self.store.match_ended,
-            match_id,
-            int(time.time() * 1000),
-            "sealed" if sealed else "finished",
-            {**result_record(result), "seats": table.seat_records()},
-        )
+        with storage_errors(f"recording the end of match {match_id}", data_dir):
+            await trio.to_thread.run_sync(
+                self.store.match_ended,
+                match_id,
+                int(time.time() * 1000),
+                "sealed" if sealed else "finished",
+                {**result_record(result), "seats": table.seat_records()},
+            )
         log.info("match %s over: %s", match_id, result.reason)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
 
@@ -423,14 +447,17 @@ def _data_dir_lock(data_dir: Path) -> Iterator[None]:
     starts: a second referee on the same directory would do that to the first
     one's matches in progress.
     """
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with (data_dir / "referee.lock").open("w") as lock:
+    with storage_errors("taking its lock", data_dir):
+        data_dir.mkdir(parents=True, exist_ok=True)
+        lock = (data_dir / "referee.lock").open("a")
+    with lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise DataDirInUse(
                 f"another referee is using {data_dir}: stop it, or give this one its own --data-dir"
             ) from None
+        check_writable(data_dir)
         yield
 
 

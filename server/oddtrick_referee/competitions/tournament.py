@@ -40,6 +40,7 @@ from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 log = logging.getLogger("oddtrick.tournament")
@@ -348,17 +349,18 @@ class Tournament:
         self, run: TableRun, match_id: str, seats: dict[str, Any], deals: list[tuple[int, int, int]]
     ) -> None:
         """Store a finished table run; once both plays of its set are stored, release the set."""
-        await trio.to_thread.run_sync(
-            self.store.record_run,
-            self.id,
-            run.key,
-            run.ns_entry,
-            run.ew_entry,
-            match_id,
-            seats,
-            deals,
-            int(time.time() * 1000),
-        )
+        with storage_errors(f"storing table run {self.run_id(run)}", self.store.path.parent):
+            await trio.to_thread.run_sync(
+                self.store.record_run,
+                self.id,
+                run.key,
+                run.ns_entry,
+                run.ew_entry,
+                match_id,
+                seats,
+                deals,
+                int(time.time() * 1000),
+            )
         if self.settings.duplicate:
             finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
             if all((run.match_key, run.set_number, table) in finished for table in (0, 1)):
@@ -413,14 +415,16 @@ async def run_tournament(
     on_listening: Callable[[str], None] | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings."""
-    store = TournamentStore(data_dir / "oddtrick.sqlite3")
-    master_seed = await trio.to_thread.run_sync(
-        store.open_tournament,
-        settings.tournament_id,
-        settings.describe(),
-        settings.seed or secrets.token_hex(16),
-        int(time.time() * 1000),
-    )
+    with storage_errors("opening the tournament", data_dir):
+        check_writable(data_dir)
+        store = TournamentStore(data_dir / "oddtrick.sqlite3")
+        master_seed = await trio.to_thread.run_sync(
+            store.open_tournament,
+            settings.tournament_id,
+            settings.describe(),
+            settings.seed or secrets.token_hex(16),
+            int(time.time() * 1000),
+        )
     tokens = {}
     for entry in settings.entries:
         tokens.update(entry.identities(settings.duplicate))
