@@ -65,6 +65,8 @@ class RefereeSettings:
     default_rules: TableRules = dataclasses.field(default_factory=TableRules)
     fold_events: bool = True
     """Events ride with the seat's next decision request (False: each is sent at once)."""
+    keepalive_s: tuple[float, float] = (10.0, 5.0)
+    """Ping every connection this often; drop it when a ping goes unanswered this long."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -492,7 +494,11 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
 
         address = f"{settings.host}:{settings.port}"
         async with grpc_server(
-            address, referee._on_stream, register, inbox_size=settings.limits.max_unsolicited
+            address,
+            referee._on_stream,
+            register,
+            inbox_size=settings.limits.max_unsolicited,
+            keepalive_s=settings.keepalive_s,
         ) as endpoint:
             referee.port = endpoint.port
             referee.calls = endpoint.calls

@@ -30,9 +30,11 @@ _SERVER_OPTIONS = [
     # incoming data, to size flow-control windows for bulk transfers) only adds
     # frames and wake-ups to every decision.
     ("grpc.http2.bdp_probe", 0),
-    ("grpc.keepalive_time_ms", 10_000),
-    ("grpc.keepalive_timeout_ms", 5_000),
     ("grpc.keepalive_permit_without_calls", 1),
+    # A bot waiting on its turn gets no data from the referee: without this, the
+    # referee stops pinging after two pings without data, and a bot stopped
+    # (SIGSTOP) or cut off without a FIN is never noticed.
+    ("grpc.http2.max_pings_without_data", 0),
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
     ("grpc.max_receive_message_length", 64 * 1024),
 ]
@@ -272,22 +274,37 @@ async def grpc_server(
     register: Callable[[grpc.aio.Server, Any], None],
     inbox_size: int = 16,
     stop_grace_s: float = 1.0,
+    keepalive_s: tuple[float, float] = (10.0, 5.0),
+    credentials: grpc.ServerCredentials | None = None,
 ) -> AsyncIterator[GrpcEndpoint]:
     """Run a grpc.aio server on ``address`` for the duration of the block.
 
     ``register(server, play_handler)`` adds the services; ``on_stream`` is
-    called in trio for every new ``Play`` call.
+    called in trio for every new ``Play`` call. ``keepalive_s``: the referee
+    pings every connection this often, and drops it when a ping is not
+    answered within the second figure. ``credentials``: TLS (else plaintext).
     """
+    options = [
+        *_SERVER_OPTIONS,
+        ("grpc.keepalive_time_ms", round(keepalive_s[0] * 1000)),
+        ("grpc.keepalive_timeout_ms", round(keepalive_s[1] * 1000)),
+        # gRPC core times a ping out after this (default a minute), whatever the
+        # keepalive timeout says: a stopped bot was kept for 60 s, not 15.
+        ("grpc.http2.ping_timeout_ms", round(keepalive_s[1] * 1000)),
+    ]
     handler = _PlayHandler(trio.lowlevel.current_trio_token(), on_stream, inbox_size)
     started: trio.Event = trio.Event()
     outcome: dict[str, Any] = {}
     token = trio.lowlevel.current_trio_token()
 
     async def serve() -> None:
-        server = grpc.aio.server(options=_SERVER_OPTIONS)
+        server = grpc.aio.server(options=options)
         register(server, handler)
         try:
-            port = server.add_insecure_port(address)
+            if credentials is None:
+                port = server.add_insecure_port(address)
+            else:
+                port = server.add_secure_port(address, credentials)
             await server.start()
         except Exception as error:
             outcome["error"] = error
