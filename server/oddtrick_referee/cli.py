@@ -14,6 +14,7 @@ import trio
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 from oddtrick_referee.play.matchlog import check_log
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 
 log = logging.getLogger("oddtrick.referee")
 
@@ -109,6 +110,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=50051, help="port (0: any free port; default 50051)")
     add_data_dir(serve)
+    add_tls_options(serve)
     serve.add_argument(
         "--tokens",
         type=Path,
@@ -223,6 +225,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
     add_data_dir(tournament)
+    add_tls_options(tournament)
     tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
@@ -253,11 +256,12 @@ def _serve(args: argparse.Namespace) -> int:
         config = config_from_args(args, arena_keys=True)
         seating = seating_from_args(args)
         tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
+        tls = server_credentials(args)
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
     logging.getLogger("oddtrick").setLevel(logging.INFO)
-    settings = RefereeSettings(host=args.host, port=args.port, data_dir=args.data_dir, tokens=tokens)
+    settings = RefereeSettings(host=args.host, port=args.port, data_dir=args.data_dir, tokens=tokens, tls=tls)
     rules = TableRules(
         deadline_s=args.deadline if args.deadline is not None else 5.0,
         grace_s=args.grace if args.grace is not None else 30.0,
@@ -343,6 +347,7 @@ def _tournament(args: argparse.Namespace) -> int:
         if problem:
             print(f"oddtrick tournament: {problem}", file=sys.stderr)
             return 2
+        tls = server_credentials(args)
         settings = TournamentSettings(
             entries=tuple(entries),
             config=config,
@@ -383,7 +388,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     try:
         standings = trio.run(
-            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening
+            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, tls
         )
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)

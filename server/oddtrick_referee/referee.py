@@ -67,6 +67,10 @@ class RefereeSettings:
     """Events ride with the seat's next decision request (False: each is sent at once)."""
     keepalive_s: tuple[float, float] = (10.0, 5.0)
     """Ping every connection this often; drop it when a ping goes unanswered this long."""
+    tls: grpc.ServerCredentials | None = None
+    """Serve TLS (see transport/tls.py); None: plaintext."""
+    loopback_port: bool = False
+    """With TLS, also listen in plaintext on 127.0.0.1 for bots the referee starts itself."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +107,8 @@ class Referee:
         self.log_dir = settings.data_dir / "logs"
         self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
         self.port = 0
+        self.local_address = ""
+        """Where bot processes on this machine connect (plaintext on loopback)."""
         self.calls = CallCount()
         """The open Play calls (the transport's count, once listening)."""
         self.live: dict[str, Table] = {}
@@ -499,8 +505,15 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
             register,
             inbox_size=settings.limits.max_unsolicited,
             keepalive_s=settings.keepalive_s,
+            credentials=settings.tls,
+            loopback_port=settings.loopback_port and settings.tls is not None,
         ) as endpoint:
             referee.port = endpoint.port
+            referee.local_address = (
+                f"127.0.0.1:{endpoint.loopback_port}"
+                if endpoint.loopback_port != endpoint.port
+                else referee.address
+            )
             referee.calls = endpoint.calls
             endpoint.loop.call_soon_threadsafe(
                 lambda: asyncio.ensure_future(health_servicer.set("", health_pb2.HealthCheckResponse.SERVING))

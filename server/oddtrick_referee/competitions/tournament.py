@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import grpc
 import trio
 
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
@@ -413,6 +414,7 @@ async def run_tournament(
     port: int = 0,
     progress_stream: IO[str] = sys.stderr,
     on_listening: Callable[[str], None] | None = None,
+    tls: grpc.ServerCredentials | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings."""
     with storage_errors("opening the tournament", data_dir):
@@ -428,7 +430,9 @@ async def run_tournament(
     tokens = {}
     for entry in settings.entries:
         tokens.update(entry.identities(settings.duplicate))
-    referee_settings = RefereeSettings(host=host, port=port, data_dir=data_dir, tokens=tokens)
+    referee_settings = RefereeSettings(
+        host=host, port=port, data_dir=data_dir, tokens=tokens, tls=tls, loopback_port=True
+    )
     progress = Progress(0, progress_stream)
     async with running_referee(referee_settings) as referee:
         if on_listening is not None:
@@ -437,7 +441,8 @@ async def run_tournament(
         async with trio.open_nursery() as processes:
             for entry in settings.entries:
                 if entry.local:
-                    await _start_local(processes, entry, referee.address, settings, data_dir)
+                    # Over loopback, in plaintext even when remote entries use TLS.
+                    await _start_local(processes, entry, referee.local_address, settings, data_dir)
             await _wait_for_local_entries(referee, settings, data_dir)
             standings = await tournament.run(progress, master_seed)
             referee.finish()

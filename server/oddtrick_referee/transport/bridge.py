@@ -265,6 +265,8 @@ class GrpcEndpoint:
     port: int
     loop: asyncio.AbstractEventLoop
     calls: CallCount
+    loopback_port: int
+    """Where bot processes on this machine connect (the same port unless it is TLS)."""
 
 
 @asynccontextmanager
@@ -276,6 +278,7 @@ async def grpc_server(
     stop_grace_s: float = 1.0,
     keepalive_s: tuple[float, float] = (10.0, 5.0),
     credentials: grpc.ServerCredentials | None = None,
+    loopback_port: bool = False,
 ) -> AsyncIterator[GrpcEndpoint]:
     """Run a grpc.aio server on ``address`` for the duration of the block.
 
@@ -283,6 +286,9 @@ async def grpc_server(
     called in trio for every new ``Play`` call. ``keepalive_s``: the referee
     pings every connection this often, and drops it when a ping is not
     answered within the second figure. ``credentials``: TLS (else plaintext).
+    ``loopback_port``: also listen in plaintext on a free port of 127.0.0.1
+    (:attr:`GrpcEndpoint.loopback_port`), for bot processes the referee starts
+    itself on this machine.
     """
     options = [
         *_SERVER_OPTIONS,
@@ -305,13 +311,14 @@ async def grpc_server(
                 port = server.add_insecure_port(address)
             else:
                 port = server.add_secure_port(address, credentials)
+            local = server.add_insecure_port("127.0.0.1:0") if loopback_port else port
             await server.start()
         except Exception as error:
             outcome["error"] = error
             token.run_sync_soon(started.set)
             return
         stop = asyncio.Event()
-        outcome["endpoint"] = GrpcEndpoint(port, asyncio.get_running_loop(), handler.calls)
+        outcome["endpoint"] = GrpcEndpoint(port, asyncio.get_running_loop(), handler.calls, local)
         outcome["stop"] = stop
         token.run_sync_soon(started.set)
         await stop.wait()
