@@ -116,7 +116,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=Path,
         default=None,
         metavar="FILE.json",
-        help='bot credentials as {"name": "token", ...}; without it any token is accepted',
+        help="bot credentials, stored as salted hashes (made with: oddtrick tokens add FILE.json NAME); "
+        "without it any token is accepted, which is allowed on a loopback address only",
+    )
+    serve.add_argument(
+        "--allow-any-token",
+        action="store_true",
+        help="listen on a non-loopback address without --tokens: anyone who reaches it may play",
     )
     seating = serve.add_argument_group("seating (bot names)")
     seating.add_argument("--ns", metavar="NAME", help="the bot holding North and South")
@@ -230,6 +236,22 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
 
+    tokens = commands.add_parser(
+        "tokens",
+        help="make bot tokens for serve --tokens, or convert a file of plain-text tokens",
+        description=(
+            "A tokens file holds a salted hash of each bot's token, never the token. "
+            "'add' makes a token for a bot (replacing any it had), stores its hash and prints the "
+            "token once: give it to the bot's author. 'convert' turns a file of the earlier "
+            'format ({"name": "token", ...}) into hashes, in place; the bots keep their tokens.'
+        ),
+        epilog="example: oddtrick tokens add tokens.json alice",
+    )
+    tokens.add_argument("action", choices=["add", "convert"])
+    tokens.add_argument("file", type=Path, metavar="FILE.json")
+    tokens.add_argument("name", nargs="?", default=None, help="the bot's name (for add)")
+    tokens.set_defaults(handler=_tokens)
+
     check = commands.add_parser(
         "check",
         help="replay match logs and verify every action, result and the seed",
@@ -250,18 +272,30 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
+    from oddtrick_referee.referee import MatchSpec, RefereeSettings, open_arena_problem, running_referee
+    from oddtrick_referee.transport.tokens import load_token_hashes
 
     try:
         config = config_from_args(args, arena_keys=True)
         seating = seating_from_args(args)
-        tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
+        hashes = load_token_hashes(args.tokens) if args.tokens else None
         tls = server_credentials(args)
+        settings = RefereeSettings(
+            host=args.host,
+            port=args.port,
+            data_dir=args.data_dir,
+            token_hashes=hashes,
+            tls=tls,
+            allow_any_token=args.allow_any_token,
+        )
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
+    problem = open_arena_problem(settings)
+    if problem:
+        print(f"oddtrick serve: {problem}", file=sys.stderr)
+        return 2
     logging.getLogger("oddtrick").setLevel(logging.INFO)
-    settings = RefereeSettings(host=args.host, port=args.port, data_dir=args.data_dir, tokens=tokens, tls=tls)
     rules = TableRules(
         deadline_s=args.deadline if args.deadline is not None else 5.0,
         grace_s=args.grace if args.grace is not None else 30.0,
@@ -309,6 +343,32 @@ def failure_line(error: BaseException) -> str | None:
     if isinstance(error, OSError):
         return str(error)
     return None
+
+
+def _tokens(args: argparse.Namespace) -> int:
+    from oddtrick_referee.transport.sessions import valid_bot_name
+    from oddtrick_referee.transport.tokens import TokensFileError, add_bot, convert
+
+    try:
+        if args.action == "add":
+            if args.name is None or not valid_bot_name(args.name):
+                print(
+                    "oddtrick tokens add: give a bot name (letters, digits, '.', '_', '-')", file=sys.stderr
+                )
+                return 2
+            token = add_bot(args.file, args.name)
+            print(token)
+            print(
+                f"stored the hash of {args.name}'s token in {args.file}; the token is shown only now",
+                file=sys.stderr,
+            )
+        else:
+            count = convert(args.file)
+            print(f"{args.file}: {count} tokens replaced by their salted hashes", file=sys.stderr)
+    except (TokensFileError, OSError) as error:
+        print(f"oddtrick tokens: {error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import fcntl
 import gc
+import ipaddress
 import json
 import logging
 import re
@@ -60,6 +61,11 @@ class RefereeSettings:
     data_dir: Path = Path("oddtrick-data")
     """Match logs go in ``data_dir/logs``, the index in ``data_dir/oddtrick.sqlite3``."""
     tokens: Mapping[str, str] | None = None
+    """Bot name → token, held in memory only (a tournament's, made for its run)."""
+    token_hashes: Mapping[str, str] | None = None
+    """Bot name → salted token hash, from a tokens file (transport/tokens.py)."""
+    allow_any_token: bool = False
+    """Without tokens, listen on a non-loopback address all the same (anyone may play)."""
     limits: SessionLimits = dataclasses.field(default_factory=SessionLimits)
     games: frozenset[GameKind] = ALL_GAMES
     default_rules: TableRules = dataclasses.field(default_factory=TableRules)
@@ -103,7 +109,9 @@ class Referee:
     def __init__(self, settings: RefereeSettings, nursery: trio.Nursery) -> None:
         self.settings = settings
         self._nursery = nursery
-        self.lobby = Lobby(Credentials(settings.tokens), settings.limits, settings.games)
+        self.lobby = Lobby(
+            Credentials(settings.tokens, settings.token_hashes), settings.limits, settings.games
+        )
         self.log_dir = settings.data_dir / "logs"
         self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
         self.port = 0
@@ -118,7 +126,7 @@ class Referee:
 
     @property
     def address(self) -> str:
-        return f"{self.settings.host}:{self.port}"
+        return host_port(self.settings.host, self.port)
 
     def _on_stream(self, stream: BotStream) -> None:
         self._nursery.start_soon(self.lobby.serve_stream, stream, name=f"session {stream.peer}")
@@ -469,9 +477,37 @@ def _data_dir_lock(data_dir: Path) -> Iterator[None]:
         yield
 
 
+def open_arena_problem(settings: RefereeSettings) -> str | None:
+    """Why the settings must not be served: no credentials on an address others can reach."""
+    if settings.tokens or settings.token_hashes or settings.allow_any_token or _is_loopback(settings.host):
+        return None
+    return (
+        f"refusing to listen on {settings.host} without bot tokens: anyone who can reach it could play "
+        "under any bot's name. Give --tokens FILE.json (oddtrick tokens add FILE.json NAME), listen "
+        "on 127.0.0.1, or pass --allow-any-token if that is really what you want"
+    )
+
+
+def host_port(host: str, port: int) -> str:
+    """``host:port``, with an IPv6 address in brackets as gRPC wants it."""
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 @asynccontextmanager
 async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
     """Listen and referee until the block ends."""
+    problem = open_arena_problem(settings)
+    if problem:
+        raise ValueError(problem)
     with _data_dir_lock(settings.data_dir):
         async with _serving(settings) as referee:
             yield referee
@@ -498,7 +534,7 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
             )
             reflection.enable_server_reflection(names, server)
 
-        address = f"{settings.host}:{settings.port}"
+        address = host_port(settings.host, settings.port)
         async with grpc_server(
             address,
             referee._on_stream,

@@ -243,8 +243,8 @@ class _PlayHandler:
                 if message is grpc.aio.EOF:
                     break
                 self._to_trio(stream._deliver, message)
-        except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError):
-            pass
+        except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError, grpc.aio.AbortError):
+            pass  # the call is over (ended by the referee, or cancelled by the bot)
         except DecodeError as error:
             broken = Close(
                 grpc.StatusCode.INVALID_ARGUMENT, f"a message could not be read as a BotMessage ({error})"

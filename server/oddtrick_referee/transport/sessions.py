@@ -25,6 +25,7 @@ from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee.transport.bridge import BotStream, Close
+from oddtrick_referee.transport.tokens import verify_token
 
 log = logging.getLogger("oddtrick.referee.sessions")
 
@@ -55,23 +56,36 @@ class SessionLimits:
         )
 
 
+def valid_bot_name(name: str) -> bool:
+    return _NAME.fullmatch(name) is not None
+
+
 class Credentials:
     """Which bot names may play, and with which token.
 
-    With no tokens configured the arena is open: any token is accepted (the
-    demo and local tests run this way, and the referee says so at start).
+    ``tokens`` are held in memory only (a tournament makes them for its run);
+    ``hashes`` come from a tokens file (see transport/tokens.py), where no
+    token is ever stored in plain text. With neither, the arena is open: any
+    token is accepted (the demo and local tests run this way, only on
+    loopback unless asked, and the referee says so at start).
     """
 
-    def __init__(self, tokens: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, tokens: Mapping[str, str] | None = None, hashes: Mapping[str, str] | None = None
+    ) -> None:
         self._tokens = dict(tokens or {})
+        self._hashes = dict(hashes or {})
 
     @property
     def open(self) -> bool:
-        return not self._tokens
+        return not self._tokens and not self._hashes
 
     def accepts(self, name: str, token: str) -> bool:
         if self.open:
             return True
+        stored = self._hashes.get(name)
+        if stored is not None:
+            return verify_token(token, stored)
         expected = self._tokens.get(name)
         return expected is not None and hmac.compare_digest(expected.encode(), token.encode())
 
