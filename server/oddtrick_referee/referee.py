@@ -20,10 +20,10 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import trio
@@ -51,6 +51,7 @@ from oddtrick_referee.transport.sessions import (
 log = logging.getLogger("oddtrick.referee")
 
 ALL_GAMES = frozenset(GameKind)
+T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +124,9 @@ class Referee:
         """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
         self._live_lock = threading.Lock()
         self.trio_token = trio.lowlevel.current_trio_token()
+        self._disk = trio.CapacityLimiter(2)
+        """Index writes in worker threads, two at a time: SQLite takes one writer anyway, and
+        250 tables starting at once would otherwise start dozens of threads."""
 
     @property
     def address(self) -> str:
@@ -172,6 +176,7 @@ class Referee:
             log_writer=log_writer,
             reveal_seed=not sealed,
             fold_events=self.settings.fold_events,
+            close_log=False,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
@@ -179,7 +184,7 @@ class Referee:
         data_dir = self.settings.data_dir
         try:
             with storage_errors(f"recording the start of match {match_id}", data_dir):
-                await trio.to_thread.run_sync(
+                await self._on_disk(
                     self.store.match_started,
                     match_id,
                     table.started_at_ms,
@@ -205,13 +210,14 @@ class Referee:
         try:
             with storage_errors(f"writing the log of match {match_id}", data_dir):
                 state = await table.run()
+                await self._on_disk(log_writer.close)
         except BaseException:
             # Stopped (shutdown, a full disk, or a bug): say so in the index rather than
             # leave it "running" (and if the index cannot be written either, the next
             # start marks it aborted).
             with trio.CancelScope(shield=True):
                 try:
-                    await trio.to_thread.run_sync(
+                    await self._on_disk(
                         self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}
                     )
                 except sqlite3.Error as error:
@@ -224,7 +230,7 @@ class Referee:
         result = state.match_result
         assert result is not None
         with storage_errors(f"recording the end of match {match_id}", data_dir):
-            await trio.to_thread.run_sync(
+            await self._on_disk(
                 self.store.match_ended,
                 match_id,
                 int(time.time() * 1000),
@@ -238,12 +244,15 @@ class Referee:
         """No more matches here: end every session with OK, so bots stop for good."""
         self.lobby.close_all(grpc.StatusCode.OK, "no more matches for this bot here")
 
+    async def _on_disk(self, function: Callable[..., T], *args: Any) -> T:
+        return await trio.to_thread.run_sync(function, *args, limiter=self._disk)
+
     async def unseal(self, match_ids: list[str]) -> None:
-        await trio.to_thread.run_sync(self.store.unseal, match_ids)
+        await self._on_disk(self.store.unseal, match_ids)
 
     async def release_set(self, set_id: str) -> None:
         """The whole duplicate set is decided: publish all its plays (see MatchStore.release_set)."""
-        await trio.to_thread.run_sync(self.store.release_set, set_id)
+        await self._on_disk(self.store.release_set, set_id)
 
     def _set_live(self, match_id: str, table: Table | None) -> None:
         with self._live_lock:

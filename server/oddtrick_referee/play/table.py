@@ -228,6 +228,7 @@ class Table:
         on_progress: Callable[[Table], None] | None = None,
         reveal_seed: bool = True,
         fold_events: bool = True,
+        close_log: bool = True,
     ) -> None:
         self.match_id = match_id
         self.table_id = table_id
@@ -265,6 +266,9 @@ class Table:
         self._on_progress = on_progress
         self.sealed = not reveal_seed
         """One play of a duplicate pair: its cards stay hidden from everyone until both are over."""
+        self._close_log = close_log
+        """Close (fsync) the log at the end; False: the owner does, off the thread every
+        table shares, since an fsync can take milliseconds (Referee.play_match)."""
         self._fold_events = fold_events
         """Send a seat's events with its next request (one message per decision) rather than at once."""
         self.started_at_ms = int(time.time() * 1000)
@@ -369,7 +373,8 @@ class Table:
                 "seed": self.state.seed,
             }
         )
-        self._log.close()
+        if self._close_log:
+            self._log.close()
 
     # ------------------------------------------------------------ decisions
 
