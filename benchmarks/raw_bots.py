@@ -86,8 +86,11 @@ async def session(
                         )
                     )
                     for _ in range(flood):
-                        await call.write(bad)
-                    tally.flood_messages += flood
+                        try:
+                            await call.write(bad)
+                        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+                            break  # cut off: reading the call says how
+                        tally.flood_messages += 1
                     continue
                 if think_s:
                     await asyncio.sleep(think_s)
@@ -100,9 +103,11 @@ async def session(
                 )
                 tally.decisions += 1
         except grpc.aio.AioRpcError as error:
-            if error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and flood and not ended:
+            if flood and not ended and error.code() is not grpc.StatusCode.NOT_FOUND:
+                # Cut off (RESOURCE_EXHAUSTED; grpc's client can also report the cut as an
+                # INTERNAL error while it was still writing): resume the seat, flood again.
                 tally.cut_off += 1
-                continue  # resume the seat and flood again
+                continue
             if ended and error.code() is grpc.StatusCode.OK:
                 return
             tally.failures.append(f"{name}: {error.code().name} {error.details()}")

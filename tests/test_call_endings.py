@@ -4,16 +4,19 @@ idle or seated. A normal table plays on meanwhile."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+import pytest
 import trio
 from referee_support import RawBot, connect_and_play, count_faults, first_legal, in_thread, referee_running
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee import MatchSpec, TableRules, check_log
 from oddtrick_referee.play.table import Fault
+from oddtrick_referee.transport.sessions import SessionLimits
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 NOT_A_MESSAGE = b"\xff\xff\xff\xff"
@@ -94,3 +97,25 @@ async def test_garbage_and_half_closes_end_the_call_with_a_status_and_free_it(tm
         assert abused_record.seats[seat].forfeited
         assert abused_record.seats[seat].faults.get(Fault.FORFEITED, 0) >= 1
     assert check_log(abused_record.log_path).ok
+
+
+def silent(address: str) -> tuple[grpc.StatusCode, str]:
+    """Open a call and send nothing."""
+    bot = RawBot(address, "silent")
+    status = bot.wait_status()
+    bot.close()
+    return status
+
+
+async def test_a_connection_that_never_says_hello_is_dropped_and_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="oddtrick")
+    limits = SessionLimits(hello_timeout_s=0.3)
+    async with referee_running(tmp_path, [], limits=limits) as referee:
+        code, details = await in_thread(silent, referee.address)
+        with trio.fail_after(5):
+            await referee.calls.wait_until_at_most(0)
+    assert code is grpc.StatusCode.INVALID_ARGUMENT
+    assert "Hello" in details
+    assert any("no Hello within 0.3 s" in record.getMessage() for record in caplog.records)

@@ -110,7 +110,7 @@ class RefereeStub:
         token already holds as many sessions as the arena allows. Fix the bot;
         for the last case, retry later with backoff. A seat lost this way is
         kept for its grace period like a dropped connection, and can be
-        resumed.
+        resumed, no sooner than 1 s after the cut (the Hello waits).
       UNAVAILABLE: the referee is shutting down or restarting, or the
         connection failed. Reconnect with backoff, with the resume token if
         the session held a seat; seats are kept for their grace period.
@@ -185,7 +185,7 @@ class RefereeAsyncStub(RefereeStub):
         token already holds as many sessions as the arena allows. Fix the bot;
         for the last case, retry later with backoff. A seat lost this way is
         kept for its grace period like a dropped connection, and can be
-        resumed.
+        resumed, no sooner than 1 s after the cut (the Hello waits).
       UNAVAILABLE: the referee is shutting down or restarting, or the
         connection failed. Reconnect with backoff, with the resume token if
         the session held a seat; seats are kept for their grace period.
@@ -263,7 +263,7 @@ class RefereeServicer(metaclass=_abc_1.ABCMeta):
             token already holds as many sessions as the arena allows. Fix the bot;
             for the last case, retry later with backoff. A seat lost this way is
             kept for its grace period like a dropped connection, and can be
-            resumed.
+            resumed, no sooner than 1 s after the cut (the Hello waits).
           UNAVAILABLE: the referee is shutting down or restarting, or the
             connection failed. Reconnect with backoff, with the resume token if
             the session held a seat; seats are kept for their grace period.

@@ -45,6 +45,10 @@ class SessionLimits:
     max_message_bytes: int = 64 * 1024
     max_comment_bytes: int = 256
     max_seats_per_bot: int = 64
+    flood_pause_s: float = 1.0
+    """A seat whose stream was cut off for too many messages is resumed no sooner than this
+    after the cut (the resuming Hello waits): a flooder that reconnects at once costs the
+    referee one burst a second, not one burst per round trip."""
 
     def to_wire(self, max_seats: int) -> referee_pb2.SessionLimits:
         return referee_pb2.SessionLimits(
@@ -144,6 +148,8 @@ class SeatLink:
         """Event numbers carry on from the session's: never reset within a session."""
         self.unsolicited = 0
         self.answers = 0
+        self.resume_after = 0.0
+        """No resume before this (trio clock): set when the seat's stream is cut off for flooding."""
         """Answers received to the open request (the table evaluates max_attempts of them)."""
         self.open_request = 0
         """The request id the table waits on (0: none); the reader passes only its answers."""
@@ -231,6 +237,7 @@ class Lobby:
         try:
             with trio.fail_after(self.limits.hello_timeout_s):
                 first = await stream.inbox.receive()
+            await self._pause_after_flood(first)
             session = self._admit(stream, first)
         except trio.TooSlowError:
             log.info("dropped %s: no Hello within %g s", stream.peer, self.limits.hello_timeout_s)
@@ -260,6 +267,13 @@ class Lobby:
                 "the bot closed its side of the stream: the session is over "
                 "(a seat it held is kept for its grace period; resume with the resume token)",
             )
+
+    async def _pause_after_flood(self, message: referee_pb2.BotMessage) -> None:
+        """A Hello resuming a seat cut off for flooding waits out the pause (in its own task)."""
+        if message.WhichOneof("kind") == "hello" and message.hello.HasField("resume_token"):
+            link = self._links.get(message.hello.resume_token)
+            if link is not None and link.resume_after > trio.current_time():
+                await trio.sleep_until(link.resume_after)
 
     def _admit(self, stream: BotStream, message: referee_pb2.BotMessage) -> Session:
         if message.WhichOneof("kind") != "hello":
@@ -386,6 +400,7 @@ class Lobby:
                 link.refuse_unknown(decision)
             if link.count_unsolicited(limits.max_unsolicited):
                 return True
+            link.resume_after = trio.current_time() + limits.flood_pause_s
             session.stream.close(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "too many answers the referee did not ask for; answer each request once",
@@ -407,6 +422,8 @@ class Lobby:
             session.unsolicited_idle += 1
             within = session.unsolicited_idle <= limits.max_unsolicited
         if not within:
+            if link is not None:
+                link.resume_after = trio.current_time() + limits.flood_pause_s
             session.stream.close(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "too many messages the referee did not ask for",
