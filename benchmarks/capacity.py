@@ -16,7 +16,10 @@ stderr:
 * ``decisions_per_s``: every decision of every table over the wall time of
   the play;
 * ``referee_cpu_ms_per_decision``: the referee process's CPU over the play,
-  per decision;
+  per decision; ``referee_cpu_share`` (1.0 = one CPU) and
+  ``referee_trio_thread_busy``, the share of the play its main (trio)
+  thread, where every table runs, was on a CPU: added latency is queueing
+  there once it nears 1;
 * ``referee_added_p50_ms``, ``referee_added_p99_ms``, ``referee_added_max_ms``:
   from a bot's answer reaching its table to that table's next request
   leaving (``MatchRecord.added_latency_s``), over every decision;
@@ -150,6 +153,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def main_thread_cpu(pid: int) -> float:
+    """CPU seconds of the process's main thread: trio's, where every table runs."""
+    with open(f"/proc/{pid}/task/{pid}/stat") as file:
+        fields = file.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
 def machine_cpu() -> tuple[float, float]:
     with open("/proc/stat") as file:
         values = [int(v) for v in file.readline().split()[1:9]]
@@ -228,6 +238,7 @@ def main() -> None:
             line = referee.stdout.readline().strip()
             assert line == "playing", line
             cpu_start, machine_start = cpu_seconds(referee.pid), machine_cpu()
+            trio_start = main_thread_cpu(referee.pid)
             threads_connected, rss_connected = proc_status(referee.pid)
             progress(
                 f"all connected: referee {threads_connected} threads, {rss_connected:.0f} MB; "
@@ -235,6 +246,7 @@ def main() -> None:
             )
             result = json.loads(referee.stdout.readline())
             cpu = cpu_seconds(referee.pid) - cpu_start
+            trio_cpu = main_thread_cpu(referee.pid) - trio_start
             busy, total = (end - start for end, start in zip(machine_cpu(), machine_start, strict=True))
             sampler.stop.set()
             outcomes = [json.loads(client.communicate(timeout=120)[0]) for client in clients]
@@ -261,6 +273,7 @@ def main() -> None:
         "decisions_per_s": round(decisions / result["wall_s"]),
         "referee_cpu_ms_per_decision": round(cpu / decisions * 1000, 4),
         "referee_cpu_share": round(cpu / result["wall_s"], 2),
+        "referee_trio_thread_busy": round(trio_cpu / result["wall_s"], 2),
         "referee_added_p50_ms": round(p50, 3),
         "referee_added_p99_ms": round(p99, 3),
         "referee_added_max_ms": round(worst, 3),
