@@ -19,7 +19,9 @@ stderr:
   per decision; ``referee_cpu_share`` (1.0 = one CPU) and
   ``referee_trio_thread_busy``, the share of the play its main (trio)
   thread, where every table runs, was on a CPU: added latency is queueing
-  there once it nears 1;
+  there once it nears 1; ``referee_trio_thread_runqueue_wait_ms_per_decision``:
+  how long that thread waited, ready, for a CPU (``/proc/…/schedstat``), per
+  decision: on a busy machine the tail of the added latency is this wait;
 * ``referee_added_p50_ms``, ``referee_added_p99_ms``, ``referee_added_max_ms``:
   from a bot's answer reaching its table to that table's next request
   leaving (``MatchRecord.added_latency_s``), over every decision;
@@ -160,6 +162,15 @@ def main_thread_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def runqueue_wait(pid: int) -> float:
+    """Seconds the process's main thread spent ready to run but waiting for a CPU (schedstat)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/schedstat") as file:
+            return int(file.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 def machine_cpu() -> tuple[float, float]:
     with open("/proc/stat") as file:
         values = [int(v) for v in file.readline().split()[1:9]]
@@ -238,7 +249,7 @@ def main() -> None:
             line = referee.stdout.readline().strip()
             assert line == "playing", line
             cpu_start, machine_start = cpu_seconds(referee.pid), machine_cpu()
-            trio_start = main_thread_cpu(referee.pid)
+            trio_start, wait_start = main_thread_cpu(referee.pid), runqueue_wait(referee.pid)
             threads_connected, rss_connected = proc_status(referee.pid)
             progress(
                 f"all connected: referee {threads_connected} threads, {rss_connected:.0f} MB; "
@@ -247,6 +258,7 @@ def main() -> None:
             result = json.loads(referee.stdout.readline())
             cpu = cpu_seconds(referee.pid) - cpu_start
             trio_cpu = main_thread_cpu(referee.pid) - trio_start
+            trio_wait = runqueue_wait(referee.pid) - wait_start
             busy, total = (end - start for end, start in zip(machine_cpu(), machine_start, strict=True))
             sampler.stop.set()
             outcomes = [json.loads(client.communicate(timeout=120)[0]) for client in clients]
@@ -274,6 +286,7 @@ def main() -> None:
         "referee_cpu_ms_per_decision": round(cpu / decisions * 1000, 4),
         "referee_cpu_share": round(cpu / result["wall_s"], 2),
         "referee_trio_thread_busy": round(trio_cpu / result["wall_s"], 2),
+        "referee_trio_thread_runqueue_wait_ms_per_decision": round(trio_wait / decisions * 1000, 3),
         "referee_added_p50_ms": round(p50, 3),
         "referee_added_p99_ms": round(p99, 3),
         "referee_added_max_ms": round(worst, 3),
