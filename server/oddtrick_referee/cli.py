@@ -441,7 +441,7 @@ def _tournament(args: argparse.Namespace) -> int:
             for name, token in identities.items():
                 print(
                     f"  remote entry {entry.name}: connect with --server {address} --name {name} "
-                    f"--token={token} --seats {2 * settings.tables}",
+                    f"--token={token} --seats {2 * settings.tables}" + (" --tls" if tls else ""),
                     file=sys.stderr,
                     flush=True,
                 )
