@@ -80,3 +80,36 @@ def test_a_read_only_data_folder_is_one_line_and_changes_nothing(tmp_path: Path,
         assert "make it writable" in lines[0]
     assert _rows(data_dir) == before == [("kept-1", "finished")]
     assert sorted(path.name for path in (data_dir / "logs").iterdir()) == ["kept-1.jsonl"]
+
+
+def test_a_folder_made_read_only_mid_tournament_keeps_what_was_played(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    command = [
+        sys.executable, "-m", "oddtrick", "tournament", "--game", "classic", "--deals", "4",
+        "--set-size", "1", "--tables", "1", "--seed", "read-only", "--data-dir", str(data_dir),
+        "--bot", f"one={RANDOM_BOT}", "--bot", f"two={RANDOM_BOT}",
+    ]  # fmt: skip
+    lines = []
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_as_an_ordinary_user(),
+    ) as tournament:
+        assert tournament.stderr is not None
+        for line in tournament.stderr:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("[1/8 tables"):
+                (data_dir / "logs").chmod(0o555)  # no new match log can be created from now on
+        tournament.wait(timeout=120)
+    (data_dir / "logs").chmod(0o755)
+    assert tournament.returncode == 1, lines
+    assert not any("Traceback" in line for line in lines), lines
+    assert lines[-1].startswith(f"oddtrick tournament: cannot write to the data folder {data_dir}"), lines
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        stored = db.execute("SELECT COUNT(*) FROM table_runs").fetchone()[0]
+        statuses = {row[0] for row in db.execute("SELECT status FROM matches")}
+    assert 1 <= stored < 8
+    assert "running" not in statuses
+    assert "while starting match" in lines[-1]
