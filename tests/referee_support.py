@@ -39,7 +39,7 @@ from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._codec import action_to_wire, card_from_wire, seat_from_wire
 from oddtrick._codec_text import parse_action
 from oddtrick.rules import Card, Deal, GameConfig, GameState, Phase, Seat
-from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee import RefereeSettings, read_log, running_referee
 from oddtrick_referee.referee import Referee
 
@@ -77,6 +77,10 @@ _CLOSE = object()
 _END = object()
 
 
+def _serialize(message: Message | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 class StreamEnded(AssertionError):
     """The referee ended the call while the test still expected a message."""
 
@@ -103,7 +107,12 @@ class RawBot:
         self._inbox: queue.Queue[Any] = queue.Queue()
         self._ended = threading.Event()
         self._channel = grpc.insecure_channel(address)
-        self._call = referee_pb2_grpc.RefereeStub(self._channel).Play(iter(self._outbox.get, _CLOSE))
+        play = self._channel.stream_stream(
+            "/oddtrick.v1.Referee/Play",
+            request_serializer=_serialize,
+            response_deserializer=referee_pb2.RefereeMessage.FromString,
+        )
+        self._call = play(iter(self._outbox.get, _CLOSE))
         self._reader = threading.Thread(target=self._read, name=f"raw-bot {name}", daemon=True)
         self._reader.start()
 
@@ -125,6 +134,10 @@ class RawBot:
 
     def send_raw(self, message: referee_pb2.BotMessage) -> None:
         self._outbox.put(message)
+
+    def send_bytes(self, data: bytes) -> None:
+        """Send ``data`` as a message as it is (which need not be a valid BotMessage)."""
+        self._outbox.put(data)
 
     def send_hello(
         self,
@@ -195,6 +208,10 @@ class RawBot:
         return self.status
 
     # -------------------------------------------------------------- ending
+
+    def half_close(self) -> None:
+        """End the sending side only: the channel stays open for the referee's answer."""
+        self._outbox.put(_CLOSE)
 
     def close(self) -> None:
         """Half-close the sending side and release the channel."""

@@ -43,6 +43,7 @@ PUBLIC_NAMES = [
     "Seat",
     "Side",
     "Suit",
+    "TlsOptions",
     "Trick",
     "TrumpSelection",
     "__version__",

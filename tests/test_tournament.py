@@ -20,9 +20,11 @@ from oddtrick_referee.competitions.tournament import (
     TournamentSettings,
     parse_entry,
     plan_runs,
+    remote_entry,
     run_tournament,
 )
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,12 +57,13 @@ def remote_bot_process(address: str, name: str, token: str, seats: int) -> subpr
 
 
 async def test_round_robin_with_a_remote_entry_completes_and_its_standings_add_up(tmp_path: Path) -> None:
-    remote = Entry("visitor", "visitor-token")
+    remote = remote_entry("visitor=visitor-token-0,visitor-token-1", duplicate=True)
     plan = settings((local("alpha"), local("beta"), remote))
     processes: list[subprocess.Popen[bytes]] = []
 
     def listening(address: str) -> None:
-        processes.append(remote_bot_process(address, remote.name, remote.token, 2 * plan.tables))
+        for name, token in remote.identities(duplicate=True).items():
+            processes.append(remote_bot_process(address, name, token, 2 * plan.tables))
 
     try:
         standings = await run_tournament(
@@ -91,6 +94,14 @@ async def test_round_robin_with_a_remote_entry_completes_and_its_standings_add_u
                 assert cell.points_per_deal == pytest.approx(-mirror.points_per_deal)
     summary = standings.to_json()
     assert json.loads(json.dumps(summary))["duplicate"] is True
+    # Every entry, the remote one too, played each table of a set under its own identity.
+    seated = set()
+    for path in (tmp_path / "logs").glob("*.jsonl"):
+        names = [player["name"] for player in next(read_log(path))["players"].values()]
+        assert len({name.split("~")[1] for name in names}) == 1, names  # one play's identities only
+        seated.update(names)
+    assert {"visitor~0", "visitor~1"} <= seated
+    assert "visitor" not in seated
 
 
 async def test_the_two_plays_of_a_duplicate_deal_get_the_same_hands_with_partnerships_swapped(
@@ -145,8 +156,10 @@ def test_a_killed_tournament_resumes_without_replaying_or_losing_a_finished_tabl
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
     ) as first:
         assert first.stderr is not None
-        for line in first.stderr:  # progress lines: kill once two tables are stored
-            if line.startswith("[2/8 tables"):
+        # Kill once three tables are stored: set 2's first play is stored (and sealed), its
+        # second not yet, so only a durable sealing state can ever release set 2.
+        for line in first.stderr:
+            if line.startswith("[3/8 tables"):
                 break
         else:
             pytest.fail("the tournament ended before two tables were played")
@@ -154,7 +167,7 @@ def test_a_killed_tournament_resumes_without_replaying_or_losing_a_finished_tabl
     store = TournamentStore(tmp_path / "oddtrick.sqlite3")
     tournament_id = next(iter(_tournament_ids(tmp_path)))
     before = _runs(tmp_path, tournament_id)
-    assert len(before) >= 2
+    assert len(before) >= 3
 
     second = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
     assert "resuming" in second.stderr
@@ -165,6 +178,11 @@ def test_a_killed_tournament_resumes_without_replaying_or_losing_a_finished_tabl
     standings = json.loads(second.stdout)
     assert sum(entry["deals"] for entry in standings["entries"]) == 2 * 4
     assert len(store.deal_results(tournament_id)) == 8
+    # Every set is decided: no play is left sealed, and every log (an aborted play's too) is served.
+    matches = MatchStore(tmp_path / "oddtrick.sqlite3")
+    rows = [matches.get(row["match_id"]) for row in matches.list_matches(limit=1000)]
+    assert {row["status"] for row in rows if row} <= {"finished", "aborted"}
+    assert not [row["match_id"] for row in rows if row and log_withheld(row)]
 
 
 def _tournament_ids(data_dir: Path) -> list[str]:
@@ -199,3 +217,32 @@ def test_the_plan_pairs_every_entry_once_and_keeps_both_plays_of_a_set_together(
     assert [run.deals for run in runs if run.match_key == "a|b"] == [2, 2, 1, 1]
     gauntlet = plan_runs(settings(entries, gauntlet=True), "seed")
     assert {run.match_key for run in gauntlet} == {"a|b", "a|c"}
+
+
+async def test_a_play_finished_but_not_recorded_is_recorded_not_played_again(tmp_path: Path) -> None:
+    plan = settings((local("one"), local("two")), deals=1, tables=1)
+    await run_tournament(plan, tmp_path, progress_stream=io.StringIO())
+    runs = _runs(tmp_path, plan.tournament_id)
+    assert len(runs) == 2
+    # What a stop between the index's "sealed" and the tournament's record leaves: the second
+    # play ended and sealed in the index, not in the tournament's results, the set not released.
+    import sqlite3
+
+    key = max(runs)
+    with sqlite3.connect(tmp_path / "oddtrick.sqlite3") as db:
+        db.execute("UPDATE matches SET status = 'sealed', details = json_remove(details, '$.released')")
+        for table in ("table_runs", "deal_results"):
+            db.execute(f"DELETE FROM {table} WHERE match_key = ? AND set_number = ? AND table_no = ?", key)
+    logs_before = sorted(path.name for path in (tmp_path / "logs").glob("*.jsonl"))
+
+    standings = await run_tournament(plan, tmp_path, progress_stream=io.StringIO())
+
+    assert sorted(path.name for path in (tmp_path / "logs").glob("*.jsonl")) == logs_before
+    assert _runs(tmp_path, plan.tournament_id) == runs
+    assert sum(row.deals for row in standings.rows) == 2
+    matches = MatchStore(tmp_path / "oddtrick.sqlite3")
+    for match_id in runs.values():
+        row = matches.get(match_id)
+        assert row is not None
+        assert row["status"] == "finished"
+        assert not log_withheld(row)

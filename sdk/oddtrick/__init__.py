@@ -47,6 +47,7 @@ from oddtrick.rules import (
 
 if TYPE_CHECKING:
     from oddtrick._run import BotRefused, run
+    from oddtrick._tls import TlsOptions
 
 __all__ = [
     "DOUBLE",
@@ -70,6 +71,7 @@ __all__ = [
     "Seat",
     "Side",
     "Suit",
+    "TlsOptions",
     "Trick",
     "TrumpSelection",
     "__version__",
@@ -85,4 +87,8 @@ def __getattr__(name: str) -> object:
         from oddtrick import _run
 
         return getattr(_run, name)
+    if name == "TlsOptions":
+        from oddtrick import _tls
+
+        return _tls.TlsOptions
     raise AttributeError(f"module 'oddtrick' has no attribute {name!r}")

@@ -11,8 +11,10 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from oddtrick import __version__
+from oddtrick._tls import TlsOptions, tls_from_args
 from oddtrick.rules import GameKind
 
 
@@ -43,8 +45,33 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     bot.add_argument(
         "--max-matches", type=int, default=None, metavar="N", help="stop each seat after N matches"
     )
+    _add_tls_options(bot)
     bot.add_argument("-v", "--verbose", action="store_true", help="log every connection event")
     bot.set_defaults(handler=_run_bot)
+
+
+def _add_tls_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("TLS (for a referee started with --tls-cert)")
+    group.add_argument("--tls", action="store_true", help="connect over TLS, checking the referee")
+    group.add_argument(
+        "--ca",
+        type=Path,
+        default=None,
+        metavar="FILE.pem",
+        help="certificates trusted for the referee (default: the system's); implies --tls",
+    )
+    group.add_argument(
+        "--tls-cert",
+        type=Path,
+        default=None,
+        metavar="FILE.pem",
+        help="this client's certificate (mutual TLS)",
+    )
+    group.add_argument("--tls-key", type=Path, default=None, metavar="FILE.pem", help="its private key")
+
+
+def _tls(args: argparse.Namespace) -> TlsOptions | None:
+    return tls_from_args(args.tls, args.ca, args.tls_cert, args.tls_key)
 
 
 def _run_bot(args: argparse.Namespace) -> int:
@@ -53,6 +80,9 @@ def _run_bot(args: argparse.Namespace) -> int:
     try:
         bot = load_bot(args.bot)
         games = [GameKind(g.strip()) for g in args.games.split(",") if g.strip()]
+        tls = _tls(args)
+        if tls is not None:
+            tls.credentials()  # a missing or unreadable file is reported now, in one line
     except (OSError, ImportError, AttributeError, ValueError) as error:
         print(f"oddtrick bot: {error}", file=sys.stderr)
         return 2
@@ -66,6 +96,7 @@ def _run_bot(args: argparse.Namespace) -> int:
             version=args.bot_version,
             games=games,
             max_matches=args.max_matches,
+            tls=tls,
         )
     except BotRefused as refused:
         print(f"oddtrick bot: the referee refused {args.name!r}: {refused}", file=sys.stderr)
@@ -90,6 +121,7 @@ def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "match_id", nargs="?", default=None, help="the match to watch (default: the newest in progress)"
     )
     watch.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
+    _add_tls_options(watch)
     watch.set_defaults(handler=_watch)
 
 
@@ -97,7 +129,13 @@ def _watch(args: argparse.Namespace) -> int:
     from oddtrick._watch import watch
 
     try:
-        return watch(args.server, args.match_id, sys.stdout, sys.stderr)
+        tls = _tls(args)
+        if tls is not None:
+            tls.credentials()
+        return watch(args.server, args.match_id, sys.stdout, sys.stderr, tls)
+    except ValueError as error:
+        print(f"oddtrick watch: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

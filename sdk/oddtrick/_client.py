@@ -21,6 +21,7 @@ import grpc
 from oddtrick._bot import Bot, decide
 from oddtrick._codec import MalformedMessage, action_to_wire, game_kind_to_wire
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
+from oddtrick._tls import TlsOptions, aio_channel
 from oddtrick.rules import GameKind
 from oddtrick.v1 import referee_pb2, referee_pb2_grpc
 
@@ -65,6 +66,8 @@ class ClientOptions:
     """Stop each seat after this many matches (None: play until stopped)."""
     reconnect_for_s: float = 60.0
     """Give up when the referee cannot be reached for this long."""
+    tls: TlsOptions | None = None
+    """Connect over TLS (None: plaintext, for a referee on your own machine or network)."""
 
 
 class _Writer:
@@ -226,6 +229,6 @@ class _Seat:
 
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:
     """Play ``options.seats`` seats with fresh bots from ``make`` until done."""
-    async with grpc.aio.insecure_channel(options.server, options=CHANNEL_OPTIONS) as channel:
+    async with aio_channel(options.server, options.tls, CHANNEL_OPTIONS) as channel:
         seats = [_Seat(make, options, index) for index in range(options.seats)]
         await asyncio.gather(*(seat.run(channel) for seat in seats))

@@ -12,6 +12,7 @@ from typing import Any
 
 from oddtrick._bot import Bot, make_bot
 from oddtrick._client import BotRefused, ClientOptions, run_bot_async
+from oddtrick._tls import TlsOptions
 from oddtrick.rules import GameKind
 
 __all__ = ["BotRefused", "load_bot", "run"]
@@ -27,10 +28,12 @@ def run(
     version: str = "0",
     games: Sequence[GameKind] = (GameKind.CLASSIC, GameKind.CONTRACT),
     max_matches: int | None = None,
+    tls: TlsOptions | None = None,
 ) -> None:
     """Play ``bot`` (a Bot subclass or a function of a view) on ``seats`` seats of
     the referee at ``server`` until stopped (Ctrl-C) or ``max_matches`` are played
     on each seat. Each seat gets its own bot instance when ``bot`` is a class.
+    ``tls`` connects over TLS (see :class:`oddtrick.TlsOptions`).
 
     Objects that exist when it is called are frozen out of the garbage
     collector's reach (``gc.freeze()``): they live as long as the process.
@@ -48,6 +51,7 @@ def run(
         games=tuple(games),
         seats=seats,
         max_matches=max_matches,
+        tls=tls,
     )
     asyncio.run(run_bot_async(_factory(bot), options))
 

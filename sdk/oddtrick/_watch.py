@@ -23,6 +23,8 @@ from oddtrick._codec import (
     side_from_wire,
     trumps_from_wire,
 )
+from oddtrick._tls import TlsOptions
+from oddtrick._tls import channel as open_channel
 from oddtrick.rules import GameKind
 from oddtrick.rules._cards import pretty_hand
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
@@ -139,9 +141,9 @@ def _nothing_to_watch(channel: grpc.Channel, server: str) -> str:
     return f"no match in progress on {server}; wait for one to start, or name a match id"
 
 
-def watch(server: str, match_id: str | None, out: TextIO, err: TextIO) -> int:
+def watch(server: str, match_id: str | None, out: TextIO, err: TextIO, tls: TlsOptions | None = None) -> int:
     """Print the match's play to ``out`` as it happens; the exit status of ``oddtrick watch``."""
-    with grpc.insecure_channel(server) as channel:
+    with open_channel(server, tls) as channel:
         try:
             match_id = match_id or newest_match_in_progress(channel)
             if match_id is None:

@@ -7,7 +7,6 @@ import concurrent.futures
 import json
 import logging
 import os
-import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat,
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.play.matchlog import check_log
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 
 log = logging.getLogger("oddtrick.referee")
 
@@ -113,12 +113,19 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=50051, help="port (0: any free port; default 50051)")
     add_data_dir(serve)
+    add_tls_options(serve)
     serve.add_argument(
         "--tokens",
         type=Path,
         default=None,
         metavar="FILE.json",
-        help='bot credentials as {"name": "token", ...}; without it any token is accepted',
+        help="bot credentials, stored as salted hashes (made with: oddtrick tokens add FILE.json NAME); "
+        "without it any token is accepted, which is allowed on a loopback address only",
+    )
+    serve.add_argument(
+        "--allow-any-token",
+        action="store_true",
+        help="listen on a non-loopback address without --tokens: anyone who reaches it may play",
     )
     seating = serve.add_argument_group("seating (bot names)")
     seating.add_argument("--ns", metavar="NAME", help="the bot holding North and South")
@@ -171,7 +178,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "Every pair of entries plays one match (with --gauntlet, the first entry plays each "
             "of the others). Under duplicate (the default) each deal is played twice with the "
             "partnerships swapped, so the luck of the cards cancels. Results are stored in SQLite "
-            "as tables finish; running the same command again resumes the tournament."
+            "as tables finish; running the same command again resumes the tournament. "
+            "What a tournament trusts of its entrants: each entry plays the two plays of a deal under "
+            "two identities (NAME~0, NAME~1), each with its own token; a local entry runs as two "
+            "processes, each given only its own token, so one process cannot take part in both plays. "
+            "The referee cannot see what an entrant's operator does with both tokens, or what two "
+            "local processes of the same user do between them: it trusts entrants not to pass "
+            "information between their two plays, so it is for entrants whose operators you trust."
         ),
         epilog=(
             "example: oddtrick tournament --game contract --deals 200 --tables 4 "
@@ -191,8 +204,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--remote",
         action="append",
         default=[],
-        metavar="NAME[=TOKEN]",
-        help="an entry that connects by itself (any language) with this name and token",
+        metavar="NAME[=TOKEN0,TOKEN1]",
+        help="an entry that connects by itself (any language); under duplicate it plays as NAME~0 and "
+        "NAME~1, each with its own token (made and printed when not given; NAME=TOKEN with --no-duplicate)",
     )
     add_game_options(tournament)
     plan = tournament.add_argument_group("tournament")
@@ -220,9 +234,26 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
     add_data_dir(tournament)
+    add_tls_options(tournament)
     tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
+
+    tokens = commands.add_parser(
+        "tokens",
+        help="make bot tokens for serve --tokens, or convert a file of plain-text tokens",
+        description=(
+            "A tokens file holds a salted hash of each bot's token, never the token. "
+            "'add' makes a token for a bot (replacing any it had), stores its hash and prints the "
+            "token once: give it to the bot's author. 'convert' turns a file of the earlier "
+            'format ({"name": "token", ...}) into hashes, in place; the bots keep their tokens.'
+        ),
+        epilog="example: oddtrick tokens add tokens.json alice",
+    )
+    tokens.add_argument("action", choices=["add", "convert"])
+    tokens.add_argument("file", type=Path, metavar="FILE.json")
+    tokens.add_argument("name", nargs="?", default=None, help="the bot's name (for add)")
+    tokens.set_defaults(handler=_tokens)
 
     from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 
@@ -258,19 +289,32 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
+    from oddtrick_referee.referee import MatchSpec, RefereeSettings, open_arena_problem, running_referee
+    from oddtrick_referee.transport.tokens import load_token_hashes
     from oddtrick_referee.web.server import bind_web, web_beside
 
     try:
         config = config_from_args(args, arena_keys=True)
         seating = seating_from_args(args)
-        tokens = json.loads(args.tokens.read_text(encoding="utf-8")) if args.tokens else None
+        hashes = load_token_hashes(args.tokens) if args.tokens else None
+        tls = server_credentials(args)
+        settings = RefereeSettings(
+            host=args.host,
+            port=args.port,
+            data_dir=args.data_dir,
+            token_hashes=hashes,
+            tls=tls,
+            allow_any_token=args.allow_any_token,
+        )
         web = bind_web(args.web) if args.web is not None else None
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
+    problem = open_arena_problem(settings)
+    if problem:
+        print(f"oddtrick serve: {problem}", file=sys.stderr)
+        return 2
     logging.getLogger("oddtrick").setLevel(logging.INFO)
-    settings = RefereeSettings(host=args.host, port=args.port, data_dir=args.data_dir, tokens=tokens)
     rules = TableRules(
         deadline_s=args.deadline if args.deadline is not None else 5.0,
         grace_s=args.grace if args.grace is not None else 30.0,
@@ -302,8 +346,48 @@ def _serve(args: argparse.Namespace) -> int:
         trio.run(main)
     except KeyboardInterrupt:
         return 130
-    except OSError as error:
-        print(f"oddtrick serve: {error}", file=sys.stderr)
+    except (OSError, ExceptionGroup) as error:
+        problem = failure_line(error)
+        if problem is None:
+            raise
+        print(f"oddtrick serve: {problem}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def failure_line(error: BaseException) -> str | None:
+    """What went wrong, in one line, when it is the environment's fault (a folder that
+    cannot be written, a port in use) rather than a bug; None for anything else."""
+    if isinstance(error, BaseExceptionGroup):
+        lines = [failure_line(inner) for inner in error.exceptions]
+        return next((line for line in lines if line is not None), None)
+    if isinstance(error, OSError):
+        return str(error)
+    return None
+
+
+def _tokens(args: argparse.Namespace) -> int:
+    from oddtrick_referee.transport.sessions import valid_bot_name
+    from oddtrick_referee.transport.tokens import TokensFileError, add_bot, convert
+
+    try:
+        if args.action == "add":
+            if args.name is None or not valid_bot_name(args.name):
+                print(
+                    "oddtrick tokens add: give a bot name (letters, digits, '.', '_', '-')", file=sys.stderr
+                )
+                return 2
+            token = add_bot(args.file, args.name)
+            print(token)
+            print(
+                f"stored the hash of {args.name}'s token in {args.file}; the token is shown only now",
+                file=sys.stderr,
+            )
+        else:
+            count = convert(args.file)
+            print(f"{args.file}: {count} tokens replaced by their salted hashes", file=sys.stderr)
+    except (TokensFileError, OSError) as error:
+        print(f"oddtrick tokens: {error}", file=sys.stderr)
         return 1
     return 0
 
@@ -337,22 +421,21 @@ def _check(args: argparse.Namespace) -> int:
 
 def _tournament(args: argparse.Namespace) -> int:
     from oddtrick_referee.competitions.tournament import (
-        Entry,
         TournamentSettings,
         parse_entry,
+        remote_entry,
         run_tournament,
     )
 
     try:
         entries = [parse_entry(text) for text in args.bot]
-        for text in args.remote:
-            name, _, token = text.partition("=")
-            entries.append(Entry(name.strip(), token or secrets.token_hex(8)))
+        entries += [remote_entry(text, duplicate=not args.no_duplicate) for text in args.remote]
         config = config_from_args(args)
         problem = _tournament_problem(entries, args)
         if problem:
             print(f"oddtrick tournament: {problem}", file=sys.stderr)
             return 2
+        tls = server_credentials(args)
         web = None
         if args.web is not None:
             from oddtrick_referee.web.server import bind_web
@@ -378,23 +461,36 @@ def _tournament(args: argparse.Namespace) -> int:
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
         for entry in entries:
-            if not entry.local:
+            if entry.local:
+                continue
+            identities = entry.identities(not args.no_duplicate)
+            if len(identities) > 1:
                 print(
-                    f"  remote entry {entry.name}: connect with --server {address} --name {entry.name} "
-                    f"--token {entry.token}",
+                    f"  remote entry {entry.name} plays each deal twice, once per identity: run one bot "
+                    "per identity, and keep what each sees from the other",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            for name, token in identities.items():
+                print(
+                    f"  remote entry {entry.name}: connect with --server {address} --name {name} "
+                    f"--token={token} --seats {2 * settings.tables}" + (" --tls" if tls else ""),
                     file=sys.stderr,
                     flush=True,
                 )
 
     try:
         standings = trio.run(
-            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, web
+            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, tls, web
         )
     except KeyboardInterrupt:
         print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)
         return 130
-    except (ValueError, RuntimeError, OSError) as error:
-        print(f"oddtrick tournament: {error}", file=sys.stderr)
+    except (ValueError, RuntimeError, OSError, ExceptionGroup) as error:
+        problem = str(error) if not isinstance(error, BaseExceptionGroup) else failure_line(error)
+        if problem is None:
+            raise
+        print(f"oddtrick tournament: {problem}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(standings.to_json(), indent=2))

@@ -12,15 +12,18 @@ import contextlib
 import dataclasses
 import fcntl
 import gc
+import ipaddress
 import json
 import logging
+import re
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import grpc
 import trio
@@ -33,8 +36,9 @@ from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
-from oddtrick_referee.storage.match_index import MatchStore
-from oddtrick_referee.transport.bridge import BotStream, WatchStream, grpc_server
+from oddtrick_referee.storage.data_dir import check_writable, storage_errors
+from oddtrick_referee.storage.match_index import MatchStore, log_withheld
+from oddtrick_referee.transport.bridge import BotStream, CallCount, WatchStream, grpc_server
 from oddtrick_referee.transport.sessions import (
     PROTOCOL_MINOR,
     PROTOCOL_NAME,
@@ -47,6 +51,7 @@ from oddtrick_referee.transport.sessions import (
 log = logging.getLogger("oddtrick.referee")
 
 ALL_GAMES = frozenset(GameKind)
+T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,13 +62,24 @@ class RefereeSettings:
     data_dir: Path = Path("oddtrick-data")
     """Match logs go in ``data_dir/logs``, the index in ``data_dir/oddtrick.sqlite3``."""
     tokens: Mapping[str, str] | None = None
+    """Bot name → token, held in memory only (a tournament's, made for its run)."""
+    token_hashes: Mapping[str, str] | None = None
+    """Bot name → salted token hash, from a tokens file (transport/tokens.py)."""
+    allow_any_token: bool = False
+    """Without tokens, listen on a non-loopback address all the same (anyone may play)."""
     verify_token: Callable[[str, str], bool] | None = None
-    """Checks a bot's name and token instead of ``tokens`` (the ladder asks its database)."""
+    """Checks a bot's name and token instead of the above (the ladder asks its database)."""
     limits: SessionLimits = dataclasses.field(default_factory=SessionLimits)
     games: frozenset[GameKind] = ALL_GAMES
     default_rules: TableRules = dataclasses.field(default_factory=TableRules)
     fold_events: bool = True
     """Events ride with the seat's next decision request (False: each is sent at once)."""
+    keepalive_s: tuple[float, float] = (10.0, 5.0)
+    """Ping every connection this often; drop it when a ping goes unanswered this long."""
+    tls: grpc.ServerCredentials | None = None
+    """Serve TLS (see transport/tls.py); None: plaintext."""
+    loopback_port: bool = False
+    """With TLS, also listen in plaintext on 127.0.0.1 for bots the referee starts itself."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +92,11 @@ class MatchSpec:
     seed: str | None = None
     match_id: str | None = None
     table_id: str = ""
+    set_id: str = ""
+    """The duplicate set a sealed play belongs to: its plays are released together
+    (:meth:`Referee.release_set`)."""
+    run_id: str = ""
+    """What planned this match (a tournament's table run), to find it again after a crash."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +107,7 @@ class SeatedMatch:
     table: Table
     links: dict[Seat, SeatLink]
     log_path: Path
+    log_writer: MatchLogWriter
     sealed: bool
 
     @property
@@ -124,21 +146,28 @@ class Referee:
     def __init__(self, settings: RefereeSettings, nursery: trio.Nursery) -> None:
         self.settings = settings
         self._nursery = nursery
-        credentials = Credentials(settings.tokens, settings.verify_token)
+        credentials = Credentials(settings.tokens, settings.token_hashes, settings.verify_token)
         self.lobby = Lobby(credentials, settings.limits, settings.games)
         self.log_dir = settings.data_dir / "logs"
         self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
         self.port = 0
+        self.local_address = ""
+        """Where bot processes on this machine connect (plaintext on loopback)."""
+        self.calls = CallCount()
+        """The open Play calls (the transport's count, once listening)."""
         self.live: dict[str, Table] = {}
         """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
         self._live_lock = threading.Lock()
         self.trio_token = trio.lowlevel.current_trio_token()
         self.ladder: LadderView | None = None
         """The ladder this referee runs, if any: the Arena's ladder RPCs read it."""
+        self._disk = trio.CapacityLimiter(2)
+        """Index writes in worker threads, two at a time: SQLite takes one writer anyway, and
+        250 tables starting at once would otherwise start dozens of threads."""
 
     @property
     def address(self) -> str:
-        return f"{self.settings.host}:{self.port}"
+        return host_port(self.settings.host, self.port)
 
     def _on_stream(self, stream: BotStream) -> None:
         self._nursery.start_soon(self.lobby.serve_stream, stream, name=f"session {stream.peer}")
@@ -177,6 +206,13 @@ class Referee:
             links[seat] = self.lobby.seat(session, seat, spec.rules.grace_s)
         log_path = self.log_dir / f"{match_id}.jsonl"
         seed = spec.seed if spec.seed is not None else new_seed()
+        try:
+            with storage_errors(f"starting match {match_id}", self.settings.data_dir):
+                log_writer = MatchLogWriter(log_path)
+        except BaseException:
+            for link in links.values():
+                self.lobby.release(link)
+            raise
         table = Table(
             match_id=match_id,
             table_id=spec.table_id or match_id,
@@ -184,49 +220,68 @@ class Referee:
             seed=seed,
             rules=spec.rules,
             links=links,
-            log_writer=MatchLogWriter(log_path),
+            log_writer=log_writer,
             reveal_seed=not sealed,
             fold_events=self.settings.fold_events,
+            close_log=False,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
-        return SeatedMatch(spec, table, links, log_path, sealed)
+        return SeatedMatch(spec, table, links, log_path, log_writer, sealed)
 
     async def play_seated(self, seated: SeatedMatch) -> MatchRecord:
         """Play a match :meth:`seat_match` has set, to its end."""
-        spec, table, links, log_path, sealed = (
+        spec, table, links, log_path, log_writer, sealed = (
             seated.spec,
             seated.table,
             seated.links,
             seated.log_path,
+            seated.log_writer,
             seated.sealed,
         )
         match_id = table.match_id
         players = {str(seat): link.bot_name for seat, link in links.items()}
+        data_dir = self.settings.data_dir
         try:
-            await trio.to_thread.run_sync(
-                self.store.match_started,
-                match_id,
-                table.started_at_ms,
-                spec.config.to_dict(),
-                players,
-                log_path,
-                {
-                    "table_id": table.table_id,
-                    "rules": spec.rules.to_record(),
-                    "seed_commitment": table.state.commitment,
-                    "sealed": sealed,
-                },
-            )
-            self._set_live(match_id, table)
-            log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
-            state = await table.run()
-        except BaseException:
-            # Stopped (shutdown, or a bug): say so in the index rather than leave it "running".
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(
-                    self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}
+            with storage_errors(f"recording the start of match {match_id}", data_dir):
+                await self._on_disk(
+                    self.store.match_started,
+                    match_id,
+                    table.started_at_ms,
+                    spec.config.to_dict(),
+                    players,
+                    log_path,
+                    {
+                        "table_id": table.table_id,
+                        "rules": spec.rules.to_record(),
+                        "seed_commitment": table.state.commitment,
+                        "sealed": sealed,
+                        "set_id": spec.set_id,
+                        "run_id": spec.run_id,
+                    },
                 )
+        except BaseException:
+            log_writer.close()
+            for link in links.values():
+                self.lobby.release(link)
+            raise
+        self._set_live(match_id, table)
+        log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
+        try:
+            with storage_errors(f"writing the log of match {match_id}", data_dir):
+                state = await table.run()
+                await self._on_disk(log_writer.close)
+        except BaseException:
+            # Stopped (shutdown, a full disk, or a bug): say so in the index rather than
+            # leave it "running" (and if the index cannot be written either, the next
+            # start marks it aborted).
+            with trio.CancelScope(shield=True):
+                try:
+                    await self._on_disk(
+                        self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}
+                    )
+                except sqlite3.Error as error:
+                    log.warning("match %s could not be marked aborted: %s", match_id, error)
             raise
         finally:
             self._set_live(match_id, None)
@@ -234,13 +289,14 @@ class Referee:
                 self.lobby.release(link)
         result = state.match_result
         assert result is not None
-        await trio.to_thread.run_sync(
-            self.store.match_ended,
-            match_id,
-            int(time.time() * 1000),
-            "sealed" if sealed else "finished",
-            {**result_record(result), "seats": table.seat_records()},
-        )
+        with storage_errors(f"recording the end of match {match_id}", data_dir):
+            await self._on_disk(
+                self.store.match_ended,
+                match_id,
+                int(time.time() * 1000),
+                "sealed" if sealed else "finished",
+                {**result_record(result), "seats": table.seat_records()},
+            )
         log.info("match %s over: %s", match_id, result.reason)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
 
@@ -248,8 +304,15 @@ class Referee:
         """No more matches here: end every session with OK, so bots stop for good."""
         self.lobby.close_all(grpc.StatusCode.OK, "no more matches for this bot here")
 
+    async def _on_disk(self, function: Callable[..., T], *args: Any) -> T:
+        return await trio.to_thread.run_sync(function, *args, limiter=self._disk)
+
     async def unseal(self, match_ids: list[str]) -> None:
-        await trio.to_thread.run_sync(self.store.unseal, match_ids)
+        await self._on_disk(self.store.unseal, match_ids)
+
+    async def release_set(self, set_id: str) -> None:
+        """The whole duplicate set is decided: publish all its plays (see MatchStore.release_set)."""
+        await self._on_disk(self.store.release_set, set_id)
 
     def _set_live(self, match_id: str, table: Table | None) -> None:
         with self._live_lock:
@@ -357,13 +420,8 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         if row is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             raise AssertionError("abort raises")
-        details = json.loads(row["details"]) if row["details"] else None
         status = row["status"]
-        # A sealed play's log shows deals still to be played at the other table; so may an
-        # aborted one's from an older referee that did not record whether it was sealed.
-        withheld = status == "sealed" or (
-            status in ("running", "aborted") and (details is None or details.get("sealed", True))
-        )
+        withheld = log_withheld(row)
         if status == "running" and not withheld:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -425,13 +483,19 @@ _CATEGORIES = {
 _WIRE_STATUS = {category: wire for wire, category in _CATEGORIES.items()}
 
 
+_PAGE_TOKEN = re.compile(r"[0-9]{1,12}")
+"""What a page token this referee hands out looks like: an offset in ASCII digits. Anything
+else ("²" is a digit to Python, 5,000 digits overflow int(), 2⁶⁴ overflows SQLite) is refused."""
+
+
 async def _page_offset(token: str, context: Any) -> int:
     if not token:
         return 0
-    if not token.isdigit():
+    if not _PAGE_TOKEN.fullmatch(token):
+        shown = token if len(token) <= 40 else token[:40] + "…"
         await context.abort(
             grpc.StatusCode.INVALID_ARGUMENT,
-            f"page_token {token!r} is not one this RPC returned; start again without it",
+            f"page_token {shown!r} is not one this RPC returned; start again without it",
         )
     return int(token)
 
@@ -496,20 +560,53 @@ def _data_dir_lock(data_dir: Path) -> Iterator[None]:
     starts: a second referee on the same directory would do that to the first
     one's matches in progress.
     """
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with (data_dir / "referee.lock").open("w") as lock:
+    with storage_errors("taking its lock", data_dir):
+        data_dir.mkdir(parents=True, exist_ok=True)
+        lock = (data_dir / "referee.lock").open("a")
+    with lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise DataDirInUse(
                 f"another referee is using {data_dir}: stop it, or give this one its own --data-dir"
             ) from None
+        check_writable(data_dir)
         yield
+
+
+def open_arena_problem(settings: RefereeSettings) -> str | None:
+    """Why the settings must not be served: no credentials on an address others can reach."""
+    if settings.tokens or settings.token_hashes or settings.verify_token or settings.allow_any_token:
+        return None
+    if _is_loopback(settings.host):
+        return None
+    return (
+        f"refusing to listen on {settings.host} without bot tokens: anyone who can reach it could play "
+        "under any bot's name. Give --tokens FILE.json (oddtrick tokens add FILE.json NAME), listen "
+        "on 127.0.0.1, or pass --allow-any-token if that is really what you want"
+    )
+
+
+def host_port(host: str, port: int) -> str:
+    """``host:port``, with an IPv6 address in brackets as gRPC wants it."""
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 @asynccontextmanager
 async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
     """Listen and referee until the block ends."""
+    problem = open_arena_problem(settings)
+    if problem:
+        raise ValueError(problem)
     with _data_dir_lock(settings.data_dir):
         async with _serving(settings) as referee:
             yield referee
@@ -536,11 +633,23 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
             )
             reflection.enable_server_reflection(names, server)
 
-        address = f"{settings.host}:{settings.port}"
+        address = host_port(settings.host, settings.port)
         async with grpc_server(
-            address, referee._on_stream, register, inbox_size=settings.limits.max_unsolicited
+            address,
+            referee._on_stream,
+            register,
+            inbox_size=settings.limits.max_unsolicited,
+            keepalive_s=settings.keepalive_s,
+            credentials=settings.tls,
+            loopback_port=settings.loopback_port and settings.tls is not None,
         ) as endpoint:
             referee.port = endpoint.port
+            referee.local_address = (
+                f"127.0.0.1:{endpoint.loopback_port}"
+                if endpoint.loopback_port != endpoint.port
+                else referee.address
+            )
+            referee.calls = endpoint.calls
             endpoint.loop.call_soon_threadsafe(
                 lambda: asyncio.ensure_future(health_servicer.set("", health_pb2.HealthCheckResponse.SERVING))
             )

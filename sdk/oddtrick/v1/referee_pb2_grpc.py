@@ -76,8 +76,10 @@ class RefereeServicer:
         session only if you want to play on.
         INVALID_ARGUMENT: the first message was not a Hello, the Hello was
         malformed (bot_name missing or not of the form described, token or
-        protocol missing, no game listed), or a second Hello was sent. A bug in
-        the bot: do not retry unchanged.
+        protocol missing, no game listed, bot_version over 64 bytes), a second
+        Hello was sent, the stream ended before its Hello, or a message could
+        not be parsed as a BotMessage. A bug in the bot: do not retry
+        unchanged.
         UNAUTHENTICATED: the token was not accepted. Do not retry unchanged.
         PERMISSION_DENIED: the token is valid but may not play here under this
         bot_name (for example the bot is disabled). Do not retry unchanged.
@@ -95,7 +97,7 @@ class RefereeServicer:
         token already holds as many sessions as the arena allows. Fix the bot;
         for the last case, retry later with backoff. A seat lost this way is
         kept for its grace period like a dropped connection, and can be
-        resumed.
+        resumed, no sooner than 1 s after the cut (the Hello waits).
         UNAVAILABLE: the referee is shutting down or restarting, or the
         connection failed. Reconnect with backoff, with the resume token if
         the session held a seat; seats are kept for their grace period.
@@ -110,7 +112,8 @@ class RefereeServicer:
         the seat back, with a Resync. Decisions that fall due meanwhile get the
         fallback action at their deadline (FAULT_KIND_DISCONNECTED); once the
         grace period is over the seat is forfeited. Closing the bot's sending
-        side (half-close) counts as a dropped connection.
+        side (half-close) after the Hello counts as a dropped connection: the
+        referee ends the call with CANCELLED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

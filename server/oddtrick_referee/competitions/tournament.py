@@ -5,8 +5,13 @@ sets of deals, each set from its own seed and played twice, on two tables,
 with the entries swapping partnerships: the same cards, dealer and turned
 trump, so the luck of the deal cancels in the difference. Both plays of a
 set are *sealed* until both are over (see :meth:`Referee.play_match`), and
-each local entry runs as two processes, one per play, so no bot instance
-ever sees both plays of a deal.
+every entry plays them under two identities, ``NAME~0`` and ``NAME~1``, each
+with its own token: a local entry runs as two processes, one per play, each
+given only its own token, so no bot instance can see both plays of a deal; a
+remote entry is given two tokens and must connect each play separately.
+What the referee cannot see is what an entrant's operator does with both
+tokens: a tournament trusts its entrants not to pass information between
+their two plays (the ladder, for untrusted entrants, has its own rules).
 
 Every table run is stored when it finishes; re-running the same tournament
 plays only what is missing.
@@ -29,33 +34,73 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import grpc
 import trio
 
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 from oddtrick_referee.competitions.standings import Standings, compute_standings
+from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 log = logging.getLogger("oddtrick.tournament")
 
 SLOT_MARK = "~"
-"""Local entries connect as ``name~0`` and ``name~1``: the process for each play."""
+"""Under duplicate, entries connect as ``name~0`` and ``name~1``: one identity per play."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
-    """A tournament entrant: a bot the referee starts (``command``) or a remote bot."""
+    """A tournament entrant: a bot the referee starts (``command``) or a remote bot.
+
+    ``token`` is its credential; under duplicate it is the one for play 0
+    (``name~0``), and ``twin_token`` the one for play 1 (``name~1``).
+    """
 
     name: str
     token: str
     command: tuple[str, ...] | None = None
     source: str = ""
     """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
+    twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_hex(24))
 
     @property
     def local(self) -> bool:
         return self.command is not None
+
+    def identities(self, duplicate: bool) -> dict[str, str]:
+        """The bot names this entry plays under, each with its own token."""
+        if not duplicate:
+            return {self.name: self.token}
+        return {f"{self.name}{SLOT_MARK}0": self.token, f"{self.name}{SLOT_MARK}1": self.twin_token}
+
+
+def remote_entry(text: str, duplicate: bool) -> Entry:
+    """``NAME``, ``NAME=TOKEN`` (one play per deal) or ``NAME=TOKEN0,TOKEN1`` (duplicate):
+    tokens not given are made here (and printed for the entrant)."""
+    name, _, tokens_text = text.partition("=")
+    name = name.strip()
+    if not name or SLOT_MARK in name or "|" in name or "," in name:
+        raise ValueError(
+            f"--remote expects NAME[=TOKEN…] with no {SLOT_MARK!r}, '|' or ',' in NAME, not {text!r}"
+        )
+    tokens = [token.strip() for token in tokens_text.split(",")] if tokens_text else []
+    wanted = 2 if duplicate else 1
+    if not tokens:
+        tokens = [secrets.token_hex(24) for _ in range(wanted)]
+    elif len(tokens) != wanted or not all(tokens) or len(set(tokens)) != wanted:
+        if duplicate:
+            raise ValueError(
+                f"remote entry {name!r} plays each deal twice, as {name}{SLOT_MARK}0 and "
+                f"{name}{SLOT_MARK}1, each with its own token: give --remote {name}=TOKEN0,TOKEN1 "
+                f"(two different tokens), or --remote {name} to have them made"
+            )
+        raise ValueError(f"remote entry {name!r} plays under one token with --no-duplicate: {name}=TOKEN")
+    if duplicate:
+        return Entry(name, tokens[0], twin_token=tokens[1])
+    return Entry(name, tokens[0])
 
 
 def parse_entry(text: str, token: str | None = None) -> Entry:
@@ -74,7 +119,7 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
         if not Path(path).is_file():
             raise ValueError(f"bot file not found for {name!r}: {path}")
         command = (sys.executable, "-m", "oddtrick", "bot", target)
-    return Entry(name, token or secrets.token_hex(8), command, target)
+    return Entry(name, token or secrets.token_hex(24), command, target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +198,13 @@ def plan_runs(settings: TournamentSettings, master_seed: str) -> list[TableRun]:
     return runs
 
 
+def _read_all(path: Path) -> list[dict[str, Any]]:
+    try:
+        return list(read_log(path))
+    except (OSError, ValueError):
+        return []
+
+
 def deal_points(state: GameState) -> list[tuple[int, int, int]]:
     """(deal number, NS points, EW points) for every hand of a finished table, honours included."""
     return [
@@ -195,7 +247,6 @@ class Tournament:
         self.id = settings.tournament_id
         self.entries = {entry.name: entry for entry in settings.entries}
         self._forfeited: set[str] = set()
-        self._set_done: dict[tuple[str, int], list[str]] = {}
 
     def entry_of(self) -> dict[str, str]:
         """Bot names at the referee → entry names."""
@@ -207,7 +258,8 @@ class Tournament:
         return names
 
     def bot_name(self, entry: str, table_no: int) -> str:
-        if self.entries[entry].local and self.settings.duplicate:
+        """Under duplicate, every entry plays table 0 as ``NAME~0`` and table 1 as ``NAME~1``."""
+        if self.settings.duplicate:
             return f"{entry}{SLOT_MARK}{table_no}"
         return entry
 
@@ -220,10 +272,25 @@ class Tournament:
             self.settings.duplicate,
         )
 
+    def set_id(self, run: TableRun) -> str:
+        return f"{self.id}/{run.match_key}/{run.set_number}"
+
+    def run_id(self, run: TableRun) -> str:
+        return f"{self.set_id(run)}/{run.table_no}"
+
     async def run(self, progress: Progress, master_seed: str) -> Standings:
         runs = plan_runs(self.settings, master_seed)
         finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
         self._forfeited = {f.match for f in self.store.forfeited_matches(self.id)}
+        for run in runs:
+            if run.key not in finished and await self._recover(run):
+                finished.add(run.key)
+        if self.settings.duplicate:
+            # Sets decided before a stop whose plays are still sealed (their release was lost).
+            for run in runs:
+                both = run.key in finished and (run.match_key, run.set_number, 1) in finished
+                if run.table_no == 0 and (both or run.match_key in self._forfeited):
+                    await self.referee.release_set(self.set_id(run))
         to_play = [r for r in runs if r.key not in finished and r.match_key not in self._forfeited]
         progress.total = len(runs)
         progress.done = len(runs) - len(to_play)
@@ -254,7 +321,13 @@ class Tournament:
         ns, ew = self.bot_name(run.ns_entry, run.table_no), self.bot_name(run.ew_entry, run.table_no)
         seating = {Seat.NORTH: ns, Seat.SOUTH: ns, Seat.EAST: ew, Seat.WEST: ew}
         spec = MatchSpec(
-            config, seating, settings.rules, seed=run.seed, table_id=f"{self.id}/{run.match_key}"
+            config,
+            seating,
+            settings.rules,
+            seed=run.seed,
+            table_id=f"{self.id}/{run.match_key}",
+            set_id=self.set_id(run),
+            run_id=self.run_id(run),
         )
         try:
             record = await self.referee.play_match(
@@ -264,28 +337,61 @@ class Tournament:
             absent, present = self._absent(run, config)
             self._forfeited.add(run.match_key)
             await trio.to_thread.run_sync(self.store.record_forfeit, self.id, run.match_key, absent, present)
+            if settings.duplicate:
+                await self._release_forfeited(run.match_key)
             progress.update(
                 f"{absent} did not connect within {settings.remote_wait_s:g} s: forfeits v {present}"
             )
             return
         seats = {str(seat): rec.to_dict() for seat, rec in record.seats.items()}
-        await trio.to_thread.run_sync(
-            self.store.record_run,
-            self.id,
-            run.key,
-            run.ns_entry,
-            run.ew_entry,
-            record.match_id,
-            seats,
-            deal_points(record.state),
-            int(time.time() * 1000),
-        )
-        if settings.duplicate:
-            done = self._set_done.setdefault((run.match_key, run.set_number), [])
-            done.append(record.match_id)
-            if len(done) == 2:
-                await self.referee.unseal(done)
+        await self._record(run, record.match_id, seats, deal_points(record.state))
         progress.update(self._summary(run))
+
+    async def _record(
+        self, run: TableRun, match_id: str, seats: dict[str, Any], deals: list[tuple[int, int, int]]
+    ) -> None:
+        """Store a finished table run; once both plays of its set are stored, release the set."""
+        with storage_errors(f"storing table run {self.run_id(run)}", self.store.path.parent):
+            await trio.to_thread.run_sync(
+                self.store.record_run,
+                self.id,
+                run.key,
+                run.ns_entry,
+                run.ew_entry,
+                match_id,
+                seats,
+                deals,
+                int(time.time() * 1000),
+            )
+        if self.settings.duplicate:
+            finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
+            if all((run.match_key, run.set_number, table) in finished for table in (0, 1)):
+                await self.referee.release_set(self.set_id(run))
+
+    async def _recover(self, run: TableRun) -> bool:
+        """Record a run an earlier referee played to its end but stopped before storing
+        (its match is in the index, its log complete), rather than play it again."""
+        row = await trio.to_thread.run_sync(self.referee.store.played_run, self.run_id(run))
+        if row is None or not row["result"]:
+            return False
+        records = list(await trio.to_thread.run_sync(_read_all, Path(row["log_path"])))
+        if not records or records[-1]["type"] != "match_end":
+            return False
+        seats = json.loads(row["result"])["seats"]
+        deals = [
+            (r["hand"], r["points"][0] + r["honours"][0], r["points"][1] + r["honours"][1])
+            for r in records
+            if r["type"] == "hand_result"
+        ]
+        log.info("table run %s was played before the stop; recording it from its log", self.run_id(run))
+        await self._record(run, row["match_id"], seats, deals)
+        return True
+
+    async def _release_forfeited(self, match_key: str) -> None:
+        """A forfeited match is decided: every set of it already played may be published."""
+        for run in plan_runs(self.settings, ""):
+            if run.match_key == match_key and run.table_no == 0:
+                await self.referee.release_set(self.set_id(run))
 
     def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:
         for entry, other in ((run.ns_entry, run.ew_entry), (run.ew_entry, run.ns_entry)):
@@ -309,6 +415,7 @@ async def run_tournament(
     port: int = 0,
     progress_stream: IO[str] = sys.stderr,
     on_listening: Callable[[str], None] | None = None,
+    tls: grpc.ServerCredentials | None = None,
     web: socket.socket | str | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings.
@@ -318,20 +425,22 @@ async def run_tournament(
     """
     from oddtrick_referee.web.server import web_beside
 
-    store = TournamentStore(data_dir / "oddtrick.sqlite3")
-    master_seed = await trio.to_thread.run_sync(
-        store.open_tournament,
-        settings.tournament_id,
-        settings.describe(),
-        settings.seed or secrets.token_hex(16),
-        int(time.time() * 1000),
-    )
+    with storage_errors("opening the tournament", data_dir):
+        check_writable(data_dir)
+        store = TournamentStore(data_dir / "oddtrick.sqlite3")
+        master_seed = await trio.to_thread.run_sync(
+            store.open_tournament,
+            settings.tournament_id,
+            settings.describe(),
+            settings.seed or secrets.token_hex(16),
+            int(time.time() * 1000),
+        )
     tokens = {}
     for entry in settings.entries:
-        tokens[entry.name] = entry.token
-        for slot in (0, 1):
-            tokens[f"{entry.name}{SLOT_MARK}{slot}"] = entry.token
-    referee_settings = RefereeSettings(host=host, port=port, data_dir=data_dir, tokens=tokens)
+        tokens.update(entry.identities(settings.duplicate))
+    referee_settings = RefereeSettings(
+        host=host, port=port, data_dir=data_dir, tokens=tokens, tls=tls, loopback_port=True
+    )
     progress = Progress(0, progress_stream)
     async with (
         running_referee(referee_settings) as referee,
@@ -343,7 +452,8 @@ async def run_tournament(
         async with trio.open_nursery() as processes:
             for entry in settings.entries:
                 if entry.local:
-                    await _start_local(processes, entry, referee.address, settings, data_dir)
+                    # Over loopback, in plaintext even when remote entries use TLS.
+                    await _start_local(processes, entry, referee.local_address, settings, data_dir)
             await _wait_for_local_entries(referee, settings, data_dir)
             standings = await tournament.run(progress, master_seed)
             referee.finish()
@@ -368,12 +478,7 @@ async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings
     needs = {}
     for entry in settings.entries:
         if entry.local:
-            slots = (
-                (f"{entry.name}{SLOT_MARK}0", f"{entry.name}{SLOT_MARK}1")
-                if settings.duplicate
-                else (entry.name,)
-            )
-            for name in slots:
+            for name in entry.identities(settings.duplicate):
                 needs[name] = 2 * settings.tables
     with trio.move_on_after(LOCAL_START_S):
         await referee.lobby.wait_for(needs, settings.config.game)
@@ -391,19 +496,17 @@ async def _start_local(
     nursery: trio.Nursery, entry: Entry, address: str, settings: TournamentSettings, data_dir: Path
 ) -> None:
     assert entry.command is not None
-    slots = (0, 1) if settings.duplicate else (None,)
     seats = 2 * settings.tables
     output_dir = data_dir / "bot-output"
     output_dir.mkdir(parents=True, exist_ok=True)
-    for slot in slots:
-        name = entry.name if slot is None else f"{entry.name}{SLOT_MARK}{slot}"
+    for name, token in entry.identities(settings.duplicate).items():  # each process: its own token only
         command = list(entry.command)
         env = dict(os.environ)
         env.update(
-            ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=entry.token, ODDTRICK_SEATS=str(seats)
+            ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=token, ODDTRICK_SEATS=str(seats)
         )
         if command[1:4] == ["-m", "oddtrick", "bot"]:
-            command += ["--server", address, "--name", name, "--token", entry.token, "--seats", str(seats)]
+            command += ["--server", address, "--name", name, f"--token={token}", "--seats", str(seats)]
         output = (output_dir / f"{name}.log").open("a")
         nursery.start_soon(_run_process, command, env, output)
 

@@ -193,6 +193,15 @@ def result_record(result: MatchResult) -> dict[str, Any]:
     }
 
 
+def cut_to_bytes(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, at a character boundary (a limit
+    counted in characters lets 256 emoji through as 1,024 bytes)."""
+    encoded = text.encode()
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit].decode(errors="ignore")
+
+
 def fallback_action(state: GameState) -> Action:
     """Pass in the auction; in play the lowest legal card (lowest rank, then clubs first)."""
     legal = state.legal_actions
@@ -219,6 +228,7 @@ class Table:
         on_progress: Callable[[Table], None] | None = None,
         reveal_seed: bool = True,
         fold_events: bool = True,
+        close_log: bool = True,
     ) -> None:
         self.match_id = match_id
         self.table_id = table_id
@@ -256,6 +266,9 @@ class Table:
         self._on_progress = on_progress
         self.sealed = not reveal_seed
         """One play of a duplicate pair: its cards stay hidden from everyone until both are over."""
+        self._close_log = close_log
+        """Close (fsync) the log at the end; False: the owner does, off the thread every
+        table shares, since an fsync can take milliseconds (Referee.play_match)."""
         self._fold_events = fold_events
         """Send a seat's events with its next request (one message per decision) rather than at once."""
         self.started_at_ms = int(time.time() * 1000)
@@ -265,6 +278,7 @@ class Table:
         for link in self.links.values():
             link.on_resume = self._resync
             link.on_detach = self._disconnected
+            link.on_unknown = self._refused_unknown
 
     # ------------------------------------------------------------------ run
 
@@ -359,7 +373,8 @@ class Table:
                 "seed": self.state.seed,
             }
         )
-        self._log.close()
+        if self._close_log:
+            self._log.close()
 
     # ------------------------------------------------------------ decisions
 
@@ -375,7 +390,7 @@ class Table:
         request_id = next(_request_ids)
         deadline = trio.current_time() + self.rules.deadline_s
         link.open_request = link.last_request = request_id
-        link.unsolicited = 0
+        link.unsolicited = link.answers = 0
         message = self._take_outgoing(seat)
         request = message.update.request
         request.request_id = request_id
@@ -415,8 +430,7 @@ class Table:
                     item = await link.decisions.receive()
                     if item is DISCONNECTED or item.request_id != request_id:
                         continue
-                    if attempts >= self._max_attempts:
-                        link.count_unsolicited(10**9)
+                    if attempts >= self._max_attempts:  # the reader passes no more than this
                         continue
                     attempts += 1
                     refusal_or_action = self._try(seat, item)
@@ -425,7 +439,9 @@ class Table:
                         self._answer_arrived = arrived
                         think = round((arrived - sent) * 1000)
                         comment = (
-                            item.comment[: self._max_comment_bytes] if item.HasField("comment") else None
+                            cut_to_bytes(item.comment, self._max_comment_bytes)
+                            if item.HasField("comment")
+                            else None
                         )
                         return _Decided(refusal_or_action, None, think, comment)
                     record.refusals += 1
@@ -729,6 +745,21 @@ class Table:
         """A seat's stream dropped: the log says when (the seat is kept for its grace period)."""
         if not self._over:
             self._log.write({"type": "disconnect", "hand": self.state.hand_number, "seat": str(link.seat)})
+
+    def _refused_unknown(self, link: SeatLink, refusal: referee_pb2.Refusal) -> None:
+        """An answer to a request never issued on the seat: logged like every refusal (it
+        changes nothing, and is not counted against the seat)."""
+        if not self._over:
+            self._log.write(
+                {
+                    "type": "refusal",
+                    "hand": self.state.hand_number,
+                    "seat": str(link.seat),
+                    "request_id": refusal.request_id,
+                    "reason": referee_pb2.RefusalReason.Name(refusal.reason),
+                    "message": refusal.message,
+                }
+            )
 
     def _resync(self, link: SeatLink) -> None:
         """A bot took its seat back: send what it needs to go on."""

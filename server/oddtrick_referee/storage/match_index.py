@@ -95,6 +95,36 @@ class MatchStore(Store):
                 [(match_id,) for match_id in match_ids],
             )
 
+    def release_set(self, set_id: str) -> int:
+        """Publish every play of a duplicate set once the whole set is decided: finished
+        plays become 'finished', and the logs of plays an earlier run left aborted are
+        served too (``details.released``). Idempotent; returns how many rows it touched.
+
+        The sealing state lives here, in the file, so a set decided across a crash and a
+        resume is released like any other.
+        """
+        with self._lock, self._connect() as db:
+            return db.execute(
+                "UPDATE matches SET status = CASE status WHEN 'sealed' THEN 'finished' ELSE status END, "
+                "details = json_set(details, '$.released', json('true')) "
+                "WHERE json_extract(details, '$.set_id') = ? AND status != 'running' "
+                "AND NOT COALESCE(json_extract(details, '$.released'), 0)",
+                (set_id,),
+            ).rowcount
+
+    def played_run(self, run_id: str) -> dict[str, Any] | None:
+        """The match that played ``run_id`` to its end (sealed or finished), if any: a play
+        finished but not yet recorded by its tournament when the referee stopped."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT * FROM matches WHERE json_extract(details, '$.run_id') = ? "
+                "AND status IN ('sealed', 'finished') ORDER BY started_at DESC LIMIT 1",
+                (run_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        return {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+
     def list_matches(
         self,
         categories: Collection[str] = (),
@@ -147,3 +177,16 @@ class MatchStore(Store):
         if row is None:
             return None
         return {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+
+
+def log_withheld(row: dict[str, Any]) -> bool:
+    """Whether a match's log must not be served yet: a sealed play shows deals still to be
+    played at the other table; so may an aborted one (and one from an older referee that
+    did not record whether it was sealed), until its set is released."""
+    details = json.loads(row["details"]) if row["details"] else None
+    status = row["status"]
+    if details is not None and details.get("released"):
+        return False
+    return status == "sealed" or (
+        status in ("running", "aborted") and (details is None or details.get("sealed", True))
+    )

@@ -21,6 +21,7 @@ from typing import Any
 
 import grpc
 import trio
+from google.protobuf.message import DecodeError
 
 log = logging.getLogger("oddtrick.referee.transport")
 
@@ -29,9 +30,11 @@ _SERVER_OPTIONS = [
     # incoming data, to size flow-control windows for bulk transfers) only adds
     # frames and wake-ups to every decision.
     ("grpc.http2.bdp_probe", 0),
-    ("grpc.keepalive_time_ms", 10_000),
-    ("grpc.keepalive_timeout_ms", 5_000),
     ("grpc.keepalive_permit_without_calls", 1),
+    # A bot waiting on its turn gets no data from the referee: without this, the
+    # referee stops pinging after two pings without data, and a bot stopped
+    # (SIGSTOP) or cut off without a FIN is never noticed.
+    ("grpc.http2.max_pings_without_data", 0),
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
     ("grpc.max_receive_message_length", 64 * 1024),
 ]
@@ -123,6 +126,9 @@ class BotStream(_Outgoing):
         self.on_message: Callable[[Any], object] | None = None
         """Set by the session once its handshake is done: messages are then handled as
         they arrive rather than queued in :attr:`inbox`."""
+        self.broken: Close | None = None
+        """Why the bot's side ended other than by a half-close (bytes that are not a
+        message): the status the trio side ends the call with once the inbox runs dry."""
 
     def close(self, code: grpc.StatusCode, details: str) -> None:
         if self.closed:
@@ -154,13 +160,47 @@ class BotStream(_Outgoing):
         except trio.ClosedResourceError:
             pass
 
+    def _peer_ended(self, broken: Close | None) -> None:
+        """The bot's side ended (a half-close, or ``broken``): the inbox ends after what
+        was already queued, and the trio side ends the call (:meth:`close`) with a status."""
+        if self.broken is None:
+            self.broken = broken
+        self._inbox_send.close()
+
     def _hang_up(self) -> None:
+        """The call itself is over (ended with a status, or cancelled by the bot)."""
         self.closed = True
         self._inbox_send.close()
 
 
+class CallCount:
+    """How many Play calls are open, counted on the trio side (a test, or a benchmark,
+    can wait for every call to be released)."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self._changed = trio.Event()
+
+    def opened(self) -> None:
+        self.active += 1
+
+    def ended(self) -> None:
+        self.active -= 1
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait_until_at_most(self, count: int) -> None:
+        while self.active > count:
+            await self._changed.wait()
+
+
 class _PlayHandler:
-    """The asyncio half of every ``Play`` call."""
+    """The asyncio half of every ``Play`` call.
+
+    The call ends when the trio side closes the stream, and only then: a bot's
+    half-close or unreadable bytes are handed to the trio side, which ends the
+    call with a status (a call left without one would hold its memory for good).
+    """
 
     def __init__(
         self,
@@ -171,12 +211,13 @@ class _PlayHandler:
         self._trio_token = trio_token
         self._on_stream = on_stream
         self._inbox_size = inbox_size
+        self.calls = CallCount()
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
         loop = asyncio.get_running_loop()
         stream = BotStream(loop, context.peer(), self._inbox_size)
         try:
-            self._trio_token.run_sync_soon(self._on_stream, stream)
+            self._trio_token.run_sync_soon(self._opened, stream)
         except trio.RunFinishedError:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         pump = asyncio.create_task(self._pump(context, stream))
@@ -184,22 +225,35 @@ class _PlayHandler:
             await stream.write_until_closed(context)
         finally:
             pump.cancel()
-            self._to_trio(stream._hang_up)
+            self._to_trio(self._ended, stream)
+
+    def _opened(self, stream: BotStream) -> None:
+        self.calls.opened()
+        self._on_stream(stream)
+
+    def _ended(self, stream: BotStream) -> None:
+        stream._hang_up()
+        self.calls.ended()
 
     async def _pump(self, context: grpc.aio.ServicerContext, stream: BotStream) -> None:
+        broken: Close | None = None
         try:
             while True:
                 message = await context.read()
                 if message is grpc.aio.EOF:
                     break
                 self._to_trio(stream._deliver, message)
-        except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError):
-            pass
-        except Exception as error:  # the call was aborted or broke: the trio side must know
-            if not stream.closed:
-                log.warning("reading from %s failed: %r", stream.peer, error)
+        except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError, grpc.aio.AbortError):
+            pass  # the call is over (ended by the referee, or cancelled by the bot)
+        except DecodeError as error:
+            broken = Close(
+                grpc.StatusCode.INVALID_ARGUMENT, f"a message could not be read as a BotMessage ({error})"
+            )
+        except Exception as error:  # the call broke: end it, and say why in the log
+            log.warning("reading from %s failed: %r", stream.peer, error)
+            broken = Close(grpc.StatusCode.INTERNAL, "the referee could not read the stream")
         finally:
-            self._to_trio(stream._hang_up)
+            self._to_trio(stream._peer_ended, broken)
 
     def _to_trio(self, function: Callable[..., None], *args: Any) -> None:
         with contextlib.suppress(trio.RunFinishedError):
@@ -210,6 +264,9 @@ class _PlayHandler:
 class GrpcEndpoint:
     port: int
     loop: asyncio.AbstractEventLoop
+    calls: CallCount
+    loopback_port: int
+    """Where bot processes on this machine connect (the same port unless it is TLS)."""
 
 
 @asynccontextmanager
@@ -219,29 +276,49 @@ async def grpc_server(
     register: Callable[[grpc.aio.Server, Any], None],
     inbox_size: int = 16,
     stop_grace_s: float = 1.0,
+    keepalive_s: tuple[float, float] = (10.0, 5.0),
+    credentials: grpc.ServerCredentials | None = None,
+    loopback_port: bool = False,
 ) -> AsyncIterator[GrpcEndpoint]:
     """Run a grpc.aio server on ``address`` for the duration of the block.
 
     ``register(server, play_handler)`` adds the services; ``on_stream`` is
-    called in trio for every new ``Play`` call.
+    called in trio for every new ``Play`` call. ``keepalive_s``: the referee
+    pings every connection this often, and drops it when a ping is not
+    answered within the second figure. ``credentials``: TLS (else plaintext).
+    ``loopback_port``: also listen in plaintext on a free port of 127.0.0.1
+    (:attr:`GrpcEndpoint.loopback_port`), for bot processes the referee starts
+    itself on this machine.
     """
+    options = [
+        *_SERVER_OPTIONS,
+        ("grpc.keepalive_time_ms", round(keepalive_s[0] * 1000)),
+        ("grpc.keepalive_timeout_ms", round(keepalive_s[1] * 1000)),
+        # gRPC core times a ping out after this (default a minute), whatever the
+        # keepalive timeout says: a stopped bot was kept for 60 s, not 15.
+        ("grpc.http2.ping_timeout_ms", round(keepalive_s[1] * 1000)),
+    ]
     handler = _PlayHandler(trio.lowlevel.current_trio_token(), on_stream, inbox_size)
     started: trio.Event = trio.Event()
     outcome: dict[str, Any] = {}
     token = trio.lowlevel.current_trio_token()
 
     async def serve() -> None:
-        server = grpc.aio.server(options=_SERVER_OPTIONS)
+        server = grpc.aio.server(options=options)
         register(server, handler)
         try:
-            port = server.add_insecure_port(address)
+            if credentials is None:
+                port = server.add_insecure_port(address)
+            else:
+                port = server.add_secure_port(address, credentials)
+            local = server.add_insecure_port("127.0.0.1:0") if loopback_port else port
             await server.start()
         except Exception as error:
             outcome["error"] = error
             token.run_sync_soon(started.set)
             return
         stop = asyncio.Event()
-        outcome["endpoint"] = GrpcEndpoint(port, asyncio.get_running_loop())
+        outcome["endpoint"] = GrpcEndpoint(port, asyncio.get_running_loop(), handler.calls, local)
         outcome["stop"] = stop
         token.run_sync_soon(started.set)
         await stop.wait()

@@ -24,13 +24,16 @@ from oddtrick import __version__
 from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
-from oddtrick_referee.transport.bridge import BotStream
+from oddtrick_referee.transport.bridge import BotStream, Close
+from oddtrick_referee.transport.tokens import verify_token
 
 log = logging.getLogger("oddtrick.referee.sessions")
 
 PROTOCOL_NAME = "oddtrick.v1"
 PROTOCOL_MINOR = 0
 MAX_NAME_LENGTH = 64
+MAX_VERSION_BYTES = 64
+"""Hello.bot_version is sent to every seat and logged with each match: bounded, in bytes."""
 _NAME = re.compile(rf"[A-Za-z0-9._~-]{{1,{MAX_NAME_LENGTH}}}")
 
 
@@ -42,6 +45,10 @@ class SessionLimits:
     max_message_bytes: int = 64 * 1024
     max_comment_bytes: int = 256
     max_seats_per_bot: int = 64
+    flood_pause_s: float = 1.0
+    """A seat whose stream was cut off for too many messages is resumed no sooner than this
+    after the cut (the resuming Hello waits): a flooder that reconnects at once costs the
+    referee one burst a second, not one burst per round trip."""
 
     def to_wire(self, max_seats: int) -> referee_pb2.SessionLimits:
         return referee_pb2.SessionLimits(
@@ -53,28 +60,42 @@ class SessionLimits:
         )
 
 
+def valid_bot_name(name: str) -> bool:
+    return _NAME.fullmatch(name) is not None
+
+
 class Credentials:
     """Which bot names may play, and with which token.
 
-    With no tokens configured the arena is open: any token is accepted (the
-    demo and local tests run this way, and the referee says so at start).
+    ``tokens`` are held in memory only (a tournament makes them for its run);
+    ``hashes`` come from a tokens file (see transport/tokens.py), where no
+    token is ever stored in plain text. With neither, the arena is open: any
+    token is accepted (the demo and local tests run this way, only on
+    loopback unless asked, and the referee says so at start).
     """
 
     def __init__(
-        self, tokens: Mapping[str, str] | None = None, verify: Callable[[str, str], bool] | None = None
+        self,
+        tokens: Mapping[str, str] | None = None,
+        hashes: Mapping[str, str] | None = None,
+        verify: Callable[[str, str], bool] | None = None,
     ) -> None:
         self._tokens = dict(tokens or {})
+        self._hashes = dict(hashes or {})
         self._verify = verify
 
     @property
     def open(self) -> bool:
-        return not self._tokens and self._verify is None
+        return not self._tokens and not self._hashes and self._verify is None
 
     def accepts(self, name: str, token: str) -> bool:
         if self._verify is not None:
             return self._verify(name, token)
         if self.open:
             return True
+        stored = self._hashes.get(name)
+        if stored is not None:
+            return verify_token(token, stored)
         expected = self._tokens.get(name)
         return expected is not None and hmac.compare_digest(expected.encode(), token.encode())
 
@@ -132,12 +153,18 @@ class SeatLink:
         self.sequence = session.sequence
         """Event numbers carry on from the session's: never reset within a session."""
         self.unsolicited = 0
+        self.answers = 0
+        self.resume_after = 0.0
+        """No resume before this (trio clock): set when the seat's stream is cut off for flooding."""
+        """Answers received to the open request (the table evaluates max_attempts of them)."""
         self.open_request = 0
         """The request id the table waits on (0: none); the reader passes only its answers."""
         self.last_request = 0
         self._send, self.decisions = trio.open_memory_channel[Any](float("inf"))
         self.on_resume: Callable[[SeatLink], None] = lambda link: None
         self.on_detach: Callable[[SeatLink], None] = lambda link: None
+        self.on_unknown: Callable[[SeatLink, referee_pb2.Refusal], None] = lambda link, refusal: None
+        """Told of each UNKNOWN_REQUEST refusal (the table writes it to the match log)."""
         session.link = self
 
     def deliver(self, message: Any) -> None:
@@ -149,16 +176,14 @@ class SeatLink:
         return self.unsolicited <= limit
 
     def refuse_unknown(self, decision: referee_pb2.Decision) -> None:
-        self.send(
-            referee_pb2.RefereeMessage(
-                refusal=referee_pb2.Refusal(
-                    request_id=decision.request_id,
-                    reason=referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST,
-                    message=f"request {decision.request_id} was never issued on this seat",
-                    action=decision.action,
-                )
-            )
+        refusal = referee_pb2.Refusal(
+            request_id=decision.request_id,
+            reason=referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST,
+            message=f"request {decision.request_id} was never issued on this seat",
+            action=decision.action,
         )
+        self.on_unknown(self, refusal)
+        self.send(referee_pb2.RefereeMessage(refusal=refusal))
 
     def detach(self, session: Session) -> None:
         """The session's stream ended while holding this seat."""
@@ -218,11 +243,18 @@ class Lobby:
         try:
             with trio.fail_after(self.limits.hello_timeout_s):
                 first = await stream.inbox.receive()
+            await self._pause_after_flood(first)
             session = self._admit(stream, first)
         except trio.TooSlowError:
+            log.info("dropped %s: no Hello within %g s", stream.peer, self.limits.hello_timeout_s)
             stream.close(grpc.StatusCode.INVALID_ARGUMENT, "no Hello within the time allowed")
             return
         except trio.EndOfChannel:
+            ended = stream.broken or Close(
+                grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its Hello"
+            )
+            log.info("dropped %s: %s", stream.peer, ended.details)
+            stream.close(ended.code, ended.details)
             return
         except Refused as refusal:
             log.info("refused %s: %s", stream.peer, refusal.details)
@@ -232,6 +264,22 @@ class Lobby:
             await self._read(session)
         finally:
             self._drop(session)
+        if stream.broken is not None:
+            log.info("%s sent what is not a BotMessage; ending its stream", session.name)
+            stream.close(stream.broken.code, stream.broken.details)
+        else:
+            stream.close(
+                grpc.StatusCode.CANCELLED,
+                "the bot closed its side of the stream: the session is over "
+                "(a seat it held is kept for its grace period; resume with the resume token)",
+            )
+
+    async def _pause_after_flood(self, message: referee_pb2.BotMessage) -> None:
+        """A Hello resuming a seat cut off for flooding waits out the pause (in its own task)."""
+        if message.WhichOneof("kind") == "hello" and message.hello.HasField("resume_token"):
+            link = self._links.get(message.hello.resume_token)
+            if link is not None and link.resume_after > trio.current_time():
+                await trio.sleep_until(link.resume_after)
 
     def _admit(self, stream: BotStream, message: referee_pb2.BotMessage) -> Session:
         if message.WhichOneof("kind") != "hello":
@@ -242,6 +290,12 @@ class Lobby:
             raise Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"bot_name must be 1-{MAX_NAME_LENGTH} ASCII letters, digits, '.', '_', '-' or '~'",
+            )
+        if len(hello.bot_version.encode()) > MAX_VERSION_BYTES:
+            raise Refused(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"bot_version is {len(hello.bot_version.encode())} bytes of UTF-8; "
+                f"at most {MAX_VERSION_BYTES} are allowed",
             )
         if hello.protocol.name != PROTOCOL_NAME:
             raise Refused(
@@ -335,12 +389,24 @@ class Lobby:
             decision = message.decision
             # Request id 0 is never issued: it must not match "no request open".
             if decision.request_id and decision.request_id == link.open_request:
-                link.deliver(decision)
-                return True
-            if decision.request_id == 0 or decision.request_id > link.last_request:
+                # The table evaluates max_attempts answers per request; more are
+                # unsolicited, so a flood on the open id is cut off here, before
+                # it costs the table anything.
+                link.answers += 1
+                if link.answers <= limits.max_attempts:
+                    link.deliver(decision)
+                    return True
+            elif decision.request_id == 0 or decision.request_id > link.last_request:
+                log.info(
+                    "%s (%s) answered request %d, never issued on its seat: refused UNKNOWN_REQUEST",
+                    session.name,
+                    link.seat.name.title(),
+                    decision.request_id,
+                )
                 link.refuse_unknown(decision)
             if link.count_unsolicited(limits.max_unsolicited):
                 return True
+            link.resume_after = trio.current_time() + limits.flood_pause_s
             session.stream.close(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "too many answers the referee did not ask for; answer each request once",
@@ -362,6 +428,8 @@ class Lobby:
             session.unsolicited_idle += 1
             within = session.unsolicited_idle <= limits.max_unsolicited
         if not within:
+            if link is not None:
+                link.resume_after = trio.current_time() + limits.flood_pause_s
             session.stream.close(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 "too many messages the referee did not ask for",

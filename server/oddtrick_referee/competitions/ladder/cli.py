@@ -28,6 +28,7 @@ from oddtrick_referee.competitions.ladder.service import (
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.database import DatabaseError
 from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
+from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 from oddtrick_referee.web.cli import add_web_option
 
 
@@ -117,6 +118,7 @@ def add_ladder_command(
         help="days without a match before an entrant is listed inactive (default 7)",
     )
     add_web_option(serve)
+    add_tls_options(serve)
     serve.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
     serve.set_defaults(handler=_serve)
 
@@ -188,7 +190,7 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _fail(command: str, error: Exception) -> int:
+def _fail(command: str, error: BaseException) -> int:
     print(f"oddtrick ladder {command}: {error}", file=sys.stderr)
     return 2
 
@@ -323,7 +325,8 @@ def _serve(args: argparse.Namespace) -> int:
                 HouseBot(entry.name, entry.command or ())
                 for entry in (parse_entry(text) for text in args.house_bot)
             )
-    except (ConfigError, ValueError) as error:
+        tls = server_credentials(args)
+    except (ConfigError, ValueError, OSError) as error:
         return _fail("serve", error)
     if args.match_deals < 1:
         return _fail("serve", ValueError("--match-deals must be at least 1"))
@@ -342,6 +345,7 @@ def _serve(args: argparse.Namespace) -> int:
         house_bots=house,
         house_seats=args.house_seats,
         rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
+        tls=tls,
     )
 
     def ready(ladder: object) -> None:
@@ -369,16 +373,35 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         trio.run(lambda: run_ladder(settings, on_ready=ready, web=web, on_web=web_ready))
-    except KeyboardInterrupt:
-        print(
-            "ladder stopped: finished matches and ratings are kept; a match in progress is recorded "
-            "aborted and not rated. Run the same command to carry on.",
-            file=sys.stderr,
-        )
-        return 130
-    except (OSError, DatabaseError, LadderError) as error:
-        return _fail("serve", error)
+    except BaseException as error:
+        if _contains(error, KeyboardInterrupt):
+            print(
+                "ladder stopped: finished matches and ratings are kept; a match in progress is recorded "
+                "aborted and not rated. Run the same command to carry on.",
+                file=sys.stderr,
+            )
+            return 130
+        known = _first(error, (OSError, DatabaseError, LadderError))
+        if known is None:
+            raise
+        return _fail("serve", known)
     return 0
+
+
+def _contains(error: BaseException, kind: type[BaseException]) -> bool:
+    return _first(error, (kind,)) is not None
+
+
+def _first(error: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:
+    """The first exception of these kinds in ``error``, however deep in exception groups."""
+    if isinstance(error, kinds):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = _first(inner, kinds)
+            if found is not None:
+                return found
+    return None
 
 
 __all__ = ["add_ladder_command"]

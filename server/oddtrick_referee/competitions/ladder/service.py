@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+import grpc
 import trio
 
 from oddtrick._codec import config_to_wire
@@ -93,6 +94,8 @@ class LadderSettings:
     recent_lineups: int = 4
     seed: int | None = None
     """Seeds the pairing's random choices (tests); deals always come from fresh secret seeds."""
+    tls: grpc.ServerCredentials | None = None
+    """Serve TLS (transport/tls.py); the house bots then use a plaintext port on 127.0.0.1."""
 
     @property
     def referee_id(self) -> str:
@@ -515,6 +518,8 @@ async def run_ladder(
         verify_token=store.verify,
         games=frozenset({settings.game}),
         default_rules=settings.rules,
+        tls=settings.tls,
+        loopback_port=settings.tls is not None,
     )
     try:
         async with running_referee(referee_settings) as referee:
@@ -532,7 +537,7 @@ async def run_ladder(
                         _run_house_bot,
                         bot,
                         house_tokens[bot.name],
-                        referee.address,
+                        referee.local_address or referee.address,
                         settings.house_seats,
                         output_dir or settings.data_dir / "bot-output",
                     )
