@@ -17,6 +17,7 @@ import grpc
 import pytest
 import trio
 from ladder_support import (
+    LADDER_BOTS,
     bot_process,
     ladder_serving,
     ladder_settings,
@@ -387,3 +388,45 @@ async def test_the_web_page_beside_the_ladder_shows_its_leaderboard(tmp_path: Pa
     assert "alice" in page
     assert "bob" in page
     assert "μ − 3σ" in page
+
+
+async def test_a_ladder_over_tls_seats_an_entrant_on_tls_beside_its_house_bots_on_loopback(
+    tmp_path: Path,
+) -> None:
+    from tls_support import make_certificates
+
+    from oddtrick_referee.transport.tls import ServerTls
+
+    certs = make_certificates(tmp_path / "certs")
+    settings = ladder_settings(
+        tmp_path / "data",
+        house_bots=default_house_bots(7),
+        house_seats=1,
+        tls=ServerTls(certs.server_cert, certs.server_key).credentials(),
+    )
+    token = register(settings, "alice")["alice"]
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        async with ladder_serving(settings) as ladder:
+            port = ladder.referee.port
+            command = [sys.executable, "-m", "oddtrick", "bot", f"{LADDER_BOTS}:Heuristic"]
+            command += ["--server", f"localhost:{port}", "--name", "alice", f"--token={token}"]
+            command += ["--tls", "--ca", str(certs.ca)]
+            processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            with trio.fail_after(120):
+                [outcome, *_] = await ladder.wait_outcomes(1)
+            assert "alice" in outcome.lineup.names
+            assert outcome.status == "finished"
+
+            def plaintext_refused() -> grpc.StatusCode:
+                with grpc.insecure_channel(f"127.0.0.1:{port}") as plain:
+                    try:
+                        arena_pb2_grpc.ArenaStub(plain).GetLadder(arena_pb2.GetLadderRequest(), timeout=10)
+                    except grpc.RpcError as error:
+                        return error.code()
+                return grpc.StatusCode.OK
+
+            assert await trio.to_thread.run_sync(plaintext_refused) is grpc.StatusCode.UNAVAILABLE
+            ladder.referee.finish()
+    finally:
+        stop_all(processes)
