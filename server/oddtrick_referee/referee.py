@@ -149,7 +149,7 @@ class Referee:
         credentials = Credentials(settings.tokens, settings.token_hashes, settings.verify_token)
         self.lobby = Lobby(credentials, settings.limits, settings.games)
         self.log_dir = settings.data_dir / "logs"
-        self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3")
+        self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3", keep_connections=True)
         self.port = 0
         self.local_address = ""
         """Where bot processes on this machine connect (plaintext on loopback)."""

@@ -41,8 +41,8 @@ _CATEGORY = """CASE
 class MatchStore(Store):
     schema = _SCHEMA
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
+    def __init__(self, path: Path, keep_connections: bool = False) -> None:
+        super().__init__(path, keep_connections)
         with self._lock, self._connect() as db:
             columns = {row["name"] for row in db.execute("PRAGMA table_info(matches)")}
             if "details" not in columns:  # a file from before the column was added
