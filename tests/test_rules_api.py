@@ -92,7 +92,8 @@ def test_a_game_starts_part_way_through_a_hand():
         config, DEAL, dealer=Seat.NORTH, hand_number=2, actions=["7C", "pass", "pass", "pass", "8H"]
     )
     assert state.phase is Phase.PLAY
-    assert state.contract is not None and str(state.contract.denomination) == "C"
+    assert state.contract is not None
+    assert str(state.contract.denomination) == "C"
     assert state.current_trick == ((Seat.SOUTH, Card.parse("8H")),)
     assert state.to_act is Seat.WEST
     assert state.hand_number == 2

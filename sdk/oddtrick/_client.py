@@ -210,18 +210,25 @@ class _Seat:
         except MalformedMessage:
             log.exception("seat %d: cannot read the request", self.index)
             return
+        decision = referee_pb2.Decision(request_id=request.request_id)
         try:
             action = await decide(self.bot, view)
-        except Exception:
+        except Exception as error:
+            # The game goes on with the first legal action, and the referee is told, so
+            # the crash counts as a fault of its own kind in the log and the standings.
             log.exception(
                 "seat %d: the bot raised while deciding; playing the first legal action", self.index
             )
             action = view.legal_actions[0]
-        await outbox.send(
-            referee_pb2.BotMessage(
-                decision=referee_pb2.Decision(request_id=request.request_id, action=action_to_wire(action))
-            )
-        )
+            decision.bot_error = bot_error_text(error)
+        decision.action.CopyFrom(action_to_wire(action))
+        await outbox.send(referee_pb2.BotMessage(decision=decision))
+
+
+def bot_error_text(error: BaseException, limit: int = 256) -> str:
+    """``Type: message`` of a bot's exception, at most ``limit`` bytes of UTF-8."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:

@@ -31,6 +31,7 @@ from oddtrick import __version__
 from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick_referee._errors import unwrapped
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.match_index import MatchStore
@@ -422,7 +423,7 @@ def _data_dir_lock(data_dir: Path) -> Iterator[None]:
 @asynccontextmanager
 async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
     """Listen and referee until the block ends."""
-    with _data_dir_lock(settings.data_dir):
+    with _data_dir_lock(settings.data_dir), unwrapped():
         async with _serving(settings) as referee:
             yield referee
 

@@ -86,6 +86,8 @@ class Fault(enum.Enum):
     ILLEGAL = "illegal"
     DISCONNECTED = "disconnected"
     FORFEITED = "forfeited"
+    BOT_ERROR = "bot_error"
+    """The bot's own code failed; it answered with its SDK's fallback (Decision.bot_error)."""
 
 
 _FAULT_WIRE = {
@@ -93,6 +95,7 @@ _FAULT_WIRE = {
     Fault.ILLEGAL: game_pb2.FAULT_KIND_ILLEGAL,
     Fault.DISCONNECTED: game_pb2.FAULT_KIND_DISCONNECTED,
     Fault.FORFEITED: game_pb2.FAULT_KIND_FORFEITED,
+    Fault.BOT_ERROR: game_pb2.FAULT_KIND_BOT_ERROR,
 }
 
 _REFUSAL_WIRE = {
@@ -180,6 +183,13 @@ class _Decided:
     fault: Fault | None
     think_ms: int | None
     comment: str | None
+    bot_error: str | None = None
+    """The bot's own report that its code failed and ``action`` is its fallback."""
+
+
+def _cut_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, never inside a character."""
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def result_record(result: MatchResult) -> dict[str, Any]:
@@ -325,7 +335,9 @@ class Table:
             if decided.think_ms is not None:
                 record.think_ms_total += decided.think_ms
                 record.think_ms_max = max(record.think_ms_max, decided.think_ms)
-            if decided.fault is None and not decided.comment:
+            if decided.bot_error is not None:
+                record.add_fault(Fault.BOT_ERROR)
+            if decided.fault is None and not decided.comment and decided.bot_error is None:
                 self._log.write_action(state.hand_number, seat, str(decided.action), decided.think_ms)
             else:
                 entry: dict[str, Any] = {
@@ -339,6 +351,8 @@ class Table:
                     entry["fault"] = decided.fault.value
                 if decided.comment:
                     entry["comment"] = decided.comment
+                if decided.bot_error is not None:
+                    entry["bot_error"] = decided.bot_error
                 self._log.write(entry)
             if self._on_progress is not None:
                 self._on_progress(self)
@@ -427,7 +441,14 @@ class Table:
                         comment = (
                             item.comment[: self._max_comment_bytes] if item.HasField("comment") else None
                         )
-                        return _Decided(refusal_or_action, None, think, comment)
+                        bot_error = (
+                            _cut_utf8(item.bot_error, self._max_comment_bytes)
+                            if item.HasField("bot_error")
+                            else None
+                        )
+                        if bot_error is not None:
+                            log.info("%s (%s) reports its code failed: %s", link.bot_name, seat, bot_error)
+                        return _Decided(refusal_or_action, None, think, comment, bot_error)
                     record.refusals += 1
                     fault = Fault.ILLEGAL
                     reason, text = refusal_or_action

@@ -165,4 +165,5 @@ class TournamentStore(Store):
                 bucket["disconnected"] = bucket.get("disconnected", 0) + faults.get("disconnected", 0)
                 bucket["forfeits"] = bucket.get("forfeits", 0) + int(record["forfeited"])
                 bucket["refusals"] = bucket.get("refusals", 0) + record["refusals"]
+                bucket["bot_errors"] = bucket.get("bot_errors", 0) + faults.get("bot_error", 0)
         return {entry: FaultCounts(**values) for entry, values in counts.items()}
