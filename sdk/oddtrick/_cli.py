@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,7 +33,12 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     bot.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
     bot.add_argument("--name", required=True, help="the bot's name at the referee (what standings show)")
-    bot.add_argument("--token", default="", help="the credential the referee gave this name")
+    bot.add_argument(
+        "--token",
+        default=None,
+        help="the credential the referee gave this name (default: $ODDTRICK_TOKEN; on a shared "
+        "machine prefer the variable, since every user can read a command line)",
+    )
     bot.add_argument("--seats", type=int, default=1, metavar="N", help="seats to hold at once (default 1)")
     bot.add_argument("--version", dest="bot_version", default="0", help="the bot's version, shown in logs")
     bot.add_argument(
@@ -50,29 +56,47 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
 def _run_bot(args: argparse.Namespace) -> int:
     from oddtrick._run import BotRefused, load_bot, run
 
+    token = args.token if args.token is not None else _token_from_environment()
     try:
         bot = load_bot(args.bot)
         games = [GameKind(g.strip()) for g in args.games.split(",") if g.strip()]
-    except (OSError, ImportError, AttributeError, ValueError) as error:
-        print(f"oddtrick bot: {error}", file=sys.stderr)
+    except (OSError, ImportError, AttributeError, ValueError, SyntaxError) as error:
+        print(f"oddtrick bot: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
     try:
         run(
             bot,
             server=args.server,
             name=args.name,
-            token=args.token,
+            token=token,
             seats=args.seats,
             version=args.bot_version,
             games=games,
             max_matches=args.max_matches,
         )
     except BotRefused as refused:
-        print(f"oddtrick bot: the referee refused {args.name!r}: {refused}", file=sys.stderr)
+        if refused.code.name == "UNAUTHENTICATED" and not token:
+            print(
+                f"oddtrick bot: the referee at {args.server} wants a token for {args.name!r} and none "
+                "was given: pass --token TOKEN (or set ODDTRICK_TOKEN)",
+                file=sys.stderr,
+            )
+        else:
+            print(f"oddtrick bot: the referee refused {args.name!r}: {refused}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _token_from_environment() -> str:
+    """The token a tournament hands its local entries: through a pipe
+    (``ODDTRICK_TOKEN_FD``), else ``ODDTRICK_TOKEN``; empty without either."""
+    fd = os.environ.pop("ODDTRICK_TOKEN_FD", "")
+    if fd.isdigit():
+        with os.fdopen(int(fd), "rb") as pipe:
+            return pipe.read().decode("utf-8").strip()
+    return os.environ.get("ODDTRICK_TOKEN", "")
 
 
 def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

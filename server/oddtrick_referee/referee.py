@@ -409,7 +409,11 @@ def _data_dir_lock(data_dir: Path) -> Iterator[None]:
     starts: a second referee on the same directory would do that to the first
     one's matches in progress.
     """
-    data_dir.mkdir(parents=True, exist_ok=True)
+    # New data folders are the referee's user's alone: they hold seeds (storage/sqlite.py and
+    # play/matchlog.py tighten the files inside, in a folder given with other modes too).
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (data_dir / "logs").mkdir(mode=0o700, exist_ok=True)
+    (data_dir / "logs").chmod(0o700)
     with (data_dir / "referee.lock").open("w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -31,6 +31,14 @@ from typing import IO, Any
 import trio
 
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
+from oddtrick_referee._errors import unwrapped
+from oddtrick_referee.competitions.entrants import (
+    BotProcess,
+    Identity,
+    bot_identity,
+    run_bot_process,
+    runnable_by,
+)
 from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
@@ -51,6 +59,11 @@ class Entry:
     command: tuple[str, ...] | None = None
     source: str = ""
     """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
+    cwd: Path | None = None
+    """Where a local entry's process runs: its bot file's folder, or for ``cmd:`` the
+    folder the tournament was started from."""
+    sdk: bool = False
+    """A bot file run by ``oddtrick bot`` (else a ``cmd:`` program)."""
 
     @property
     def local(self) -> bool:
@@ -66,14 +79,28 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
     if SLOT_MARK in name or "|" in name:
         raise ValueError(f"entry names may not contain {SLOT_MARK!r} or '|': {name!r}")
     target = target.strip()
+    token = token or secrets.token_hex(16)
     if target.startswith("cmd:"):
         command = tuple(shlex.split(target[4:]))
-    else:
-        path = target.rsplit(":", 1)[0] if target.rsplit(":", 1)[-1].isidentifier() else target
-        if not Path(path).is_file():
-            raise ValueError(f"bot file not found for {name!r}: {path}")
-        command = (sys.executable, "-m", "oddtrick", "bot", target)
-    return Entry(name, token or secrets.token_hex(8), command, target)
+        if not command:
+            raise ValueError(f"--bot {name}=cmd: needs a command after 'cmd:'")
+        return Entry(name, token, command, target, cwd=Path.cwd())
+    path_text, colon, attribute = target.rpartition(":")
+    if not colon or not attribute.isidentifier():
+        path_text, attribute = target, ""
+    path = Path(path_text).resolve()
+    if not path.is_file():
+        raise ValueError(f"bot file not found for {name!r}: {path_text}")
+    # Safe-path mode (-P): the working folder never shadows the installed package.
+    command = (
+        sys.executable,
+        "-P",
+        "-m",
+        "oddtrick",
+        "bot",
+        f"{path}:{attribute}" if attribute else str(path),
+    )
+    return Entry(name, token, command, target, cwd=path.parent, sdk=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +115,8 @@ class TournamentSettings:
     tables: int = 2
     rules: TableRules = dataclasses.field(default_factory=TableRules)
     remote_wait_s: float = 60.0
+    bot_user: str | None = None
+    """Who local entries' processes run as when the referee is root (default ``nobody``)."""
     seed: str | None = None
     name: str | None = None
 
@@ -325,18 +354,25 @@ async def run_tournament(
             tokens[f"{entry.name}{SLOT_MARK}{slot}"] = entry.token
     referee_settings = RefereeSettings(host=host, port=port, data_dir=data_dir, tokens=tokens)
     progress = Progress(0, progress_stream)
-    async with running_referee(referee_settings) as referee:
-        if on_listening is not None:
-            on_listening(referee.address)
-        tournament = Tournament(settings, referee, store)
-        async with trio.open_nursery() as processes:
-            for entry in settings.entries:
-                if entry.local:
-                    await _start_local(processes, entry, referee.address, settings, data_dir)
-            await _wait_for_local_entries(referee, settings, data_dir)
-            standings = await tournament.run(progress, master_seed)
-            referee.finish()
-            processes.cancel_scope.cancel()
+    identity = bot_identity(settings.bot_user)
+    finished = False
+    with unwrapped():
+        async with running_referee(referee_settings) as referee:
+            if on_listening is not None:
+                on_listening(referee.address)
+            tournament = Tournament(settings, referee, store)
+            identities = _identities(settings, identity, progress_stream)
+            async with trio.open_nursery() as processes:
+                for entry in settings.entries:
+                    if entry.local:
+                        who = identities[entry.name]
+                        for spec in local_processes(entry, referee.address, settings, data_dir):
+                            processes.start_soon(run_bot_process, spec, who, lambda: finished)
+                await _wait_for_local_entries(referee, settings, data_dir)
+                standings = await tournament.run(progress, master_seed)
+                finished = True
+                referee.finish()
+                processes.cancel_scope.cancel()
     progress.close()
     return standings
 
@@ -372,29 +408,66 @@ async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings
     )
 
 
-async def _start_local(
-    nursery: trio.Nursery, entry: Entry, address: str, settings: TournamentSettings, data_dir: Path
-) -> None:
+def _identities(
+    settings: TournamentSettings, identity: Identity | None, stream: IO[str]
+) -> dict[str, Identity | None]:
+    """The user each local entry's processes run as. The unprivileged user must be able to
+    run the entry's program; if it cannot, and nobody asked for that user by name, the bots
+    run as the referee's user, with one warning (a Python installed under /root, say, is
+    closed to other users)."""
+    chosen: dict[str, Identity | None] = {}
+    closed: set[str] = set()
+    for entry in settings.entries:
+        if entry.command is None:
+            continue
+        chosen[entry.name] = identity
+        if identity is not None and not runnable_by(entry.command[0], identity):
+            if settings.bot_user:
+                raise ValueError(
+                    f"user {identity.user} cannot run {entry.command[0]} (a folder on its path is "
+                    "closed to other users): install it where that user can, or choose another --bot-user"
+                )
+            chosen[entry.name] = None
+            closed.add(entry.command[0])
+    if identity is not None and closed:
+        print(
+            f"warning: some bots run as the referee's user and so could read its data: user "
+            f"{identity.user} cannot run {', '.join(sorted(closed))} (a folder on its path is closed "
+            "to other users); install it where other users can run it, or give --bot-user",
+            file=stream,
+            flush=True,
+        )
+    return chosen
+
+
+def local_processes(
+    entry: Entry, address: str, settings: TournamentSettings, data_dir: Path
+) -> list[BotProcess]:
+    """The processes of a local entry: one per play of a duplicate deal (two names), else one."""
     assert entry.command is not None
+    assert entry.cwd is not None
     slots = (0, 1) if settings.duplicate else (None,)
     seats = 2 * settings.tables
-    output_dir = data_dir / "bot-output"
-    output_dir.mkdir(parents=True, exist_ok=True)
+    processes = []
     for slot in slots:
         name = entry.name if slot is None else f"{entry.name}{SLOT_MARK}{slot}"
         command = list(entry.command)
         env = dict(os.environ)
-        env.update(
-            ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=entry.token, ODDTRICK_SEATS=str(seats)
+        for key in [key for key in env if key.startswith("ODDTRICK_")]:
+            del env[key]
+        env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_SEATS=str(seats))
+        if entry.sdk:
+            command += ["--server", address, "--name", name, "--seats", str(seats)]
+        processes.append(
+            BotProcess(
+                entry=entry.name,
+                name=name,
+                command=tuple(command),
+                env=env,
+                cwd=entry.cwd,
+                token=entry.token,
+                output=data_dir / "bot-output" / f"{name}.log",
+                token_in_env=not entry.sdk,
+            )
         )
-        if command[1:4] == ["-m", "oddtrick", "bot"]:
-            command += ["--server", address, "--name", name, "--token", entry.token, "--seats", str(seats)]
-        output = (output_dir / f"{name}.log").open("a")
-        nursery.start_soon(_run_process, command, env, output)
-
-
-async def _run_process(command: list[str], env: dict[str, str], output: IO[str]) -> None:
-    try:
-        await trio.run_process(command, env=env, stdout=output, stderr=output, check=False)
-    finally:
-        output.close()
+    return processes

@@ -196,7 +196,7 @@ class _PlayHandler:
                 if message is grpc.aio.EOF:
                     break
                 self._to_trio(stream._deliver, message)
-        except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError):
+        except (asyncio.CancelledError, grpc.RpcError, grpc.aio.AioRpcError, grpc.aio.AbortError):
             pass
         except Exception as error:  # the call was aborted or broke: the trio side must know
             if not stream.closed:
