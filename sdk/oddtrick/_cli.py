@@ -49,7 +49,9 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     bot.add_argument(
         "--max-matches", type=int, default=None, metavar="N", help="stop each seat after N matches"
     )
-    bot.add_argument("-v", "--verbose", action="store_true", help="log every connection event")
+    loudness = bot.add_mutually_exclusive_group()
+    loudness.add_argument("-v", "--verbose", action="store_true", help="also log every connection event")
+    loudness.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     bot.set_defaults(handler=_run_bot)
 
 
@@ -87,6 +89,17 @@ def _run_bot(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _bot_logging(args: argparse.Namespace) -> None:
+    """``oddtrick bot`` says what it does by default, a line per connection and per match
+    (timestamps, no logger names); -v adds every connection event, -q keeps warnings only."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    bot_log = logging.getLogger("oddtrick.bot")
+    bot_log.handlers[:] = [handler]
+    bot_log.propagate = False
+    bot_log.setLevel(logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO)
 
 
 def _token_from_environment() -> str:
@@ -159,6 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
+    if args.handler is _run_bot:
+        _bot_logging(args)
     result: int = args.handler(args)
     return result
 

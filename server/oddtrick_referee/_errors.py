@@ -29,3 +29,12 @@ def unwrapped() -> Iterator[None]:
         if error is group:
             raise
         raise error.with_traceback(error.__traceback__) from None
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is, or holds, a KeyboardInterrupt (Ctrl-C)."""
+    if isinstance(error, KeyboardInterrupt):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return error.subgroup(KeyboardInterrupt) is not None
+    return False

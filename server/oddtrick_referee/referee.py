@@ -17,7 +17,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -107,7 +107,11 @@ class Referee:
         self._nursery.start_soon(self.lobby.serve_stream, stream, name=f"session {stream.peer}")
 
     async def play_match(
-        self, spec: MatchSpec, wait_s: float | None = None, sealed: bool = False
+        self,
+        spec: MatchSpec,
+        wait_s: float | None = None,
+        sealed: bool = False,
+        on_start: Callable[[str, Path], None] | None = None,
     ) -> MatchRecord:
         """Wait for the seated bots to be connected, then play the match to its end.
 
@@ -116,7 +120,8 @@ class Referee:
         seed from the bots, and its progress, result, log and spectating from
         the Arena service until :meth:`unseal`: the two plays of a duplicate
         deal are sealed until both are over, so that neither reveals the cards
-        to the other.
+        to the other. ``on_start(match_id, log_path)`` is called once the bots are
+        seated and the match begins.
         """
         needs: dict[str, int] = {}
         for name in spec.seating.values():
@@ -159,6 +164,8 @@ class Referee:
             },
         )
         self._set_live(match_id, table)
+        if on_start is not None:
+            on_start(match_id, log_path)
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
         try:
             state = await table.run()

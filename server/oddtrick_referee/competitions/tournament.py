@@ -28,8 +28,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import rich.progress
 import trio
+from rich.text import Text
 
+from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 from oddtrick_referee._errors import unwrapped
 from oddtrick_referee.competitions.entrants import (
@@ -134,6 +137,17 @@ class TournamentSettings:
 
     @property
     def tournament_id(self) -> str:
+        """The ``--name``, or a digest of the settings but the entries: running it again with an
+        entry added extends the same tournament, which then plays only the new pairs."""
+        if self.name:
+            return self.name
+        rest = {key: value for key, value in self.describe().items() if key != "entries"}
+        digest = hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
+        return f"t-{digest[:12]}"
+
+    @property
+    def legacy_tournament_id(self) -> str:
+        """The id an earlier version derived from every setting, entries included."""
         if self.name:
             return self.name
         digest = hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()
@@ -189,30 +203,57 @@ def deal_points(state: GameState) -> list[tuple[int, int, int]]:
 
 
 class Progress:
-    """Matches done / total and the current leader: one live line on a terminal, plain lines otherwise."""
+    """Tables done of the total: on a terminal a live bar with the rate, the time elapsed
+    and the time left, and the last table's news beside it; otherwise one plain line per
+    table, ``[done/total tables, elapsed s] news``, for logs and pipes."""
 
     def __init__(self, total: int, stream: IO[str] = sys.stderr) -> None:
         self.total = total
         self.done = 0
         self.stream = stream
-        self.live = stream.isatty()
+        self.console = console(stream)
+        self.live = self.console.is_terminal
         self._started = time.monotonic()
+        self._bar: rich.progress.Progress | None = None
+        self._task: rich.progress.TaskID | None = None
 
     def update(self, text: str, finished_one: bool = True) -> None:
         if finished_one:
             self.done += 1
-        elapsed = time.monotonic() - self._started
-        line = f"[{self.done}/{self.total} tables, {elapsed:5.1f} s] {text}"
-        if self.live:
-            self.stream.write("\r\033[K" + line[:200])
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+        if not self.live:
+            elapsed = time.monotonic() - self._started
+            self.stream.write(f"[{self.done}/{self.total} tables, {elapsed:5.1f} s] {text}\n")
+            self.stream.flush()
+            return
+        if self._bar is None:
+            self._bar = rich.progress.Progress(
+                rich.progress.BarColumn(),
+                rich.progress.MofNCompleteColumn(),
+                rich.progress.TextColumn("tables"),
+                _RateColumn(),
+                rich.progress.TimeElapsedColumn(),
+                rich.progress.TextColumn("left"),
+                rich.progress.TimeRemainingColumn(),
+                rich.progress.TextColumn("{task.description}"),
+                console=self.console,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(text, total=self.total, completed=self.done)
+        assert self._task is not None
+        self._bar.update(self._task, total=self.total, completed=self.done, description=text)
 
     def close(self) -> None:
-        if self.live:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+class _RateColumn(rich.progress.ProgressColumn):
+    """Tables per minute, from the recent pace."""
+
+    def render(self, task: rich.progress.Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("- tables/min" if not speed else f"{speed * 60:.1f} tables/min")
 
 
 class Tournament:
@@ -257,6 +298,8 @@ class Tournament:
         progress.done = len(runs) - len(to_play)
         if progress.done:
             progress.update(f"resuming: {progress.done} tables already played", finished_one=False)
+        elif progress.live:
+            progress.update("starting", finished_one=False)
         send, receive = trio.open_memory_channel[TableRun](math.inf)
         for run in to_play:
             send.send_nowait(run)
@@ -337,43 +380,55 @@ async def run_tournament(
     port: int = 0,
     progress_stream: IO[str] = sys.stderr,
     on_listening: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> Standings:
-    """Start a referee, start the local entries, play every missing table, return the standings."""
+    """Start a referee, start the local entries, play every missing table, return the standings.
+
+    ``progress`` (made here on ``progress_stream`` if not given) counts the tables done.
+    """
     store = TournamentStore(data_dir / "oddtrick.sqlite3")
-    master_seed = await trio.to_thread.run_sync(
+    if not settings.name and await trio.to_thread.run_sync(
+        store.has_tournament, settings.legacy_tournament_id
+    ):
+        settings = dataclasses.replace(settings, name=settings.legacy_tournament_id)
+    master_seed, order = await trio.to_thread.run_sync(
         store.open_tournament,
         settings.tournament_id,
         settings.describe(),
         settings.seed or secrets.token_hex(16),
         int(time.time() * 1000),
     )
+    by_name = {entry.name: entry for entry in settings.entries}
+    settings = dataclasses.replace(settings, entries=tuple(by_name[name] for name in order))
     tokens = {}
     for entry in settings.entries:
         tokens[entry.name] = entry.token
         for slot in (0, 1):
             tokens[f"{entry.name}{SLOT_MARK}{slot}"] = entry.token
     referee_settings = RefereeSettings(host=host, port=port, data_dir=data_dir, tokens=tokens)
-    progress = Progress(0, progress_stream)
+    progress = progress or Progress(0, progress_stream)
     identity = bot_identity(settings.bot_user)
     finished = False
-    with unwrapped():
-        async with running_referee(referee_settings) as referee:
-            if on_listening is not None:
-                on_listening(referee.address)
-            tournament = Tournament(settings, referee, store)
-            identities = _identities(settings, identity, progress_stream)
-            async with trio.open_nursery() as processes:
-                for entry in settings.entries:
-                    if entry.local:
-                        who = identities[entry.name]
-                        for spec in local_processes(entry, referee.address, settings, data_dir):
-                            processes.start_soon(run_bot_process, spec, who, lambda: finished)
-                await _wait_for_local_entries(referee, settings, data_dir)
-                standings = await tournament.run(progress, master_seed)
-                finished = True
-                referee.finish()
-                processes.cancel_scope.cancel()
-    progress.close()
+    try:
+        with unwrapped():
+            async with running_referee(referee_settings) as referee:
+                if on_listening is not None:
+                    on_listening(referee.address)
+                tournament = Tournament(settings, referee, store)
+                identities = _identities(settings, identity, progress_stream)
+                async with trio.open_nursery() as processes:
+                    for entry in settings.entries:
+                        if entry.local:
+                            who = identities[entry.name]
+                            for spec in local_processes(entry, referee.address, settings, data_dir):
+                                processes.start_soon(run_bot_process, spec, who, lambda: finished)
+                    await _wait_for_local_entries(referee, settings, data_dir)
+                    standings = await tournament.run(progress, master_seed)
+                    finished = True
+                    referee.finish()
+                    processes.cancel_scope.cancel()
+    finally:
+        progress.close()
     return standings
 
 
