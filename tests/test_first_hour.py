@@ -209,3 +209,54 @@ def test_the_default_data_folder_is_ignored_by_git_wherever_it_is_made(path):
     root = Path(__file__).resolve().parents[1]
     run = subprocess.run(["git", "check-ignore", "-q", path], cwd=root, check=False)
     assert run.returncode == 0
+
+
+def test_watch_waits_for_the_next_match_follows_match_after_match_and_replays_a_finished_one(tmp_path):
+    command = [sys.executable, "-m", "oddtrick", "serve", "--port", "0", "--ns", "a", "--ew", "b",
+               "--game", "classic", "--deals", "1", "--matches", "2", "--forever",
+               "--data-dir", str(tmp_path)]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as serve:
+        assert serve.stdout is not None
+        address = serve.stdout.readline().split()[3].rstrip(";")
+        watcher = subprocess.Popen(
+            [sys.executable, "-m", "oddtrick", "watch", "--server", address, "--follow"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert watcher.stderr is not None
+        assert watcher.stdout is not None
+        # Nothing has started yet: it says it waits (rather than exit), and only then do bots come.
+        assert watcher.stderr.readline().startswith(f"waiting for a match to start on {address}")
+        bots = [bot_process(address, name, "--max-matches", "2") for name in ("a", "b")]
+        over = []
+        for line in watcher.stdout:
+            if line.startswith("match over:"):
+                over.append(line)
+                if len(over) == 2:
+                    break
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=GUARD_S) == 130
+        watcher.stdout.close()
+        watcher.stderr.close()
+        for bot in bots:
+            bot.wait(timeout=GUARD_S)
+            bot.stderr.close()
+        finished: list[str] = []
+        for line in serve.stdout:
+            if line.startswith("match ") and " over: " in line:
+                finished.append(line.split()[1])
+                if len(finished) == 2:
+                    break
+        replay = subprocess.run(
+            [sys.executable, "-m", "oddtrick", "watch", finished[0], "--server", address],
+            capture_output=True, text=True, timeout=GUARD_S, check=False,
+        )  # fmt: skip
+        serve.send_signal(signal.SIGINT)
+    assert len(over) == 2  # both matches followed, one after the other
+    assert replay.returncode == 0, replay.stderr
+    shown = replay.stdout.splitlines()
+    assert shown[0].startswith(f"match {finished[0]} · ")
+    assert shown[0].endswith(
+        "(finished: replayed from its log)"
+    )
+    assert sum(line.lstrip().startswith("trick ") for line in shown) == 13
+    assert shown[-1].startswith("match over:")

@@ -119,7 +119,8 @@ def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         description=(
             "Print a match's play as it happens, trick by trick, as a spectator sees it: calls, "
             "cards and results, and the four hands once each hand is over (live only at an "
-            "open table). Ends with the match."
+            "open table). Waits for a match to start if none is in progress; ends with the match "
+            "(--follow: goes on to the next). A finished match named by its id is replayed from its log."
         ),
         epilog="example: oddtrick watch --server localhost:50051",
     )
@@ -127,15 +128,45 @@ def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "match_id", nargs="?", default=None, help="the match to watch (default: the newest in progress)"
     )
     watch.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
+    watch.add_argument(
+        "-f",
+        "--follow",
+        action="store_true",
+        help="after a match, wait for the next one and follow it too, until Ctrl-C",
+    )
+    watch.add_argument(
+        "--delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="pause after each line, to follow the play as a person (default: 0.6 on a terminal, "
+        "0 when the output is piped)",
+    )
+    watch.add_argument(
+        "--no-wait",
+        dest="wait",
+        action="store_false",
+        help="exit at once if no match is in progress (default: wait for one to start)",
+    )
     watch.set_defaults(handler=_watch)
 
 
 def _watch(args: argparse.Namespace) -> int:
     from oddtrick._watch import watch
 
+    delay = args.delay if args.delay is not None else (0.6 if sys.stdout.isatty() else 0.0)
     try:
-        return watch(args.server, args.match_id, sys.stdout, sys.stderr)
+        return watch(
+            args.server,
+            args.match_id,
+            sys.stdout,
+            sys.stderr,
+            wait=args.wait,
+            follow=args.follow,
+            delay=max(0.0, delay),
+        )
     except KeyboardInterrupt:
+        print("stopped watching (Ctrl-C)", file=sys.stderr)
         return 130
 
 
