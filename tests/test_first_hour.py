@@ -255,8 +255,6 @@ def test_watch_waits_for_the_next_match_follows_match_after_match_and_replays_a_
     assert replay.returncode == 0, replay.stderr
     shown = replay.stdout.splitlines()
     assert shown[0].startswith(f"match {finished[0]} · ")
-    assert shown[0].endswith(
-        "(finished: replayed from its log)"
-    )
+    assert shown[0].endswith("(finished: replayed from its log)")
     assert sum(line.lstrip().startswith("trick ") for line in shown) == 13
     assert shown[-1].startswith("match over:")

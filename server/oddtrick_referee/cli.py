@@ -12,6 +12,7 @@ from typing import Any
 
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 from oddtrick_referee.play.matchlog import check_log
+from oddtrick_referee.play.play_command import add_play_command
 from oddtrick_referee.play.table import TableRules
 
 log = logging.getLogger("oddtrick.referee")
@@ -232,6 +233,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
+
+    add_play_command(commands)
 
     check = commands.add_parser(
         "check",

@@ -75,6 +75,8 @@ class MatchSpec:
     seed: str | None = None
     match_id: str | None = None
     table_id: str = ""
+    untimed: frozenset[Seat] = frozenset()
+    """Seats a person plays (``oddtrick play``): no decision deadline for them."""
 
 
 @dataclasses.dataclass
@@ -145,6 +147,7 @@ class Referee:
             log_writer=MatchLogWriter(log_path),
             reveal_seed=not sealed,
             fold_events=self.settings.fold_events,
+            untimed=spec.untimed,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )

@@ -211,6 +211,11 @@ def fallback_action(state: GameState) -> Action:
     return min(legal, key=lambda card: (card.rank, card.suit) if isinstance(card, Card) else (0, 0))
 
 
+PERSON_DEADLINE_S = 86_400.0
+"""A person's seat (``oddtrick play``) has no deadline to speak of: one day per decision,
+which still fits the protocol's ``time_left_ms``."""
+
+
 class Table:
     """Runs one match between the four seat links to the end, whatever the bots do."""
 
@@ -229,8 +234,11 @@ class Table:
         on_progress: Callable[[Table], None] | None = None,
         reveal_seed: bool = True,
         fold_events: bool = True,
+        untimed: frozenset[Seat] = frozenset(),
     ) -> None:
         self.match_id = match_id
+        self._untimed = untimed
+        """Seats played by a person at a terminal: their deadline is :data:`PERSON_DEADLINE_S`."""
         self.table_id = table_id
         self.state = GameState(config, seed)
         self.rules = rules
@@ -291,6 +299,11 @@ class Table:
                 "rules": {
                     "deadline_ms": round(self.rules.deadline_s * 1000),
                     "grace_ms": round(self.rules.grace_s * 1000),
+                    **(
+                        {"untimed_seats": sorted(str(seat) for seat in self._untimed)}
+                        if self._untimed
+                        else {}
+                    ),
                 },
                 "players": {
                     str(seat): {"name": link.bot_name, "version": link.bot_version}
@@ -387,7 +400,8 @@ class Table:
             record.add_fault(Fault.FORFEITED)
             return _Decided(action, Fault.FORFEITED, None, None)
         request_id = next(_request_ids)
-        deadline = trio.current_time() + self.rules.deadline_s
+        deadline_s = PERSON_DEADLINE_S if seat in self._untimed else self.rules.deadline_s
+        deadline = trio.current_time() + deadline_s
         link.open_request = link.last_request = request_id
         link.unsolicited = 0
         message = self._take_outgoing(seat)
@@ -397,7 +411,7 @@ class Table:
             referee_pb2.DECISION_KIND_CALL if state.phase is Phase.AUCTION else referee_pb2.DECISION_KIND_CARD
         )
         request.legal_actions.extend([action_to_wire(a) for a in state.legal_actions])
-        request.time_left_ms = round(self.rules.deadline_s * 1000)
+        request.time_left_ms = round(deadline_s * 1000)
         request.match_id = self.match_id
         request.seat = seat_to_wire(seat)
         request.last_sequence = link.sequence
