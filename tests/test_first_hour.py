@@ -258,3 +258,18 @@ def test_watch_waits_for_the_next_match_follows_match_after_match_and_replays_a_
     assert shown[0].endswith("(finished: replayed from its log)")
     assert sum(line.lstrip().startswith("trick ") for line in shown) == 13
     assert shown[-1].startswith("match over:")
+
+
+def test_the_readmes_unit_test_example_runs_against_the_readmes_bot(tmp_path, monkeypatch):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    bot = next(block for block in blocks if block.startswith("# my_bot.py"))
+    test = next(block for block in blocks if block.startswith("# test_my_bot.py"))
+    (tmp_path / "my_bot.py").write_text(bot)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict[str, object] = {}
+    exec(compile(test, "README test_my_bot.py", "exec"), namespace)
+    tests = [value for name, value in namespace.items() if name.startswith("test_") and callable(value)]
+    assert tests
+    for function in tests:
+        function()

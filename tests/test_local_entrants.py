@@ -256,3 +256,17 @@ def test_the_launcher_kills_the_bot_when_the_referees_end_of_its_pipe_closes() -
         launcher.kill()
         launcher.wait()
         launcher.stdout.close()
+
+
+async def test_a_bot_file_imports_the_modules_beside_it(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "strategy.py").write_text("def pick(view):\n    return view.legal_actions[0]\n")
+    (folder / "my_bot.py").write_text(
+        "import oddtrick\nfrom strategy import pick\n\n"
+        "class Mine(oddtrick.Bot):\n    choose_call = choose_card = staticmethod(pick)\n"
+    )
+    settings = plan(f"mine={folder / 'my_bot.py'}", f"other={RANDOM_BOT}")
+    with trio.fail_after(GUARD_S):
+        standings = await run_tournament(settings, tmp_path / "data", progress_stream=io.StringIO())
+    assert {row.entry: row.deals for row in standings.rows} == {"mine": 1, "other": 1}
