@@ -258,7 +258,7 @@ class _Seat:
         except MalformedMessage:
             log.exception("seat %d: cannot read the request", self.index)
             return
-        decision = referee_pb2.Decision(request_id=request.request_id)
+        error_text = None
         try:
             action = await decide(self.bot, view)
         except Exception as error:
@@ -268,8 +268,10 @@ class _Seat:
                 "seat %d: the bot raised while deciding; playing the first legal action", self.index
             )
             action = view.legal_actions[0]
-            decision.bot_error = bot_error_text(error)
-        decision.action.CopyFrom(action_to_wire(action))
+            error_text = bot_error_text(error)
+        decision = referee_pb2.Decision(request_id=request.request_id, action=action_to_wire(action))
+        if error_text is not None:
+            decision.bot_error = error_text
         await outbox.send(referee_pb2.BotMessage(decision=decision))
 
 
