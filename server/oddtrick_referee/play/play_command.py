@@ -21,7 +21,8 @@ def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
             "bot files, or remote bots. Your seat is a client of a referee like any bot's (the same "
             "protocol, the same log, which oddtrick check verifies), without a decision deadline. "
             "At your turn, type the number of a choice or the card or call itself (QH, 10h, Q♥; "
-            "7C, 8NT, pass, double). Ctrl-D or Ctrl-C stops."
+            "7C, 8NT, pass, double). Ctrl-D or Ctrl-C stops. A match is 4 deals unless --deals, "
+            "--format or --config says otherwise."
         ),
         epilog="example: oddtrick play --game classic --deals 4 --opponents my_bot.py",
     )
