@@ -107,3 +107,22 @@ def test_a_person_plays_a_whole_match_at_the_terminal_and_cannot_play_illegally(
     human_actions = [r for r in read_log(log) if r["type"] == "action" and r["seat"] == "S"]
     assert human_actions
     assert all("fault" not in r for r in human_actions)  # nothing illegal got through, nothing timed out
+
+
+def test_ctrl_d_at_the_prompt_stops_the_match_in_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    terminal = Terminal(
+        [sys.executable, "-m", "oddtrick", "play", "--game", "classic", "--deals", "1",
+         "--seed", "a person leaves", "--data-dir", str(data)],
+        cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        terminal.read_until(PROMPT)
+        os.write(terminal.master, b"\x04")  # Ctrl-D: end of input
+        rest = terminal.read_until(re.compile(r"stopped \(end of input\): .*\n"))
+    finally:
+        status = terminal.close()
+    assert status == 130
+    assert "the match was abandoned; its log so far: " in rest
+    (log,) = sorted((data / "logs").glob("*.jsonl"))
+    assert str(log) in rest.replace("\n", "")
