@@ -234,7 +234,7 @@ class Progress:
                 rich.progress.TimeElapsedColumn(),
                 rich.progress.TextColumn("left"),
                 rich.progress.TimeRemainingColumn(),
-                rich.progress.TextColumn("{task.description}"),
+                rich.progress.TextColumn("{task.description}", markup=False),
                 console=self.console,
             )
             self._bar.start()
