@@ -14,7 +14,9 @@ from oddtrick_referee.cli import config_from_args
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("command", [[], ["bot"], ["watch"], ["serve"], ["demo"], ["check"], ["tournament"]])
+@pytest.mark.parametrize(
+    "command", [[], ["bot"], ["watch"], ["serve"], ["demo"], ["check"], ["tournament"], ["play"]]
+)
 def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main([*command, "--help"])

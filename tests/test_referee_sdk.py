@@ -36,6 +36,7 @@ PUBLIC_NAMES = [
     "FunctionBot",
     "GameConfig",
     "GameKind",
+    "GameState",
     "IllegalAction",
     "MatchFormat",
     "Phase",

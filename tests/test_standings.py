@@ -347,7 +347,14 @@ def test_to_json_round_trips_with_stable_keys() -> None:
     assert first["matches"] == {"won": 1, "drawn": 0, "lost": 0}
     assert first["ci95"][0] == pytest.approx(-5.453, abs=1e-3)
     assert first["total"] == 6.0
-    assert set(first["faults"]) == {"timeouts", "illegal", "disconnected", "forfeits", "refusals"}
+    assert set(first["faults"]) == {
+        "timeouts",
+        "illegal",
+        "disconnected",
+        "forfeits",
+        "refusals",
+        "bot_errors",
+    }
     assert data["entries"][1]["faults"]["disconnected"] == 1
     assert data["entries"][2]["faults"]["forfeits"] == 1
     assert data["entries"][2]["points_per_deal"] is None

@@ -246,3 +246,24 @@ async def test_a_play_finished_but_not_recorded_is_recorded_not_played_again(tmp
         assert row is not None
         assert row["status"] == "finished"
         assert not log_withheld(row)
+
+
+async def test_an_entry_added_to_a_finished_round_robin_plays_only_the_new_pairs(tmp_path: Path) -> None:
+    first = settings((local("alpha"), local("beta")), deals=1, tables=2)
+    await run_tournament(first, tmp_path, progress_stream=io.StringIO())
+    before = _runs(tmp_path, first.tournament_id)
+    assert {key[0] for key in before} == {"alpha|beta"}
+
+    grown = settings((local("gamma"), local("beta"), local("alpha")), deals=1, tables=2)
+    assert grown.tournament_id == first.tournament_id
+    progress = io.StringIO()
+    standings = await run_tournament(grown, tmp_path, progress_stream=progress)
+    after = _runs(tmp_path, first.tournament_id)
+    assert {key[0] for key in after} == {"alpha|beta", "alpha|gamma", "beta|gamma"}
+    for key, match_id in before.items():
+        assert after[key] == match_id  # the pair already played is not played again
+    assert len(after) == 3 * 2
+    assert {row.entry: row.deals for row in standings.rows} == {"alpha": 2, "beta": 2, "gamma": 2}
+
+    with pytest.raises(ValueError, match="also has gamma"):
+        await run_tournament(first, tmp_path, progress_stream=io.StringIO())

@@ -249,7 +249,17 @@ def test_serve_and_tournament_serve_the_page_beside_the_referee(tmp_path):
     for command, line_marker in (
         (["serve", "--port", "0", "--ns", "a", "--ew", "b", "--deals", "1"], "web page on "),
         (
-            ["tournament", "--remote", "x=tx0,tx1", "--remote", "y=ty0,ty1", "--deals", "1", "--name", "t-web"],
+            [
+                "tournament",
+                "--remote",
+                "x=tx0,tx1",
+                "--remote",
+                "y=ty0,ty1",
+                "--deals",
+                "1",
+                "--name",
+                "t-web",
+            ],
             "web page (standings, live tables) on ",
         ),
     ):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,7 +35,12 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     bot.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
     bot.add_argument("--name", required=True, help="the bot's name at the referee (what standings show)")
-    bot.add_argument("--token", default="", help="the credential the referee gave this name")
+    bot.add_argument(
+        "--token",
+        default=None,
+        help="the credential the referee gave this name (default: $ODDTRICK_TOKEN; on a shared "
+        "machine prefer the variable, since every user can read a command line)",
+    )
     bot.add_argument("--seats", type=int, default=1, metavar="N", help="seats to hold at once (default 1)")
     bot.add_argument("--version", dest="bot_version", default="0", help="the bot's version, shown in logs")
     bot.add_argument(
@@ -46,7 +52,9 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--max-matches", type=int, default=None, metavar="N", help="stop each seat after N matches"
     )
     _add_tls_options(bot)
-    bot.add_argument("-v", "--verbose", action="store_true", help="log every connection event")
+    loudness = bot.add_mutually_exclusive_group()
+    loudness.add_argument("-v", "--verbose", action="store_true", help="also log every connection event")
+    loudness.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     bot.set_defaults(handler=_run_bot)
 
 
@@ -77,21 +85,22 @@ def _tls(args: argparse.Namespace) -> TlsOptions | None:
 def _run_bot(args: argparse.Namespace) -> int:
     from oddtrick._run import BotRefused, load_bot, run
 
+    token = args.token if args.token is not None else _token_from_environment()
     try:
         bot = load_bot(args.bot)
         games = [GameKind(g.strip()) for g in args.games.split(",") if g.strip()]
         tls = _tls(args)
         if tls is not None:
             tls.credentials()  # a missing or unreadable file is reported now, in one line
-    except (OSError, ImportError, AttributeError, ValueError) as error:
-        print(f"oddtrick bot: {error}", file=sys.stderr)
+    except (OSError, ImportError, AttributeError, ValueError, SyntaxError) as error:
+        print(f"oddtrick bot: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
     try:
         run(
             bot,
             server=args.server,
             name=args.name,
-            token=args.token,
+            token=token,
             seats=args.seats,
             version=args.bot_version,
             games=games,
@@ -99,11 +108,39 @@ def _run_bot(args: argparse.Namespace) -> int:
             tls=tls,
         )
     except BotRefused as refused:
-        print(f"oddtrick bot: the referee refused {args.name!r}: {refused}", file=sys.stderr)
+        if refused.code.name == "UNAUTHENTICATED" and not token:
+            print(
+                f"oddtrick bot: the referee at {args.server} wants a token for {args.name!r} and none "
+                "was given: pass --token TOKEN (or set ODDTRICK_TOKEN)",
+                file=sys.stderr,
+            )
+        else:
+            print(f"oddtrick bot: the referee refused {args.name!r}: {refused}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _bot_logging(args: argparse.Namespace) -> None:
+    """``oddtrick bot`` says what it does by default, a line per connection and per match
+    (timestamps, no logger names); -v adds every connection event, -q keeps warnings only."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    bot_log = logging.getLogger("oddtrick.bot")
+    bot_log.handlers[:] = [handler]
+    bot_log.propagate = False
+    bot_log.setLevel(logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO)
+
+
+def _token_from_environment() -> str:
+    """The token a tournament hands its local entries: through a pipe
+    (``ODDTRICK_TOKEN_FD``), else ``ODDTRICK_TOKEN``; empty without either."""
+    fd = os.environ.pop("ODDTRICK_TOKEN_FD", "")
+    if fd.isdigit():
+        with os.fdopen(int(fd), "rb") as pipe:
+            return pipe.read().decode("utf-8").strip()
+    return os.environ.get("ODDTRICK_TOKEN", "")
 
 
 def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -113,7 +150,8 @@ def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         description=(
             "Print a match's play as it happens, trick by trick, as a spectator sees it: calls, "
             "cards and results, and the four hands once each hand is over (live only at an "
-            "open table). Ends with the match."
+            "open table). Waits for a match to start if none is in progress; ends with the match "
+            "(--follow: goes on to the next). A finished match named by its id is replayed from its log."
         ),
         epilog="example: oddtrick watch --server localhost:50051",
     )
@@ -122,21 +160,52 @@ def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     )
     watch.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
     _add_tls_options(watch)
+    watch.add_argument(
+        "-f",
+        "--follow",
+        action="store_true",
+        help="after a match, wait for the next one and follow it too, until Ctrl-C",
+    )
+    watch.add_argument(
+        "--delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="pause after each line, to follow the play as a person (default: 0.6 on a terminal, "
+        "0 when the output is piped)",
+    )
+    watch.add_argument(
+        "--no-wait",
+        dest="wait",
+        action="store_false",
+        help="exit at once if no match is in progress (default: wait for one to start)",
+    )
     watch.set_defaults(handler=_watch)
 
 
 def _watch(args: argparse.Namespace) -> int:
     from oddtrick._watch import watch
 
+    delay = args.delay if args.delay is not None else (0.6 if sys.stdout.isatty() else 0.0)
     try:
         tls = _tls(args)
         if tls is not None:
             tls.credentials()
-        return watch(args.server, args.match_id, sys.stdout, sys.stderr, tls)
+        return watch(
+            args.server,
+            args.match_id,
+            sys.stdout,
+            sys.stderr,
+            wait=args.wait,
+            follow=args.follow,
+            delay=max(0.0, delay),
+            tls=tls,
+        )
     except ValueError as error:
         print(f"oddtrick watch: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("stopped watching (Ctrl-C)", file=sys.stderr)
         return 130
 
 
@@ -173,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
+    if args.handler is _run_bot:
+        _bot_logging(args)
     result: int = args.handler(args)
     return result
 

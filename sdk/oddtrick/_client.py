@@ -19,7 +19,13 @@ from collections.abc import Callable
 import grpc
 
 from oddtrick._bot import Bot, decide
-from oddtrick._codec import MalformedMessage, action_to_wire, game_kind_to_wire
+from oddtrick._codec import (
+    MalformedMessage,
+    action_to_wire,
+    config_from_wire,
+    game_kind_to_wire,
+    seat_from_wire,
+)
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions, aio_channel
 from oddtrick.rules import GameKind
@@ -96,6 +102,7 @@ class _Seat:
         self.resume_token: str | None = None
         self.matches = 0
         self.seated = False
+        self.connected = False
 
     async def run(self, channel: grpc.aio.Channel) -> None:
         stub = referee_pb2_grpc.RefereeStub(channel)
@@ -121,12 +128,27 @@ class _Seat:
                 if code is grpc.StatusCode.OK:
                     return
                 now = loop.time()
+                first_failure = unreachable_since is None
                 unreachable_since = unreachable_since or now
+                server = self.options.server
                 if now - unreachable_since > self.options.reconnect_for_s:
                     raise BotRefused(
-                        code, f"referee unreachable for {self.options.reconnect_for_s:.0f} s"
+                        code,
+                        f"no referee answered at {server} for {self.options.reconnect_for_s:.0f} s "
+                        f"({error.details() or code.name}); is the address right, and the referee running?",
                     ) from None
-                log.info("seat %d: connection lost (%s); reconnecting", self.index, code.name)
+                if first_failure and self.index == 0:
+                    why = "cannot reach" if not self.connected else "lost the connection to"
+                    log.info(
+                        "%s the referee at %s (%s: %s); retrying for up to %.0f s",
+                        why,
+                        server,
+                        code.name,
+                        error.details() or "no details",
+                        self.options.reconnect_for_s,
+                    )
+                else:
+                    log.debug("seat %d: connection lost (%s); reconnecting", self.index, code.name)
             await asyncio.sleep(backoff * (0.5 + random.random()))
             backoff = min(backoff * 2, 5.0)
 
@@ -149,12 +171,29 @@ class _Seat:
         while True:
             message = await call.read()
             if message is grpc.aio.EOF:
+                if await call.code() is grpc.StatusCode.OK:
+                    # The referee has no more matches for this bot: stop rather than reconnect.
+                    details = await call.details()
+                    if self.index == 0:
+                        log.info("the referee is done with %s: %s", self.options.name, details or "OK")
+                    self.seated = False
+                    return True
                 break
             kind = message.WhichOneof("kind")
             if kind == "welcome":
                 self.resume_token = message.welcome.resume_token
                 if message.welcome.resumed:
-                    log.info("seat %d: resumed", self.index)
+                    log.info("seat %d: resumed its session after a dropped connection", self.index)
+                else:
+                    log.debug("seat %d: welcome to session %s", self.index, message.welcome.session_id)
+                if not self.connected and self.index == 0:
+                    log.info(
+                        "connected to %s as %s; %d seat(s) waiting for a match",
+                        self.options.server,
+                        self.options.name,
+                        self.options.seats,
+                    )
+                self.connected = True
             elif kind == "update":
                 done = await self._update(message.update, outbox)
                 if done:
@@ -193,12 +232,21 @@ class _Seat:
                 if self.matches:
                     self.bot = self.make()
                     self.listens = listens(self.bot)
+                started = event.match_started
+                log.info(
+                    "seat %d: seated at match %s as %s (%s)",
+                    self.index,
+                    started.match_id,
+                    seat_from_wire(started.seat).name.title(),
+                    config_from_wire(started.config).describe(),
+                )
             self.state.apply([event], track_hand=self.listens or not has_request)
             if self.listens:
                 dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
                 self.matches += 1
                 self.seated = False
+                log.info("seat %d: %s", self.index, _match_line(self.state))
         if has_request:
             await self._answer(update.request, outbox)
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
@@ -213,22 +261,43 @@ class _Seat:
         except MalformedMessage:
             log.exception("seat %d: cannot read the request", self.index)
             return
+        error_text = None
         try:
             action = await decide(self.bot, view)
-        except Exception:
+        except Exception as error:
+            # The game goes on with the first legal action, and the referee is told, so
+            # the crash counts as a fault of its own kind in the log and the standings.
             log.exception(
                 "seat %d: the bot raised while deciding; playing the first legal action", self.index
             )
             action = view.legal_actions[0]
-        await outbox.send(
-            referee_pb2.BotMessage(
-                decision=referee_pb2.Decision(request_id=request.request_id, action=action_to_wire(action))
-            )
-        )
+            error_text = bot_error_text(error)
+        decision = referee_pb2.Decision(request_id=request.request_id, action=action_to_wire(action))
+        if error_text is not None:
+            decision.bot_error = error_text
+        await outbox.send(referee_pb2.BotMessage(decision=decision))
+
+
+def _match_line(state: SeatState) -> str:
+    """``match M over: won 7-3 (North-South)`` as the seat saw it end."""
+    result = state.match_result
+    if result is None:
+        return f"match {state.match_id} over"
+    side = state.seat.side
+    mine, theirs = result.totals[side], result.totals[side.other]
+    outcome = "drawn" if result.winner is None else ("won" if result.winner is side else "lost")
+    return f"match {state.match_id} over: {outcome} {mine}-{theirs} ({side.name.replace('_', '-').title()})"
+
+
+def bot_error_text(error: BaseException, limit: int = 256) -> str:
+    """``Type: message`` of a bot's exception, at most ``limit`` bytes of UTF-8."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:
     """Play ``options.seats`` seats with fresh bots from ``make`` until done."""
+    log.info("connecting to %s as %s with %d seat(s)", options.server, options.name, options.seats)
     async with aio_channel(options.server, options.tls, CHANNEL_OPTIONS) as channel:
         seats = [_Seat(make, options, index) for index in range(options.seats)]
         await asyncio.gather(*(seat.run(channel) for seat in seats))

@@ -5,6 +5,9 @@
 >>> fake = FakeReferee(lowest, seat=Seat.EAST, config=GameConfig.classic(), seed="doc")
 >>> fake.ask() in fake.state.legal_actions
 True
+
+A bot's own tests choose the position with :meth:`GameState.from_deal` (see
+:class:`FakeReferee`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,20 @@ class FakeReferee:
     The other three seats are scripted: :meth:`play` applies their actions
     (or any actions) directly; :meth:`ask` asks the bot at its seat and
     returns its choice without applying it; :meth:`step` asks and applies.
+
+    To choose the cards, give a ``state`` made by :meth:`GameState.from_deal`
+    (a deal in PBN, the dealer, the turned card, the scores, and the actions
+    already made in the hand); otherwise the deals come from ``seed``:
+
+    >>> from oddtrick import Card, FakeReferee, GameConfig, GameState, Seat
+    >>> deal = "N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876 2.5432.5432.5432"
+    >>> position = GameState.from_deal(
+    ...     GameConfig.classic(), deal, dealer=Seat.WEST, turned_card="2S", actions=["AS", "7S"]
+    ... )
+    >>> lowest = lambda view: view.legal_actions[0]
+    >>> fake = FakeReferee(lowest, seat=Seat.SOUTH, state=position)
+    >>> fake.ask()  # South must follow to spades with the lowest it holds
+    Card.parse('3S')
     """
 
     def __init__(
@@ -34,10 +51,13 @@ class FakeReferee:
         seed: str = "fake-referee",
         players: dict[Seat, str] | None = None,
         time_left_ms: int = 5000,
+        state: GameState | None = None,
     ) -> None:
         self.bot: Bot = make_bot(bot)
         self.seat = seat
-        self.state = GameState(config or GameConfig.classic(), seed)
+        if state is not None and config is not None and state.config != config:
+            raise ValueError("give either config or a state (which has its own config), not both")
+        self.state = state if state is not None else GameState(config or GameConfig.classic(), seed)
         self.players = players or {s: ("bot" if s is seat else f"scripted-{s}") for s in Seat}
         self.time_left_ms = time_left_ms
         self.decisions: list[tuple[BotView, Action]] = []

@@ -21,7 +21,7 @@ from oddtrick._events import (
     MatchEvent,
     TrickCompleted,
 )
-from oddtrick.rules import GameConfig, GameState, Phase, Seat
+from oddtrick.rules import GameConfig, GameState, Outcome, Phase, Seat
 
 
 def bot_view(
@@ -62,13 +62,26 @@ def notify(bot: Bot, view: BotView, event: MatchEvent) -> None:
         bot.on_match_end(view, event.result)
 
 
+MAX_THROWN_IN = 20
+"""Hands in a row thrown in (four passes) after which :func:`play_local` stops."""
+
+
+class MatchStalled(RuntimeError):
+    """The bots keep throwing every hand in: the match would never end."""
+
+
 def play_local(
     bots: Mapping[Seat, object],
     config: GameConfig | None = None,
     seed: str | None = None,
+    max_thrown_in: int | None = MAX_THROWN_IN,
 ) -> GameState:
     """Play a whole match between ``bots`` (one per seat: Bot subclasses, instances
     or functions of a view) and return the finished state.
+
+    Contract Whist to a target never ends if nobody ever bids: after
+    ``max_thrown_in`` hands in a row thrown in (None: no limit), this raises
+    :class:`MatchStalled`, which says so, rather than deal on without end.
 
     >>> from oddtrick import Seat, play_local
     >>> first = lambda view: view.legal_actions[0]
@@ -97,9 +110,22 @@ def play_local(
         if state.phase is Phase.MATCH_OVER:
             return state
         if state.phase is Phase.HAND_OVER:
+            _check_stalled(state, max_thrown_in)
             state.start_next_hand()
             continue
         to_act = state.to_act
         assert to_act is not None
         action = decide_sync(players_bots[to_act], bot_view(state, to_act, names))
         state.apply(action, to_act)
+
+
+def _check_stalled(state: GameState, max_thrown_in: int | None) -> None:
+    if max_thrown_in is None or len(state.hand_results) < max_thrown_in:
+        return
+    recent = state.hand_results[-max_thrown_in:]
+    if all(result.outcome is Outcome.THROWN_IN for result in recent):
+        raise MatchStalled(
+            f"the last {max_thrown_in} hands were all thrown in (four passes), so this match "
+            f"cannot end (scores {state.scores[0]}-{state.scores[1]} after {state.hand_number} hands): "
+            "some bot must bid in choose_call; or give play_local max_thrown_in=None to deal on"
+        )

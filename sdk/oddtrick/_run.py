@@ -73,6 +73,11 @@ def load_bot(spec: str) -> Any:
     path = Path(path_text)
     if not path.is_file():
         raise FileNotFoundError(f"no bot file {path} (expected FILE.py or FILE.py:ClassName)")
+    # As for `python FILE.py`: modules beside the bot's file are importable by it (bots are
+    # started in safe-path mode, which leaves the working folder out).
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     module_name = f"oddtrick_bot_{path.stem}"
     module_spec = importlib.util.spec_from_file_location(module_name, path)
     if module_spec is None or module_spec.loader is None:

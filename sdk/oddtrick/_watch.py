@@ -8,8 +8,12 @@ this module turns them into lines a person reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import TextIO
+import json
+import queue
+import threading
+import time
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any, TextIO
 
 import grpc
 
@@ -23,9 +27,23 @@ from oddtrick._codec import (
     side_from_wire,
     trumps_from_wire,
 )
+from oddtrick._codec_text import parse_action
+from oddtrick._events import (
+    AuctionEnded,
+    CallMade,
+    CardPlayed,
+    EventCursor,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchEvent,
+    TrickCompleted,
+)
+from oddtrick._terminal import console, suits
 from oddtrick._tls import TlsOptions
 from oddtrick._tls import channel as open_channel
-from oddtrick.rules import GameKind
+from oddtrick.rules import GameConfig, GameKind, GameState, Phase, Seat
 from oddtrick.rules._cards import pretty_hand
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
 
@@ -121,12 +139,13 @@ def _hands(hands: Iterable[game_pb2.SeatHand]) -> Iterator[str]:
         yield f"  {seat_from_wire(hand.seat)}  {pretty_hand(card_from_wire(c) for c in hand.cards)}"
 
 
-def newest_match_in_progress(channel: grpc.Channel) -> str | None:
+def newest_match_in_progress(channel: grpc.Channel, skip: Collection[str] = ()) -> str | None:
+    """The newest match open to spectators, other than those in ``skip``."""
     arena = arena_pb2_grpc.ArenaStub(channel)
     response = arena.ListMatches(
-        arena_pb2.ListMatchesRequest(page_size=1, statuses=[arena_pb2.MATCH_STATUS_IN_PROGRESS])
+        arena_pb2.ListMatchesRequest(page_size=20, statuses=[arena_pb2.MATCH_STATUS_IN_PROGRESS])
     )
-    return response.matches[0].match_id if response.matches else None
+    return next((m.match_id for m in response.matches if m.match_id not in skip), None)
 
 
 def _nothing_to_watch(channel: grpc.Channel, server: str) -> str:
@@ -141,21 +160,71 @@ def _nothing_to_watch(channel: grpc.Channel, server: str) -> str:
     return f"no match in progress on {server}; wait for one to start, or name a match id"
 
 
-def watch(server: str, match_id: str | None, out: TextIO, err: TextIO, tls: TlsOptions | None = None) -> int:
-    """Print the match's play to ``out`` as it happens; the exit status of ``oddtrick watch``."""
+POLL_S = 0.5
+"""How often a waiting spectator asks the referee whether a match has started."""
+
+
+class _Pacer:
+    """Prints lines for a person: red hearts and diamonds on a terminal, and a pause
+    after each line so the play can be followed (none when ``delay`` is 0)."""
+
+    def __init__(self, out: TextIO, delay: float) -> None:
+        self.out = out
+        self.console = console(out)
+        self.delay = delay
+
+    def show(self, line: str) -> None:
+        self.console.print(suits(line))
+        self.out.flush()
+        if self.delay:
+            time.sleep(self.delay)
+
+
+def watch(
+    server: str,
+    match_id: str | None,
+    out: TextIO,
+    err: TextIO,
+    *,
+    wait: bool = False,
+    follow: bool = False,
+    delay: float = 0.0,
+    tls: TlsOptions | None = None,
+) -> int:
+    """Print matches' play to ``out`` as it happens; the exit status of ``oddtrick watch``.
+
+    ``match_id`` names one match, in progress (followed live) or finished (replayed from
+    its log). Without it, the newest match in progress is followed; with ``wait``, one
+    that has not started yet is waited for, and with ``follow`` every match after it too.
+    ``delay`` pauses after each line, for a person to read.
+    """
+    pacer = _Pacer(out, delay)
+    watched: list[str] = []
+    since_ms: int | None = None
     with open_channel(server, tls) as channel:
+        arena = arena_pb2_grpc.ArenaStub(channel)
         try:
-            match_id = match_id or newest_match_in_progress(channel)
-            if match_id is None:
-                print(f"oddtrick watch: {_nothing_to_watch(channel, server)}", file=err)
-                return 1
-            stream = arena_pb2_grpc.ArenaStub(channel).WatchMatch(
-                arena_pb2.WatchMatchRequest(match_id=match_id)
-            )
-            play = PlayByPlay()
-            for response in stream:
-                for line in play.lines(response.events):
-                    print(line, file=out, flush=True)
+            while True:
+                if match_id is not None:
+                    target: str | None = match_id
+                elif since_ms is None:
+                    target = newest_match_in_progress(channel)
+                    if target is None and wait:
+                        # Whatever starts from now on, even a match over before the next look.
+                        watched.extend(m.match_id for m in _listed(arena))
+                        target, since_ms = _match_after(arena, server, watched, 0, err, first=True)
+                else:
+                    target, since_ms = _match_after(arena, server, watched, since_ms, err)
+                if target is None:
+                    print(f"oddtrick watch: {_nothing_to_watch(channel, server)}", file=err)
+                    return 1
+                watched.append(target)
+                if since_ms is None:
+                    since_ms = _started_at(arena, target)
+                if not _watch_live(arena, target, pacer):
+                    _replay_finished(arena, target, pacer)
+                if match_id is not None or not follow:
+                    return 0
         except grpc.RpcError as error:
             if error.code() is grpc.StatusCode.UNAVAILABLE:
                 print(
@@ -164,4 +233,151 @@ def watch(server: str, match_id: str | None, out: TextIO, err: TextIO, tls: TlsO
             else:
                 print(f"oddtrick watch: {error.code().name}: {error.details()}", file=err)
             return 1
-    return 0
+
+
+def _started_at(arena: arena_pb2_grpc.ArenaStub, match_id: str) -> int:
+    listed = arena.ListMatches(arena_pb2.ListMatchesRequest(page_size=50))
+    return next((m.started_at_unix_ms for m in listed.matches if m.match_id == match_id), 0)
+
+
+def _listed(arena: arena_pb2_grpc.ArenaStub) -> list[arena_pb2.MatchSummary]:
+    """The newest matches open to spectators, in progress or over."""
+    statuses = [arena_pb2.MATCH_STATUS_IN_PROGRESS, arena_pb2.MATCH_STATUS_FINISHED]
+    return list(arena.ListMatches(arena_pb2.ListMatchesRequest(page_size=100, statuses=statuses)).matches)
+
+
+def _match_after(
+    arena: arena_pb2_grpc.ArenaStub,
+    server: str,
+    watched: list[str],
+    since_ms: int,
+    err: TextIO,
+    first: bool = False,
+) -> tuple[str, int]:
+    """The first match open to spectators that started after ``since_ms`` and is not in
+    ``watched``, in progress or already over (a short match can start and end between two
+    looks), waiting for one if there is none yet. Returns it and when it started."""
+    said = False
+    while True:
+        later = [m for m in _listed(arena) if m.match_id not in watched and m.started_at_unix_ms >= since_ms]
+        if later:
+            chosen = min(later, key=lambda m: (m.started_at_unix_ms, m.match_id))
+            return chosen.match_id, chosen.started_at_unix_ms
+        if not said:
+            what = "a match to start" if first else "the next match"
+            print(f"waiting for {what} on {server} (Ctrl-C to stop)", file=err, flush=True)
+            said = True
+        time.sleep(POLL_S)
+
+
+def _watch_live(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -> bool:
+    """Follow a match in progress to its end; False if it is not in progress (finished).
+
+    The stream is read on its own thread, so that a paced printer never keeps the referee
+    waiting (it cuts off a spectator that falls far behind).
+    """
+    stream = arena.WatchMatch(arena_pb2.WatchMatchRequest(match_id=match_id))
+    received: queue.Queue[arena_pb2.WatchMatchResponse | BaseException | None] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for response in stream:
+                received.put(response)
+            received.put(None)
+        except BaseException as error:  # handed to the printing thread
+            received.put(error)
+
+    reader = threading.Thread(target=read, name="watch-reader", daemon=True)
+    reader.start()
+    play = PlayByPlay()
+    try:
+        while (item := received.get()) is not None:
+            if isinstance(item, grpc.RpcError) and item.code() is grpc.StatusCode.NOT_FOUND:
+                return False
+            if isinstance(item, BaseException):
+                raise item
+            for line in play.lines(item.events):
+                pacer.show(line)
+    finally:
+        stream.cancel()
+    return True
+
+
+def _replay_finished(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -> None:
+    """Print a finished match from its log, as the spectators saw it."""
+    lines: list[str] = []
+    token = ""
+    while True:
+        page = arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=match_id, page_token=token))
+        lines.extend(page.lines)
+        token = page.next_page_token
+        if not token:
+            break
+    for line in replay_lines([json.loads(line) for line in lines]):
+        pacer.show(line)
+
+
+def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
+    """A match log's play, re-created with the rules engine, in ``PlayByPlay``'s words."""
+    start, end = records[0], records[-1]
+    config = GameConfig.from_dict(start["config"])
+    players = "  ".join(
+        f"{seat} {player['name'] if isinstance(player, dict) else player}"
+        for seat, player in start.get("players", {}).items()
+    )
+    yield f"match {start.get('match_id', '')} · {config.describe()} (finished: replayed from its log)"
+    if players:
+        yield f"  {players}"
+    state = GameState(config, end.get("seed"))
+    cursor = EventCursor(state)
+    trick: list[str] = []
+    auction: list[str] = []
+    actions = [r for r in records if r.get("type") == "action"]
+    for number, record in enumerate([*actions, None]):
+        if number and state.phase is Phase.HAND_OVER:
+            state.start_next_hand()
+        for event in cursor.poll():
+            yield from _replayed(event, state, trick, auction)
+        if record is None:
+            break
+        state.apply(parse_action(record["action"], state), Seat.parse(record["seat"]))
+    for event in cursor.poll():
+        yield from _replayed(event, state, trick, auction)
+
+
+def _replayed(event: MatchEvent, state: GameState, trick: list[str], auction: list[str]) -> Iterator[str]:
+    if isinstance(event, HandStarted):
+        line = f"hand {event.hand_number} · dealer {state.dealer}"
+        if state.config.game is GameKind.CLASSIC:
+            line += f" · trumps {state.trumps.symbol if state.trumps is not None else 'none (no trumps)'}"
+        if state.turned_card is not None:
+            line += f" (turned {state.turned_card.pretty})"
+        if state.cut_card is not None:
+            line += f" (cut {state.cut_card.pretty})"
+        yield line
+    elif isinstance(event, CallMade):
+        auction.append(f"{event.seat} {event.call.pretty}")
+    elif isinstance(event, AuctionEnded):
+        yield f"  auction: {', '.join(auction)}"
+        auction.clear()
+        yield f"  contract: {event.contract}" if event.contract else "  thrown in: all four passed"
+    elif isinstance(event, CardPlayed):
+        trick.append(f"{event.seat} {event.card.pretty:>3}")
+    elif isinstance(event, TrickCompleted):
+        ns, ew = event.tricks_won
+        played = "  ".join(trick)
+        yield f"  trick {event.trick.number:>2}: {played}  → {event.trick.winner}   (NS {ns}, EW {ew})"
+        trick.clear()
+    elif isinstance(event, HandEnded):
+        result = event.result
+        if result.deal is not None:
+            for seat in Seat:
+                yield f"  {seat}  {pretty_hand(result.deal[seat])}"
+        yield f"  result: {result.describe()}"
+        yield f"  score: NS {result.scores_after[0]}, EW {result.scores_after[1]}"
+    elif isinstance(event, GameEnded):
+        yield f"game {event.result.game_number} won by {event.result.winner}"
+    elif isinstance(event, MatchEnded):
+        final = event.result
+        outcome = f"{final.winner} won" if final.winner is not None else "drawn"
+        yield f"match over: {outcome}, NS {final.totals[0]} – EW {final.totals[1]}"

@@ -11,11 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.play.matchlog import check_log
+from oddtrick_referee.play.play_command import add_play_command
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 
@@ -198,7 +197,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=[],
         metavar="NAME=FILE.py[:Class]",
         help="a local entry the referee starts and stops: an SDK bot file, or NAME=cmd:COMMAND "
-        "for any program (it gets ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)",
+        "for any program (it gets ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS; "
+        "it runs in the folder the tournament is started from, an SDK bot in its file's folder). "
+        "If its process exits, the tournament stops at once and says why",
     )
     entries.add_argument(
         "--remote",
@@ -223,7 +224,19 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     plan.add_argument("--seed", default=None, help="master seed (default: random, stored for resuming)")
     plan.add_argument("--name", default=None, help="tournament name (default: derived from the settings)")
     plan.add_argument(
-        "--remote-wait", type=float, default=60.0, metavar="S", help="how long a match waits for its entries"
+        "--remote-wait",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds each match waits for a remote entry to connect; one that has not by then "
+        "forfeits that match (default 60)",
+    )
+    plan.add_argument(
+        "--bot-user",
+        default=None,
+        metavar="USER",
+        help="when run as root, the user local entries run as (default: nobody), so that they "
+        "cannot read the referee's data",
     )
     plan.add_argument(
         "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
@@ -259,6 +272,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     add_ladder_command(commands, add_game_options, add_data_dir)
 
+    add_play_command(commands)
+
     check = commands.add_parser(
         "check",
         help="replay match logs and verify every action, result and the seed",
@@ -289,9 +304,10 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from oddtrick_referee.referee import MatchSpec, RefereeSettings, open_arena_problem, running_referee
+    from oddtrick_referee.referee import RefereeSettings, open_arena_problem
+    from oddtrick_referee.serve import serve
     from oddtrick_referee.transport.tokens import load_token_hashes
-    from oddtrick_referee.web.server import bind_web, web_beside
+    from oddtrick_referee.web.server import bind_web
 
     try:
         config = config_from_args(args, arena_keys=True)
@@ -320,39 +336,16 @@ def _serve(args: argparse.Namespace) -> int:
         grace_s=args.grace if args.grace is not None else 30.0,
         open=bool(args.open),
     )
-    matches = args.matches if args.matches is not None else 1
-
-    async def main() -> None:
-        async with running_referee(settings) as referee, web_beside(referee, web) as url:
-            print(f"referee listening on {referee.address}; logs in {referee.log_dir}", flush=True)
-            if url:
-                print(f"  web page on {url}/", flush=True)
-            print(f"  follow the play with: oddtrick watch --server {referee.address}", flush=True)
-            for number in range(1, matches + 1):
-                print(
-                    f"match {number}/{matches}: waiting for {', '.join(sorted(set(seating.values())))}",
-                    flush=True,
-                )
-                seed = args.seed if matches == 1 else (f"{args.seed}/{number}" if args.seed else None)
-                record = await referee.play_match(MatchSpec(config, seating, rules, seed=seed))
-                result = record.state.match_result
-                assert result is not None
-                print(f"match {record.match_id}: {result.reason}; log {record.log_path}", flush=True)
-            if args.forever:
-                await trio.sleep_forever()
-            referee.finish()
-
-    try:
-        trio.run(main)
-    except KeyboardInterrupt:
-        return 130
-    except (OSError, ExceptionGroup) as error:
-        problem = failure_line(error)
-        if problem is None:
-            raise
-        print(f"oddtrick serve: {problem}", file=sys.stderr)
-        return 1
-    return 0
+    return serve(
+        settings,
+        config,
+        seating,
+        rules,
+        matches=args.matches if args.matches is not None else 1,
+        seed=args.seed,
+        forever=args.forever,
+        web=web,
+    )
 
 
 def failure_line(error: BaseException) -> str | None:
@@ -424,7 +417,6 @@ def _tournament(args: argparse.Namespace) -> int:
         TournamentSettings,
         parse_entry,
         remote_entry,
-        run_tournament,
     )
 
     try:
@@ -453,6 +445,7 @@ def _tournament(args: argparse.Namespace) -> int:
             remote_wait_s=args.remote_wait,
             seed=args.seed,
             name=args.name,
+            bot_user=args.bot_user,
         )
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
@@ -479,24 +472,9 @@ def _tournament(args: argparse.Namespace) -> int:
                     flush=True,
                 )
 
-    try:
-        standings = trio.run(
-            run_tournament, settings, args.data_dir, args.host, args.port, sys.stderr, listening, tls, web
-        )
-    except KeyboardInterrupt:
-        print("\ninterrupted: finished tables are saved; run the same command to resume", file=sys.stderr)
-        return 130
-    except (ValueError, RuntimeError, OSError, ExceptionGroup) as error:
-        problem = str(error) if not isinstance(error, BaseExceptionGroup) else failure_line(error)
-        if problem is None:
-            raise
-        print(f"oddtrick tournament: {problem}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(standings.to_json(), indent=2))
-    else:
-        print(standings.render())
-    return 0
+    from oddtrick_referee.competitions.tournament_command import play_tournament
+
+    return play_tournament(settings, args, listening, tls=tls, web=web)
 
 
 def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | None:

@@ -34,6 +34,7 @@ from oddtrick import __version__
 from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick_referee._errors import unwrapped
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
@@ -97,6 +98,8 @@ class MatchSpec:
     (:meth:`Referee.release_set`)."""
     run_id: str = ""
     """What planned this match (a tournament's table run), to find it again after a crash."""
+    untimed: frozenset[Seat] = frozenset()
+    """Seats a person plays (``oddtrick play``): no decision deadline for them."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,7 +176,11 @@ class Referee:
         self._nursery.start_soon(self.lobby.serve_stream, stream, name=f"session {stream.peer}")
 
     async def play_match(
-        self, spec: MatchSpec, wait_s: float | None = None, sealed: bool = False
+        self,
+        spec: MatchSpec,
+        wait_s: float | None = None,
+        sealed: bool = False,
+        on_start: Callable[[str, Path], None] | None = None,
     ) -> MatchRecord:
         """Wait for the seated bots to be connected, then play the match to its end.
 
@@ -182,12 +189,13 @@ class Referee:
         seed from the bots, and its progress, result, log and spectating from
         the Arena service until :meth:`unseal`: the two plays of a duplicate
         deal are sealed until both are over, so that neither reveals the cards
-        to the other.
+        to the other. ``on_start(match_id, log_path)`` is called once the bots are
+        seated and the match begins.
         """
         needs = _needs(spec.seating)
         with trio.fail_after(wait_s) if wait_s is not None else contextlib.nullcontext():
             await self.lobby.wait_for(needs, spec.config.game)
-        return await self.play_seated(self.seat_match(spec, sealed))
+        return await self.play_seated(self.seat_match(spec, sealed), on_start)
 
     def seat_match(self, spec: MatchSpec, sealed: bool = False) -> SeatedMatch:
         """Take the seated bots' idle sessions and set the table, without waiting.
@@ -224,13 +232,16 @@ class Referee:
             reveal_seed=not sealed,
             fold_events=self.settings.fold_events,
             close_log=False,
+            untimed=spec.untimed,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
         return SeatedMatch(spec, table, links, log_path, log_writer, sealed)
 
-    async def play_seated(self, seated: SeatedMatch) -> MatchRecord:
-        """Play a match :meth:`seat_match` has set, to its end."""
+    async def play_seated(
+        self, seated: SeatedMatch, on_start: Callable[[str, Path], None] | None = None
+    ) -> MatchRecord:
+        """Play a match :meth:`seat_match` has set, to its end (see :meth:`play_match`)."""
         spec, table, links, log_path, log_writer, sealed = (
             seated.spec,
             seated.table,
@@ -266,6 +277,8 @@ class Referee:
                 self.lobby.release(link)
             raise
         self._set_live(match_id, table)
+        if on_start is not None:
+            on_start(match_id, log_path)
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
         try:
             with storage_errors(f"writing the log of match {match_id}", data_dir):
@@ -560,8 +573,12 @@ def _data_dir_lock(data_dir: Path) -> Iterator[None]:
     starts: a second referee on the same directory would do that to the first
     one's matches in progress.
     """
+    # New data folders are the referee's user's alone: they hold seeds (storage/sqlite.py and
+    # play/matchlog.py tighten the files inside, in a folder given with other modes too).
     with storage_errors("taking its lock", data_dir):
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        (data_dir / "logs").mkdir(mode=0o700, exist_ok=True)
+        (data_dir / "logs").chmod(0o700)
         lock = (data_dir / "referee.lock").open("a")
     with lock:
         try:
@@ -607,7 +624,7 @@ async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
     problem = open_arena_problem(settings)
     if problem:
         raise ValueError(problem)
-    with _data_dir_lock(settings.data_dir):
+    with _data_dir_lock(settings.data_dir), unwrapped():
         async with _serving(settings) as referee:
             yield referee
 

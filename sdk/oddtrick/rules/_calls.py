@@ -47,6 +47,10 @@ class Denomination(enum.IntEnum):
     def __str__(self) -> str:
         return self.letters
 
+    def __bool__(self) -> bool:
+        # Clubs (value 0) is a denomination like any other.
+        return True
+
 
 _DENOMINATION_SUITS: Final = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES, None)
 

@@ -48,6 +48,10 @@ class Suit(enum.IntEnum):
     def __str__(self) -> str:
         return self.letter
 
+    def __bool__(self) -> bool:
+        # Clubs (value 0) is a suit, not "no suit": ``trumps and trumps.symbol`` must work.
+        return True
+
 
 SUITS: Final = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
 

@@ -28,6 +28,11 @@ class ConfigError(RulesError, ValueError):
     """A game configuration that is invalid or self-contradictory."""
 
 
+class PositionError(RulesError, ValueError):
+    """A starting position (:meth:`GameState.from_deal`) that cannot arise under its
+    configuration: a turned card the dealer does not hold, scores past the target…"""
+
+
 class Reason(enum.Enum):
     """Why an action was refused; stable codes shared with the protocol."""
 

@@ -78,10 +78,11 @@ class Outcome(enum.Enum):
 class HandResult:
     """Everything a score sheet records about one hand.
 
-    ``points`` are the trick points each side scored (after doubling);
-    ``honours`` the honour points actually added (zero when barred or when the
-    game was already won by tricks); ``scores_after`` the game scores once this
-    hand is counted. ``deal`` is ``None`` in a player's view of a thrown-in
+    ``points`` are the trick points each side scored (after doubling) and only
+    those: honours are apart, in ``honours``, the honour points actually added
+    (zero when barred or when the game was already won by tricks). So the hand
+    added ``points + honours`` to each side, and ``scores_after``, the game scores
+    once this hand is counted, includes both. ``deal`` is ``None`` in a player's view of a thrown-in
     hand, whose cards were never shown. ``margin`` is the odd tricks, the overtricks of a made
     contract, or the number of tricks a failed contract fell short by.
     """

@@ -29,6 +29,11 @@ class Side(enum.IntEnum):
     def __str__(self) -> str:
         return self.short
 
+    def __bool__(self) -> bool:
+        # An IntEnum is false when its value is 0: ``side and side.short`` would
+        # silently skip North-South. A side is a value, never "nothing".
+        return True
+
 
 class Seat(enum.IntEnum):
     """A seat, numbered clockwise from North so that ``(seat + 1) % 4`` is its left."""
@@ -75,6 +80,10 @@ class Seat(enum.IntEnum):
 
     def __str__(self) -> str:
         return self.letter
+
+    def __bool__(self) -> bool:
+        # As for Side: North (value 0) is a seat, not "no seat".
+        return True
 
 
 _SEATS = (Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST)

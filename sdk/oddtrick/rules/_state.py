@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
-from oddtrick.rules._calls import BIDS, DOUBLE, PASS, Call
+from oddtrick.rules._calls import BIDS, DOUBLE, PASS, Call, Denomination
 from oddtrick.rules._cards import (
     SUIT_BITS,
     SUIT_CARDS,
@@ -36,6 +36,7 @@ from oddtrick.rules._errors import (
     DoubleNotAllowed,
     MustFollowSuit,
     NotYourTurn,
+    PositionError,
     WrongPhase,
 )
 from oddtrick.rules._results import (
@@ -51,7 +52,7 @@ from oddtrick.rules._results import (
 )
 from oddtrick.rules._scoring import HONOUR_POINTS, contract_points, honours_held
 from oddtrick.rules._seats import SEATS, Seat, Side
-from oddtrick.rules._view import SeatView, observe
+from oddtrick.rules._view import SeatView, denomination_of, observe
 
 Action: TypeAlias = Card | Call
 """What a player does on their turn: a call in the auction, a card in play."""
@@ -123,6 +124,11 @@ class GameState:
 
     Read the public properties; never reach inside. :meth:`view` is the only
     way to learn what a given seat may know.
+
+    A hand ends in ``Phase.HAND_OVER`` and stays there: the next hand is dealt
+    only by :meth:`start_next_hand` (a harness calls it; :func:`replay` and
+    ``play_local`` do so themselves). :meth:`from_deal` starts from a chosen deal
+    or a position part-way through a hand.
     """
 
     __slots__ = (
@@ -203,11 +209,74 @@ class GameState:
         self._history_actions: list[Action] = []
         self._start_hand(1, FIRST_DEALER)
 
+    @classmethod
+    def from_deal(
+        cls,
+        config: GameConfig,
+        deal: Deal | str,
+        *,
+        dealer: Seat = FIRST_DEALER,
+        turned_card: Card | str | None = None,
+        cut_card: Card | str | None = None,
+        hand_number: int = 1,
+        scores: tuple[int, int] = (0, 0),
+        games_won: tuple[int, int] = (0, 0),
+        actions: Iterable[Action | str] = (),
+        seed: str | None = None,
+    ) -> GameState:
+        """A match that starts from a chosen hand rather than from the seed's first deal.
+
+        For testing a decision in a known position and for re-playing a logged deal
+        from a chosen trick: ``deal`` (a :class:`Deal` or its PBN text,
+        ``"N:AKQ.… … … …"``) is dealt by ``dealer`` as hand ``hand_number`` of the
+        match, with the game ``scores`` (and, in a rubber, ``games_won``) standing
+        before it. Classic Whist needs the ``turned_card`` (one of the dealer's cards)
+        when trumps are turned, and the ``cut_card`` when they are cut; fixed rotation
+        takes its trumps from ``hand_number``. ``actions`` (calls and cards, or their
+        text such as ``"7H"``, ``"pass"``, ``"QS"``) are then applied in turn, to reach
+        a position part-way through the hand.
+
+        Later hands are dealt from ``seed`` (random if not given) as usual, so a state
+        made here is not re-created by :func:`replay` from its seed alone.
+
+        >>> from oddtrick.rules import GameConfig, GameState, Seat
+        >>> deal = "N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876 2.5432.5432.5432"
+        >>> state = GameState.from_deal(GameConfig.classic(), deal, dealer=Seat.WEST,
+        ...                             turned_card="2S", actions=["AS"])
+        >>> str(state.to_act), str(state.trumps), state.current_trick
+        ('E', 'S', ((<Seat.NORTH: 0>, Card.parse('AS')),))
+        """
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"not a game configuration: {config!r}")
+        if isinstance(deal, str):
+            deal = Deal.parse(deal)
+        elif not isinstance(deal, Deal):
+            raise TypeError(f"not a deal: {deal!r} (expected a Deal or PBN text 'N:… … … …')")
+        _check_seat(dealer)
+        turned = Card.parse(turned_card) if isinstance(turned_card, str) else turned_card
+        cut = Card.parse(cut_card) if isinstance(cut_card, str) else cut_card
+        _check_position(config, deal, dealer, turned, cut, hand_number, scores, games_won)
+        state = cls(config, seed)
+        state._scores = list(scores)
+        state._totals = list(scores)
+        state._games_won = list(games_won)
+        state._game_number = 1 + sum(games_won)
+        state._set_hand(hand_number, dealer, deal, turned, cut)
+        for action in actions:
+            if isinstance(action, str):
+                text = action
+                action = Call.parse(text) if state._phase is _AUCTION else Card.parse(text)
+            state.apply(action)
+        return state
+
     # ----------------------------------------------------------------- setup
 
     def _start_hand(self, number: int, dealer: Seat) -> None:
         # Dealt through this module's name deal_cards: the tests rig deals there.
         deal, turned, cut = deal_cards(self.seed, number, dealer)
+        self._set_hand(number, dealer, deal, turned, cut)
+
+    def _set_hand(self, number: int, dealer: Seat, deal: Deal, turned: Card | None, cut: Card | None) -> None:
         self._hand_number = number
         self._dealer = dealer
         self._deal = deal
@@ -241,10 +310,12 @@ class GameState:
         self._phase = Phase.PLAY
         selection = self._trump_selection
         if selection is TrumpSelection.TURN_LAST_CARD:
+            assert turned is not None
             self._turned_card = turned
             self._turned_face_up = True
             self._trumps = turned.suit
         elif selection is TrumpSelection.CUT:
+            assert cut is not None
             self._cut_card = cut
             self._trumps = cut.suit
         else:
@@ -310,8 +381,15 @@ class GameState:
 
     @property
     def trumps(self) -> Suit | None:
-        """The trump suit, ``None`` at no trumps or while the auction runs."""
+        """The trump suit, ``None`` at no trumps *or* while the auction runs (and in a
+        thrown-in hand): :attr:`denomination` tells these apart."""
         return self._trumps
+
+    @property
+    def denomination(self) -> Denomination | None:
+        """What the hand is played in: a suit or :attr:`Denomination.NO_TRUMPS`;
+        ``None`` only while Contract Whist's auction runs, or after it was thrown in."""
+        return denomination_of(self.config.game, self._trumps, self._contract)
 
     @property
     def turned_card(self) -> Card | None:
@@ -414,7 +492,13 @@ class GameState:
     # ---------------------------------------------------------------- legality
 
     def is_legal(self, action: Action, seat: Seat | None = None) -> bool:
+        """Whether ``seat`` (default: whoever is to act) may make ``action`` now.
+
+        Raises TypeError for a seat that is not a :class:`Seat` (``Seat(1)``, not ``1``):
+        answering False would hide the mistake.
+        """
         if seat is not None and seat is not self._to_act:
+            _check_seat(seat)
             return False
         return bool(getattr(action, "_bit", 0) & self._legal_bits)
 
@@ -469,6 +553,8 @@ class GameState:
         """Raise the specific reason ``action`` is not legal now."""
         if not isinstance(action, Card | Call):
             raise TypeError(f"not an action: {action!r} (expected a Card or a Call)")
+        if seat is not None:
+            _check_seat(seat)
         phase = self._phase
         to_act = self._to_act
         if to_act is None:
@@ -757,6 +843,57 @@ class GameState:
             f"<GameState {self.config.game.value} hand {self._hand_number} "
             f"{self._phase.value} to_act={self._to_act} scores={self.scores}>"
         )
+
+
+def _check_seat(seat: object) -> None:
+    if not isinstance(seat, Seat):
+        raise TypeError(
+            f"not a seat: {seat!r} (expected a Seat, e.g. Seat.EAST or Seat.parse('E');"
+            " Seat(n) turns a number 0-3 into one)"
+        )
+
+
+def _check_position(
+    config: GameConfig,
+    deal: Deal,
+    dealer: Seat,
+    turned: Card | None,
+    cut: Card | None,
+    hand_number: int,
+    scores: tuple[int, int],
+    games_won: tuple[int, int],
+) -> None:
+    """Raise PositionError unless :meth:`GameState.from_deal` may start here."""
+    selection = None if config.game is GameKind.CONTRACT else config.trump_selection
+    if selection is TrumpSelection.TURN_LAST_CARD:
+        if turned is None:
+            raise PositionError("give turned_card: trumps are turned from the dealer's last card")
+        if turned not in deal[dealer]:
+            raise PositionError(
+                f"the turned card {turned} is not in the dealer's ({dealer.name.title()}) hand"
+            )
+    elif turned is not None:
+        raise PositionError("turned_card is only for classic Whist with trumps turned (turn_last_card)")
+    if selection is TrumpSelection.CUT:
+        if cut is None:
+            raise PositionError("give cut_card: trumps are cut from a second pack")
+    elif cut is not None:
+        raise PositionError("cut_card is only for classic Whist with trumps cut")
+    if not isinstance(hand_number, int) or hand_number < 1:
+        raise PositionError(f"hand numbers start at 1, not {hand_number!r}")
+    if config.format is MatchFormat.DEALS and hand_number > (config.deals or 0):
+        raise PositionError(f"hand {hand_number} is past this match's {config.deals} deals")
+    if config.format is MatchFormat.HAND and hand_number != 1:
+        raise PositionError("a one-hand match has only hand 1")
+    for name, pair in (("scores", scores), ("games_won", games_won)):
+        if len(pair) != 2 or any(not isinstance(n, int) or n < 0 for n in pair):
+            raise PositionError(f"{name} must be two whole numbers, NS then EW, not {pair!r}")
+    if config.plays_to_target and max(scores) >= config.game_target:
+        raise PositionError(f"scores {scores} have already reached the target {config.game_target}")
+    if any(games_won) and config.format is not MatchFormat.RUBBER:
+        raise PositionError("games_won is only for rubbers")
+    if max(games_won) >= 2:
+        raise PositionError(f"games_won {games_won}: the rubber is already over")
 
 
 def replay(

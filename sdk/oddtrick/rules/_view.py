@@ -11,9 +11,9 @@ import dataclasses
 import functools
 from typing import TYPE_CHECKING
 
-from oddtrick.rules._calls import Call
+from oddtrick.rules._calls import Call, Denomination
 from oddtrick.rules._cards import PACK, SUITS, Card, Suit
-from oddtrick.rules._config import GameConfig
+from oddtrick.rules._config import GameConfig, GameKind
 from oddtrick.rules._results import (
     Contract,
     GameResult,
@@ -101,8 +101,22 @@ class SeatView:
                     shown[seat].add(led)
         return {seat: frozenset(suits) for seat, suits in shown.items()}
 
+    @property
+    def denomination(self) -> Denomination | None:
+        """What the hand is played in: a suit or ``Denomination.NO_TRUMPS``; ``None``
+        only while Contract Whist's auction runs or once it was thrown in. (``trumps``
+        is ``None`` both at no trumps and before trumps are known.)"""
+        return denomination_of(self.config.game, self.trumps, self.contract)
+
     def hand_by_suit(self) -> dict[Suit, tuple[Card, ...]]:
         return {suit: tuple(c for c in self.hand if c.suit is suit) for suit in SUITS}
+
+
+def denomination_of(game: GameKind, trumps: Suit | None, contract: Contract | None) -> Denomination | None:
+    """The denomination a hand is played in (see :attr:`GameState.denomination`)."""
+    if game is GameKind.CONTRACT:
+        return None if contract is None else contract.denomination
+    return Denomination.NO_TRUMPS if trumps is None else Denomination(trumps)
 
 
 @functools.lru_cache(maxsize=1024)

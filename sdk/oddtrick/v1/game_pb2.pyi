@@ -357,6 +357,14 @@ class _FaultKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultKind.V
     """The grace period ran out: the seat is forfeited and the referee acts for
     it until the match ends. Counted separately from the faults above.
     """
+    FAULT_KIND_BOT_ERROR: _FaultKind.ValueType  # 5
+    """The bot's own code failed while deciding (it raised an exception), and
+    the bot answered with a fallback of its own, saying so in
+    Decision.bot_error. The action it sent is applied as any legal answer
+    is (it is not by_referee); the fault is its author's to see. Added
+    without a new protocol minor: a bot that never sets bot_error never
+    gets it, and a reader that does not know it counts it as a fault.
+    """
 
 class FaultKind(_FaultKind, metaclass=_FaultKindEnumTypeWrapper):
     """Why the referee made a seat's action for it, and so the fault recorded
@@ -381,6 +389,14 @@ deadline passed.
 FAULT_KIND_FORFEITED: FaultKind.ValueType  # 4
 """The grace period ran out: the seat is forfeited and the referee acts for
 it until the match ends. Counted separately from the faults above.
+"""
+FAULT_KIND_BOT_ERROR: FaultKind.ValueType  # 5
+"""The bot's own code failed while deciding (it raised an exception), and
+the bot answered with a fallback of its own, saying so in
+Decision.bot_error. The action it sent is applied as any legal answer
+is (it is not by_referee); the fault is its author's to see. Added
+without a new protocol minor: a bot that never sets bot_error never
+gets it, and a reader that does not know it counts it as a fault.
 """
 Global___FaultKind: _TypeAlias = FaultKind  # noqa: Y015
 
@@ -956,7 +972,9 @@ class SeatRecord(_message.Message):
     @_builtins.property
     def faults(self) -> _containers.RepeatedCompositeFieldContainer[Global___FaultCount]:
         """Fallback actions made for the seat, by kind: only kinds with a count
-        above zero, in order of kind number.
+        above zero, in order of kind number. FAULT_KIND_BOT_ERROR counts the
+        bot's own fallbacks (Decision.bot_error), which are also counted in
+        `decisions`.
         """
 
     def __init__(

@@ -1171,12 +1171,23 @@ class Decision(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     COMMENT_FIELD_NUMBER: _builtins.int
+    BOT_ERROR_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
     """The request_id of the request answered."""
     comment: _builtins.str
     """An optional note from the bot about its decision (for example what it
     thought), at most SessionLimits.max_comment_bytes bytes of UTF-8; longer
     is cut. Written to the match log with the action; never sent to any seat.
+    """
+    bot_error: _builtins.str
+    """Set when the bot's own code failed while deciding and `action` is a
+    fallback its SDK chose instead (the Python SDK sends the first legal
+    action): a short description of the failure (for example the exception's
+    type and message), at most SessionLimits.max_comment_bytes bytes of
+    UTF-8. The action is checked and applied as usual, and the referee
+    records FAULT_KIND_BOT_ERROR against the seat and writes the text to the
+    match log; it is never sent to any seat. Bots that do not set it are
+    unaffected.
     """
     @_builtins.property
     def action(self) -> _cards_pb2.Action:
@@ -1188,13 +1199,19 @@ class Decision(_message.Message):
         request_id: _builtins.int = ...,
         action: _cards_pb2.Action | None = ...,
         comment: _builtins.str | None = ...,
+        bot_error: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_comment", b"_comment", "action", b"action", "comment", b"comment"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error", "_comment", b"_comment", "action", b"action", "bot_error", b"bot_error", "comment", b"comment"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_comment", b"_comment", "action", b"action", "comment", b"comment", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error", "_comment", b"_comment", "action", b"action", "bot_error", b"bot_error", "comment", b"comment", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__bot_error: _TypeAlias = _typing.Literal["bot_error"]  # noqa: Y015
+    _WhichOneofArgType__bot_error: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error"]  # noqa: Y015
     _WhichOneofReturnType__comment: _TypeAlias = _typing.Literal["comment"]  # noqa: Y015
     _WhichOneofArgType__comment: _TypeAlias = _typing.Literal["_comment", b"_comment"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bot_error) -> _WhichOneofReturnType__bot_error | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__comment) -> _WhichOneofReturnType__comment | None: ...
 
 Global___Decision: _TypeAlias = Decision  # noqa: Y015

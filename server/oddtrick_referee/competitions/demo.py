@@ -10,6 +10,8 @@ from pathlib import Path
 import trio
 
 from oddtrick.rules import GameConfig
+from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
 from oddtrick_referee.play.table import TableRules
 
@@ -46,11 +48,17 @@ def run_demo(data_dir: Path, deals: int) -> int:
 
         try:
             standings = trio.run(run_tournament, settings, data_dir, "127.0.0.1", 0, sys.stdout, listening)
-        except OSError as error:
-            print(f"oddtrick demo: {error}", file=sys.stderr)
-            return 1
+        except BaseException as error:
+            if interrupted(error):
+                print(f"stopped (Ctrl-C); what was played is in {data_dir.resolve()}", file=sys.stderr)
+                return 130
+            error = sole_error(error)
+            if isinstance(error, OSError | RuntimeError | ValueError):
+                print(f"oddtrick demo: {error}", file=sys.stderr)
+                return 1
+            raise
         print()
-        print(standings.render())
+        print_standings(standings, sys.stdout)
     print(f"\nmatch logs: {(data_dir / 'logs').resolve()}  (replay and verify one: oddtrick check LOG.jsonl)")
     print(f"results: {(data_dir / 'oddtrick.sqlite3').resolve()}")
     print(f"finished in {time.monotonic() - started:.1f} s")

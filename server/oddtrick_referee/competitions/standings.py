@@ -68,6 +68,7 @@ class FaultCounts:
     disconnected: int = 0
     forfeits: int = 0  # matches forfeited (absent) + seats forfeited (grace over)
     refusals: int = 0  # refused actions (each refusal, even if corrected)
+    bot_errors: int = 0  # the bot's own code raised; it played its SDK's fallback
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ class Standings:
             for row in self.rows
         ]
         lines += _table(header, body, right={0, 2, 3, 4, 5})
-        lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals")
+        lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors")
         if self.unpaired:
             lines.append(f"{len(self.unpaired)} unpaired play(s) ignored (other table missing)")
 
@@ -512,6 +513,7 @@ def _fault_summary(faults: FaultCounts) -> str:
             ("D", faults.disconnected),
             ("F", faults.forfeits),
             ("R", faults.refusals),
+            ("E", faults.bot_errors),
         )
         if count
     ]

@@ -35,9 +35,20 @@ from pathlib import Path
 from typing import IO, Any
 
 import grpc
+import rich.progress
 import trio
+from rich.text import Text
 
+from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
+from oddtrick_referee._errors import unwrapped
+from oddtrick_referee.competitions.entrants import (
+    BotProcess,
+    Identity,
+    bot_identity,
+    run_bot_process,
+    runnable_by,
+)
 from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
@@ -65,6 +76,11 @@ class Entry:
     source: str = ""
     """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
     twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_hex(24))
+    cwd: Path | None = None
+    """Where a local entry's process runs: its bot file's folder, or for ``cmd:`` the
+    folder the tournament was started from."""
+    sdk: bool = False
+    """A bot file run by ``oddtrick bot`` (else a ``cmd:`` program)."""
 
     @property
     def local(self) -> bool:
@@ -112,14 +128,28 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
     if SLOT_MARK in name or "|" in name:
         raise ValueError(f"entry names may not contain {SLOT_MARK!r} or '|': {name!r}")
     target = target.strip()
+    token = token or secrets.token_hex(24)
     if target.startswith("cmd:"):
         command = tuple(shlex.split(target[4:]))
-    else:
-        path = target.rsplit(":", 1)[0] if target.rsplit(":", 1)[-1].isidentifier() else target
-        if not Path(path).is_file():
-            raise ValueError(f"bot file not found for {name!r}: {path}")
-        command = (sys.executable, "-m", "oddtrick", "bot", target)
-    return Entry(name, token or secrets.token_hex(24), command, target)
+        if not command:
+            raise ValueError(f"--bot {name}=cmd: needs a command after 'cmd:'")
+        return Entry(name, token, command, target, cwd=Path.cwd())
+    path_text, colon, attribute = target.rpartition(":")
+    if not colon or not attribute.isidentifier():
+        path_text, attribute = target, ""
+    path = Path(path_text).resolve()
+    if not path.is_file():
+        raise ValueError(f"bot file not found for {name!r}: {path_text}")
+    # Safe-path mode (-P): the working folder never shadows the installed package.
+    command = (
+        sys.executable,
+        "-P",
+        "-m",
+        "oddtrick",
+        "bot",
+        f"{path}:{attribute}" if attribute else str(path),
+    )
+    return Entry(name, token, command, target, cwd=path.parent, sdk=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,6 +164,8 @@ class TournamentSettings:
     tables: int = 2
     rules: TableRules = dataclasses.field(default_factory=TableRules)
     remote_wait_s: float = 60.0
+    bot_user: str | None = None
+    """Who local entries' processes run as when the referee is root (default ``nobody``)."""
     seed: str | None = None
     name: str | None = None
 
@@ -151,6 +183,17 @@ class TournamentSettings:
 
     @property
     def tournament_id(self) -> str:
+        """The ``--name``, or a digest of the settings but the entries: running it again with an
+        entry added extends the same tournament, which then plays only the new pairs."""
+        if self.name:
+            return self.name
+        rest = {key: value for key, value in self.describe().items() if key != "entries"}
+        digest = hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
+        return f"t-{digest[:12]}"
+
+    @property
+    def legacy_tournament_id(self) -> str:
+        """The id an earlier version derived from every setting, entries included."""
         if self.name:
             return self.name
         digest = hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()
@@ -213,30 +256,57 @@ def deal_points(state: GameState) -> list[tuple[int, int, int]]:
 
 
 class Progress:
-    """Matches done / total and the current leader: one live line on a terminal, plain lines otherwise."""
+    """Tables done of the total: on a terminal a live bar with the rate, the time elapsed
+    and the time left, and the last table's news beside it; otherwise one plain line per
+    table, ``[done/total tables, elapsed s] news``, for logs and pipes."""
 
     def __init__(self, total: int, stream: IO[str] = sys.stderr) -> None:
         self.total = total
         self.done = 0
         self.stream = stream
-        self.live = stream.isatty()
+        self.console = console(stream)
+        self.live = self.console.is_terminal
         self._started = time.monotonic()
+        self._bar: rich.progress.Progress | None = None
+        self._task: rich.progress.TaskID | None = None
 
     def update(self, text: str, finished_one: bool = True) -> None:
         if finished_one:
             self.done += 1
-        elapsed = time.monotonic() - self._started
-        line = f"[{self.done}/{self.total} tables, {elapsed:5.1f} s] {text}"
-        if self.live:
-            self.stream.write("\r\033[K" + line[:200])
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+        if not self.live:
+            elapsed = time.monotonic() - self._started
+            self.stream.write(f"[{self.done}/{self.total} tables, {elapsed:5.1f} s] {text}\n")
+            self.stream.flush()
+            return
+        if self._bar is None:
+            self._bar = rich.progress.Progress(
+                rich.progress.BarColumn(),
+                rich.progress.MofNCompleteColumn(),
+                rich.progress.TextColumn("tables"),
+                _RateColumn(),
+                rich.progress.TimeElapsedColumn(),
+                rich.progress.TextColumn("left"),
+                rich.progress.TimeRemainingColumn(),
+                rich.progress.TextColumn("{task.description}", markup=False),
+                console=self.console,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(text, total=self.total, completed=self.done)
+        assert self._task is not None
+        self._bar.update(self._task, total=self.total, completed=self.done, description=text)
 
     def close(self) -> None:
-        if self.live:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+class _RateColumn(rich.progress.ProgressColumn):
+    """Tables per minute, from the recent pace."""
+
+    def render(self, task: rich.progress.Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("- tables/min" if not speed else f"{speed * 60:.1f} tables/min")
 
 
 class Tournament:
@@ -296,6 +366,8 @@ class Tournament:
         progress.done = len(runs) - len(to_play)
         if progress.done:
             progress.update(f"resuming: {progress.done} tables already played", finished_one=False)
+        elif progress.live:
+            progress.update("starting", finished_one=False)
         send, receive = trio.open_memory_channel[TableRun](math.inf)
         for run in to_play:
             send.send_nowait(run)
@@ -417,48 +489,66 @@ async def run_tournament(
     on_listening: Callable[[str], None] | None = None,
     tls: grpc.ServerCredentials | None = None,
     web: socket.socket | str | None = None,
+    progress: Progress | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings.
 
     ``web`` (a bound socket, or [HOST:]PORT) serves the web page beside the referee,
-    opening on the standings.
+    opening on the standings. ``progress`` (made here on ``progress_stream`` if not
+    given) counts the tables done.
     """
     from oddtrick_referee.web.server import web_beside
 
     with storage_errors("opening the tournament", data_dir):
         check_writable(data_dir)
         store = TournamentStore(data_dir / "oddtrick.sqlite3")
-        master_seed = await trio.to_thread.run_sync(
+        if not settings.name and await trio.to_thread.run_sync(
+            store.has_tournament, settings.legacy_tournament_id
+        ):
+            settings = dataclasses.replace(settings, name=settings.legacy_tournament_id)
+        master_seed, order = await trio.to_thread.run_sync(
             store.open_tournament,
             settings.tournament_id,
             settings.describe(),
             settings.seed or secrets.token_hex(16),
             int(time.time() * 1000),
         )
+    by_name = {entry.name: entry for entry in settings.entries}
+    settings = dataclasses.replace(settings, entries=tuple(by_name[name] for name in order))
     tokens = {}
     for entry in settings.entries:
         tokens.update(entry.identities(settings.duplicate))
     referee_settings = RefereeSettings(
         host=host, port=port, data_dir=data_dir, tokens=tokens, tls=tls, loopback_port=True
     )
-    progress = Progress(0, progress_stream)
-    async with (
-        running_referee(referee_settings) as referee,
-        web_beside(referee, web, tournament=settings.tournament_id, announce=_announce_web) as _,
-    ):
-        if on_listening is not None:
-            on_listening(referee.address)
-        tournament = Tournament(settings, referee, store)
-        async with trio.open_nursery() as processes:
-            for entry in settings.entries:
-                if entry.local:
-                    # Over loopback, in plaintext even when remote entries use TLS.
-                    await _start_local(processes, entry, referee.local_address, settings, data_dir)
-            await _wait_for_local_entries(referee, settings, data_dir)
-            standings = await tournament.run(progress, master_seed)
-            referee.finish()
-            processes.cancel_scope.cancel()
-    progress.close()
+    progress = progress or Progress(0, progress_stream)
+    identity = bot_identity(settings.bot_user)
+    finished = False
+    try:
+        with unwrapped():
+            async with (
+                running_referee(referee_settings) as referee,
+                web_beside(referee, web, tournament=settings.tournament_id, announce=_announce_web) as _,
+            ):
+                if on_listening is not None:
+                    on_listening(referee.address)
+                tournament = Tournament(settings, referee, store)
+                identities = _identities(settings, identity, progress_stream)
+                async with trio.open_nursery() as processes:
+                    for entry in settings.entries:
+                        if entry.local:
+                            who = identities[entry.name]
+                            # Over loopback, in plaintext even when remote entries use TLS.
+                            address = referee.local_address
+                            for spec in local_processes(entry, address, settings, data_dir):
+                                processes.start_soon(run_bot_process, spec, who, lambda: finished)
+                    await _wait_for_local_entries(referee, settings, data_dir)
+                    standings = await tournament.run(progress, master_seed)
+                    finished = True
+                    referee.finish()
+                    processes.cancel_scope.cancel()
+    finally:
+        progress.close()
     return standings
 
 
@@ -492,27 +582,64 @@ async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings
     )
 
 
-async def _start_local(
-    nursery: trio.Nursery, entry: Entry, address: str, settings: TournamentSettings, data_dir: Path
-) -> None:
+def _identities(
+    settings: TournamentSettings, identity: Identity | None, stream: IO[str]
+) -> dict[str, Identity | None]:
+    """The user each local entry's processes run as. The unprivileged user must be able to
+    run the entry's program; if it cannot, and nobody asked for that user by name, the bots
+    run as the referee's user, with one warning (a Python installed under /root, say, is
+    closed to other users)."""
+    chosen: dict[str, Identity | None] = {}
+    closed: set[str] = set()
+    for entry in settings.entries:
+        if entry.command is None:
+            continue
+        chosen[entry.name] = identity
+        if identity is not None and not runnable_by(entry.command[0], identity):
+            if settings.bot_user:
+                raise ValueError(
+                    f"user {identity.user} cannot run {entry.command[0]} (a folder on its path is "
+                    "closed to other users): install it where that user can, or choose another --bot-user"
+                )
+            chosen[entry.name] = None
+            closed.add(entry.command[0])
+    if identity is not None and closed:
+        print(
+            f"warning: some bots run as the referee's user and so could read its data: user "
+            f"{identity.user} cannot run {', '.join(sorted(closed))} (a folder on its path is closed "
+            "to other users); install it where other users can run it, or give --bot-user",
+            file=stream,
+            flush=True,
+        )
+    return chosen
+
+
+def local_processes(
+    entry: Entry, address: str, settings: TournamentSettings, data_dir: Path
+) -> list[BotProcess]:
+    """The processes of a local entry: one per play of a duplicate deal (two names), else one."""
     assert entry.command is not None
+    assert entry.cwd is not None
     seats = 2 * settings.tables
-    output_dir = data_dir / "bot-output"
-    output_dir.mkdir(parents=True, exist_ok=True)
+    processes = []
     for name, token in entry.identities(settings.duplicate).items():  # each process: its own token only
         command = list(entry.command)
         env = dict(os.environ)
-        env.update(
-            ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_TOKEN=token, ODDTRICK_SEATS=str(seats)
+        for key in [key for key in env if key.startswith("ODDTRICK_")]:
+            del env[key]
+        env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_SEATS=str(seats))
+        if entry.sdk:
+            command += ["--server", address, "--name", name, "--seats", str(seats)]
+        processes.append(
+            BotProcess(
+                entry=entry.name,
+                name=name,
+                command=tuple(command),
+                env=env,
+                cwd=entry.cwd,
+                token=token,
+                output=data_dir / "bot-output" / f"{name}.log",
+                token_in_env=not entry.sdk,
+            )
         )
-        if command[1:4] == ["-m", "oddtrick", "bot"]:
-            command += ["--server", address, "--name", name, f"--token={token}", "--seats", str(seats)]
-        output = (output_dir / f"{name}.log").open("a")
-        nursery.start_soon(_run_process, command, env, output)
-
-
-async def _run_process(command: list[str], env: dict[str, str], output: IO[str]) -> None:
-    try:
-        await trio.run_process(command, env=env, stdout=output, stderr=output, check=False)
-    finally:
-        output.close()
+    return processes

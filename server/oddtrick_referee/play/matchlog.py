@@ -66,7 +66,8 @@ class MatchLogWriter:
     """Appends records to a new log file; refuses to overwrite an existing one."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # A log ends with its seed, secret until the match is over: the referee's user only.
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.path = path
         self._file: IO[str] = path.open("x", encoding="utf-8")
 

@@ -86,6 +86,8 @@ class Fault(enum.Enum):
     ILLEGAL = "illegal"
     DISCONNECTED = "disconnected"
     FORFEITED = "forfeited"
+    BOT_ERROR = "bot_error"
+    """The bot's own code failed; it answered with its SDK's fallback (Decision.bot_error)."""
 
 
 _FAULT_WIRE = {
@@ -93,6 +95,7 @@ _FAULT_WIRE = {
     Fault.ILLEGAL: game_pb2.FAULT_KIND_ILLEGAL,
     Fault.DISCONNECTED: game_pb2.FAULT_KIND_DISCONNECTED,
     Fault.FORFEITED: game_pb2.FAULT_KIND_FORFEITED,
+    Fault.BOT_ERROR: game_pb2.FAULT_KIND_BOT_ERROR,
 }
 
 _REFUSAL_WIRE = {
@@ -180,6 +183,13 @@ class _Decided:
     fault: Fault | None
     think_ms: int | None
     comment: str | None
+    bot_error: str | None = None
+    """The bot's own report that its code failed and ``action`` is its fallback."""
+
+
+def _cut_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, never inside a character."""
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def result_record(result: MatchResult) -> dict[str, Any]:
@@ -210,6 +220,11 @@ def fallback_action(state: GameState) -> Action:
     return min(legal, key=lambda card: (card.rank, card.suit) if isinstance(card, Card) else (0, 0))
 
 
+PERSON_DEADLINE_S = 86_400.0
+"""A person's seat (``oddtrick play``) has no deadline to speak of: one day per decision,
+which still fits the protocol's ``time_left_ms``."""
+
+
 class Table:
     """Runs one match between the four seat links to the end, whatever the bots do."""
 
@@ -229,8 +244,11 @@ class Table:
         reveal_seed: bool = True,
         fold_events: bool = True,
         close_log: bool = True,
+        untimed: frozenset[Seat] = frozenset(),
     ) -> None:
         self.match_id = match_id
+        self._untimed = untimed
+        """Seats played by a person at a terminal: their deadline is :data:`PERSON_DEADLINE_S`."""
         self.table_id = table_id
         self.state = GameState(config, seed)
         self.rules = rules
@@ -295,6 +313,11 @@ class Table:
                 "rules": {
                     "deadline_ms": round(self.rules.deadline_s * 1000),
                     "grace_ms": round(self.rules.grace_s * 1000),
+                    **(
+                        {"untimed_seats": sorted(str(seat) for seat in self._untimed)}
+                        if self._untimed
+                        else {}
+                    ),
                 },
                 "players": {
                     str(seat): {"name": link.bot_name, "version": link.bot_version}
@@ -339,7 +362,9 @@ class Table:
             if decided.think_ms is not None:
                 record.think_ms_total += decided.think_ms
                 record.think_ms_max = max(record.think_ms_max, decided.think_ms)
-            if decided.fault is None and not decided.comment:
+            if decided.bot_error is not None:
+                record.add_fault(Fault.BOT_ERROR)
+            if decided.fault is None and not decided.comment and decided.bot_error is None:
                 self._log.write_action(state.hand_number, seat, str(decided.action), decided.think_ms)
             else:
                 entry: dict[str, Any] = {
@@ -353,6 +378,8 @@ class Table:
                     entry["fault"] = decided.fault.value
                 if decided.comment:
                     entry["comment"] = decided.comment
+                if decided.bot_error is not None:
+                    entry["bot_error"] = decided.bot_error
                 self._log.write(entry)
             if self._on_progress is not None:
                 self._on_progress(self)
@@ -388,7 +415,8 @@ class Table:
             record.add_fault(Fault.FORFEITED)
             return _Decided(action, Fault.FORFEITED, None, None)
         request_id = next(_request_ids)
-        deadline = trio.current_time() + self.rules.deadline_s
+        deadline_s = PERSON_DEADLINE_S if seat in self._untimed else self.rules.deadline_s
+        deadline = trio.current_time() + deadline_s
         link.open_request = link.last_request = request_id
         link.unsolicited = link.answers = 0
         message = self._take_outgoing(seat)
@@ -398,7 +426,7 @@ class Table:
             referee_pb2.DECISION_KIND_CALL if state.phase is Phase.AUCTION else referee_pb2.DECISION_KIND_CARD
         )
         request.legal_actions.extend([action_to_wire(a) for a in state.legal_actions])
-        request.time_left_ms = round(self.rules.deadline_s * 1000)
+        request.time_left_ms = round(deadline_s * 1000)
         request.match_id = self.match_id
         request.seat = seat_to_wire(seat)
         request.last_sequence = link.sequence
@@ -443,7 +471,14 @@ class Table:
                             if item.HasField("comment")
                             else None
                         )
-                        return _Decided(refusal_or_action, None, think, comment)
+                        bot_error = (
+                            _cut_utf8(item.bot_error, self._max_comment_bytes)
+                            if item.HasField("bot_error")
+                            else None
+                        )
+                        if bot_error is not None:
+                            log.info("%s (%s) reports its code failed: %s", link.bot_name, seat, bot_error)
+                        return _Decided(refusal_or_action, None, think, comment, bot_error)
                     record.refusals += 1
                     fault = Fault.ILLEGAL
                     reason, text = refusal_or_action

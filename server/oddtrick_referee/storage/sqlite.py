@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -40,6 +41,10 @@ class Store:
     def __init__(self, path: Path, keep_connections: bool = False) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        # The file holds master seeds: the referee's user alone may read it (SQLite
+        # gives its -wal and -shm files the same mode). An older file is tightened.
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        path.chmod(0o600)
         self._lock = threading.Lock()
         self._keep = keep_connections
         self._local = threading.local()

@@ -55,24 +55,63 @@ CREATE TABLE IF NOT EXISTS forfeits (
 class TournamentStore(Store):
     schema = _SCHEMA
 
-    def open_tournament(self, tournament_id: str, settings: dict[str, Any], seed: str, now_ms: int) -> str:
-        """Create the tournament, or find it; returns its master seed (the stored one on resume)."""
+    def open_tournament(
+        self, tournament_id: str, settings: dict[str, Any], seed: str, now_ms: int
+    ) -> tuple[str, list[str]]:
+        """Create the tournament, or find it; returns its master seed (the stored one on
+        resume) and its entry names in the order they joined.
+
+        Entries may be added to an existing tournament (then only the new pairs are
+        played); every entry already in it must still be named, with the same bot.
+        """
+        entries = [(name, source) for name, source in settings["entries"]]
         with self._lock, self._connect() as db:
             row = db.execute(
                 "SELECT master_seed, settings FROM tournaments WHERE tournament_id = ?", (tournament_id,)
             ).fetchone()
-            if row is not None:
-                if json.loads(row[1]) != json.loads(json.dumps(settings)):
+            if row is None:
+                db.execute(
+                    "INSERT INTO tournaments VALUES (?, ?, ?, ?)",
+                    (tournament_id, now_ms, json.dumps(settings, sort_keys=True), seed),
+                )
+                return seed, [name for name, _ in entries]
+            stored = json.loads(row[1])
+            given = json.loads(json.dumps(settings))
+            if {k: v for k, v in stored.items() if k != "entries"} != {
+                k: v for k, v in given.items() if k != "entries"
+            }:
+                raise ValueError(
+                    f"tournament {tournament_id!r} already exists with other settings; "
+                    "use another --name to start a new one"
+                )
+            joined = [(name, source) for name, source in stored["entries"]]
+            sources = dict(entries)
+            missing = [name for name, _ in joined if name not in sources]
+            if missing:
+                raise ValueError(
+                    f"tournament {tournament_id!r} also has {', '.join(missing)}: name every entry "
+                    "already in it (new ones may be added)"
+                )
+            for name, source in joined:
+                if sources[name] != source:
                     raise ValueError(
-                        f"tournament {tournament_id!r} already exists with other settings; "
-                        "use another --name to start a new one"
+                        f"entry {name!r} of tournament {tournament_id!r} is {source}, not {sources[name]}; "
+                        "use another --name to start a new tournament"
                     )
-                return str(row[0])
-            db.execute(
-                "INSERT INTO tournaments VALUES (?, ?, ?, ?)",
-                (tournament_id, now_ms, json.dumps(settings, sort_keys=True), seed),
-            )
-            return seed
+            known = {name for name, _ in joined}
+            added = [(name, source) for name, source in entries if name not in known]
+            if added:
+                stored["entries"] = [list(pair) for pair in joined + added]
+                db.execute(
+                    "UPDATE tournaments SET settings = ? WHERE tournament_id = ?",
+                    (json.dumps(stored, sort_keys=True), tournament_id),
+                )
+            return str(row[0]), [name for name, _ in joined + added]
+
+    def has_tournament(self, tournament_id: str) -> bool:
+        with self._connect() as db:
+            row = db.execute("SELECT 1 FROM tournaments WHERE tournament_id = ?", (tournament_id,)).fetchone()
+        return row is not None
 
     def finished_runs(self, tournament_id: str) -> set[tuple[str, int, int]]:
         with self._connect() as db:
@@ -165,4 +204,5 @@ class TournamentStore(Store):
                 bucket["disconnected"] = bucket.get("disconnected", 0) + faults.get("disconnected", 0)
                 bucket["forfeits"] = bucket.get("forfeits", 0) + int(record["forfeited"])
                 bucket["refusals"] = bucket.get("refusals", 0) + record["refusals"]
+                bucket["bot_errors"] = bucket.get("bot_errors", 0) + faults.get("bot_error", 0)
         return {entry: FaultCounts(**values) for entry, values in counts.items()}

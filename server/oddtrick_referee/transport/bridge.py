@@ -37,6 +37,9 @@ _SERVER_OPTIONS = [
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
     ("grpc.max_receive_message_length", 64 * 1024),
+    # gRPC sets SO_REUSEPORT by default: a second referee on the same port would
+    # then listen too, and the bots' streams would be split between the two.
+    ("grpc.so_reuseport", 0),
 ]
 
 
@@ -250,7 +253,8 @@ class _PlayHandler:
                 grpc.StatusCode.INVALID_ARGUMENT, f"a message could not be read as a BotMessage ({error})"
             )
         except Exception as error:  # the call broke: end it, and say why in the log
-            log.warning("reading from %s failed: %r", stream.peer, error)
+            if not stream.closed:
+                log.warning("reading from %s failed: %r", stream.peer, error)
             broken = Close(grpc.StatusCode.INTERNAL, "the referee could not read the stream")
         finally:
             self._to_trio(stream._peer_ended, broken)
@@ -329,7 +333,13 @@ async def grpc_server(
     await started.wait()
     if "error" in outcome:
         await trio.to_thread.run_sync(thread.join)
-        raise OSError(f"cannot listen on {address}: {outcome['error']}")
+        error = outcome["error"]
+        if "bind" in str(error).lower() or "in use" in str(error).lower():
+            raise OSError(
+                f"cannot listen on {address}: the port is in use (another referee?); stop that "
+                "program or choose another --port (--port 0 picks a free one)"
+            )
+        raise OSError(f"cannot listen on {address}: {error}")
     endpoint: GrpcEndpoint = outcome["endpoint"]
     try:
         yield endpoint

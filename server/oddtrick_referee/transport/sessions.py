@@ -303,6 +303,10 @@ class Lobby:
                 f"protocol {hello.protocol.name!r} is not spoken here; use {PROTOCOL_NAME!r}",
             )
         if not self.credentials.accepts(name, hello.token):
+            if not hello.token:
+                raise Refused(
+                    grpc.StatusCode.UNAUTHENTICATED, f"no token given for bot {name!r} (Hello.token)"
+                )
             raise Refused(grpc.StatusCode.UNAUTHENTICATED, f"the token for bot {name!r} is not valid")
         wanted = {game_kind_from_wire(g) for g in hello.games} - {None}
         games = frozenset(g for g in wanted if g is not None) & self.games

@@ -315,16 +315,12 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 
 def _serve(args: argparse.Namespace) -> int:
     from oddtrick_referee.cli import config_from_args
-    from oddtrick_referee.competitions.tournament import parse_entry
 
     try:
         config = config_from_args(args)
         house = default_house_bots(args.house_bots)
         if args.house_bot:
-            house = tuple(
-                HouseBot(entry.name, entry.command or ())
-                for entry in (parse_entry(text) for text in args.house_bot)
-            )
+            house = tuple(_house_bot(text) for text in args.house_bot)
         tls = server_credentials(args)
     except (ConfigError, ValueError, OSError) as error:
         return _fail("serve", error)
@@ -386,6 +382,15 @@ def _serve(args: argparse.Namespace) -> int:
             raise
         return _fail("serve", known)
     return 0
+
+
+def _house_bot(text: str) -> HouseBot:
+    from oddtrick_referee.competitions.tournament import parse_entry
+
+    entry = parse_entry(text)
+    if not entry.sdk or entry.command is None or entry.cwd is None:
+        raise ValueError(f"--house-bot takes NAME=FILE.py[:Class] (an SDK bot), not a cmd: program: {text}")
+    return HouseBot(entry.name, entry.command, entry.cwd)
 
 
 def _contains(error: BaseException, kind: type[BaseException]) -> bool:

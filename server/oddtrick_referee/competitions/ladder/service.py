@@ -20,7 +20,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 import grpc
 import trio
@@ -37,6 +36,13 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
+from oddtrick_referee.competitions.entrants import (
+    BotProcess,
+    EntrantExited,
+    bot_identity,
+    run_bot_process,
+    runnable_by,
+)
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
@@ -51,6 +57,8 @@ log = logging.getLogger("oddtrick.ladder")
 SAMPLE_BOTS = Path(__file__).resolve().parents[4] / "sample_bots"
 REFRESH_S = 5.0
 """How often the scheduler re-reads the entrants (retirements made while it runs)."""
+HOUSE_RESTART_S = 5.0
+"""How long after a house bot died it is started again."""
 START_WAIT_S = 5.0
 """How long a planned match waits for its entrants' sessions before it is dropped unplayed."""
 
@@ -61,6 +69,8 @@ class HouseBot:
 
     name: str
     command: tuple[str, ...]
+    """An SDK bot's ``oddtrick bot FILE`` command line, without the connection options."""
+    cwd: Path
 
 
 def default_house_bots(count: int) -> tuple[HouseBot, ...]:
@@ -69,7 +79,8 @@ def default_house_bots(count: int) -> tuple[HouseBot, ...]:
     for number in range(1, count + 1):
         kind = "random" if number % 4 == 0 else "heuristic"
         path = SAMPLE_BOTS / f"{kind}_bot.py"
-        bots.append(HouseBot(f"house-{kind}-{number}", (sys.executable, "-m", "oddtrick", "bot", str(path))))
+        command = (sys.executable, "-P", "-m", "oddtrick", "bot", str(path))
+        bots.append(HouseBot(f"house-{kind}-{number}", command, SAMPLE_BOTS))
     return tuple(bots)
 
 
@@ -549,14 +560,26 @@ async def run_ladder(
 
 
 async def _run_house_bot(bot: HouseBot, token: str, address: str, seats: int, output_dir: Path) -> None:
-    output_dir.mkdir(parents=True, exist_ok=True)
-    command = list(bot.command)
-    env = dict(os.environ)
-    env.update(
-        ODDTRICK_SERVER=address, ODDTRICK_NAME=bot.name, ODDTRICK_TOKEN=token, ODDTRICK_SEATS=str(seats)
+    """Run a house bot for as long as the ladder runs, as tournaments run their local entries
+    (token through a pipe, killed with the ladder, as an unprivileged user where it can be);
+    one that dies is logged with its last words and started again."""
+    command = [*bot.command, "--server", address, "--name", bot.name, "--seats", str(seats)]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
+    identity = bot_identity(None)
+    if identity is not None and not runnable_by(command[0], identity):
+        identity = None
+    spec = BotProcess(
+        entry=bot.name,
+        name=bot.name,
+        command=tuple(command),
+        env=env,
+        cwd=bot.cwd,
+        token=token,
+        output=output_dir / f"{bot.name}.log",
     )
-    if command[1:4] == ["-m", "oddtrick", "bot"]:
-        command += ["--server", address, "--name", bot.name, "--token", token, "--seats", str(seats)]
-    output: IO[str]
-    with (output_dir / f"{bot.name}.log").open("a") as output:
-        await trio.run_process(command, env=env, stdout=output, stderr=output, check=False)
+    while True:
+        try:
+            await run_bot_process(spec, identity, lambda: False)
+        except EntrantExited as exited:
+            log.warning("house bot %s", exited)
+        await trio.sleep(HOUSE_RESTART_S)

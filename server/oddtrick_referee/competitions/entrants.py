@@ -1,0 +1,204 @@
+"""The bot processes a tournament starts for its local entries.
+
+What a local entry's process gets, and what it does not:
+
+- no path into the referee's data folder: it runs in its bot file's folder
+  (a ``cmd:`` program in the folder the tournament was started from), its
+  output reaches the data folder through a pipe the referee copies, and it
+  inherits no other file descriptor;
+- its token through a pipe (``ODDTRICK_TOKEN_FD``; ``cmd:`` programs also get
+  ``ODDTRICK_TOKEN``), never on a command line that every user can read;
+- when the referee runs as root, the identity of an unprivileged user
+  (``nobody`` unless ``--bot-user`` says otherwise), which cannot read the
+  referee's files (the database and logs are the referee's user's only);
+- a life no longer than the referee's: a launcher (``launcher.py``) kills the
+  bot when the referee closes its end of a pipe or dies, even by SIGKILL;
+- Python's safe-path mode (``python -P``): a folder named ``oddtrick`` in its
+  working folder cannot shadow the installed package.
+
+A process that exits while the tournament still needs it raises
+:class:`EntrantExited` at once, with its last lines of output.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import dataclasses
+import os
+import pwd
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import trio
+
+LAUNCHER = Path(__file__).with_name("launcher.py")
+TAIL_LINES = 2
+"""Lines of a dead bot's output quoted in the error (the rest is in its log)."""
+_KEPT_LINES = 40
+
+
+class EntrantExited(RuntimeError):
+    """A local entry's process ended while the tournament still needed it."""
+
+    def __init__(self, entry: str, process: str, status: int, tail: list[str], output: Path) -> None:
+        self.entry = entry
+        self.status = status
+        self.tail = tail
+        how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        said = last_words(tail) or "(it printed nothing)"
+        super().__init__(
+            f"local entry {entry!r} (process {process}) {how}: {said}\n  its whole output: {output}"
+        )
+
+
+_PYTHON_PLACE = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b")
+
+
+def last_words(lines: list[str]) -> str:
+    """What a dead bot said last, in a line: a Python traceback's error with the place
+    it was raised (``NameError: … (at bot.py:3)``); otherwise its last two lines."""
+    if not lines:
+        return ""
+    if _PYTHON_ERROR.match(lines[-1]):
+        for line in reversed(lines[:-1]):
+            if place := _PYTHON_PLACE.match(line):
+                return f"{lines[-1]} (at {Path(place['file']).name}:{place['line']})"
+        return lines[-1]
+    return "; ".join(lines[-TAIL_LINES:])
+
+
+@dataclasses.dataclass(frozen=True)
+class Identity:
+    """The unprivileged user and group a bot process runs as."""
+
+    user: str
+    uid: int
+    gid: int
+
+
+def bot_identity(requested: str | None) -> Identity | None:
+    """Who bot processes run as: ``requested``, or ``nobody`` when the referee is root;
+    None (the referee's own user) otherwise. Raises ValueError for an unknown user."""
+    if os.geteuid() != 0:
+        return None
+    name = requested or "nobody"
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        raise ValueError(f"no user {name!r} on this machine to run the bots as (--bot-user)") from None
+    if entry.pw_uid == 0:
+        return None
+    return Identity(name, entry.pw_uid, entry.pw_gid)
+
+
+def runnable_by(program: str, identity: Identity) -> bool:
+    """Whether ``identity`` may run ``program`` (a path or a name on PATH): every folder on
+    its real path searchable and the file executable, by that user's owner, group or
+    other permission bits. An unknown program counts as runnable (starting it says why not)."""
+    found = shutil.which(program)
+    if found is None:
+        return True
+    real = Path(os.path.realpath(found))
+    try:
+        folders_ok = all(_may(folder.stat(), identity, stat.S_IXUSR) for folder in real.parents)
+        return folders_ok and _may(real.stat(), identity, stat.S_IXUSR)
+    except OSError:
+        return True
+
+
+def _may(status: os.stat_result, identity: Identity, owner_bit: int) -> bool:
+    """The permission ``owner_bit`` (an S_I?USR bit) for ``identity``, as the kernel checks it."""
+    if status.st_uid == identity.uid:
+        return bool(status.st_mode & owner_bit)
+    if status.st_gid == identity.gid:
+        return bool(status.st_mode & (owner_bit >> 3))
+    return bool(status.st_mode & (owner_bit >> 6))
+
+
+@dataclasses.dataclass(frozen=True)
+class BotProcess:
+    """One process to run for a local entry (one per play of a duplicate deal)."""
+
+    entry: str
+    name: str
+    """The bot name it connects as."""
+    command: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: Path
+    token: str
+    output: Path
+    """Where its standard output and error are copied."""
+    token_in_env: bool = False
+
+
+async def run_bot_process(
+    spec: BotProcess, identity: Identity | None, exit_expected: Callable[[], bool]
+) -> None:
+    """Run ``spec`` until cancelled; raise :class:`EntrantExited` if it ends by itself
+    before ``exit_expected()`` says the tournament no longer needs it."""
+    watch_read, watch_write = os.pipe()
+    env = dict(spec.env)
+    if spec.token_in_env:
+        env["ODDTRICK_TOKEN_IN_ENV"] = "1"
+    ids = ["-", "-"]
+    if identity is not None:
+        ids = [str(identity.uid), str(identity.gid)]
+        env["HOME"] = str(spec.cwd)
+    try:
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-I", str(LAUNCHER), str(watch_read), *ids, "--", *spec.command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=(watch_read,),
+            env=env,
+            cwd=spec.cwd,
+            start_new_session=True,  # Ctrl-C reaches the referee, which stops the bots itself
+        )
+    except BaseException:
+        os.close(watch_write)
+        raise
+    finally:
+        os.close(watch_read)
+    tail: collections.deque[str] = collections.deque(maxlen=_KEPT_LINES)
+    try:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await process.stdin.send_all(spec.token.encode("utf-8") + b"\n")
+        await process.stdin.aclose()
+        await _copy_output(process.stdout, spec.output, tail)
+        status = await process.wait()
+        if not exit_expected():
+            raise EntrantExited(spec.entry, spec.name, status, list(tail), spec.output)
+    finally:
+        os.close(watch_write)  # the launcher kills the bot and exits
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(5):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+
+
+async def _copy_output(stream: trio.abc.ReceiveStream, path: Path, tail: collections.deque[str]) -> None:
+    """Copy the bot's output to its log as it comes, keeping its last non-empty lines."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    pending = b""
+    with path.open("ab") as log:
+        while chunk := await stream.receive_some(65536):
+            log.write(chunk)
+            log.flush()
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            tail.extend(text for line in lines if (text := line.decode("utf-8", "replace").strip()))
+            pending = pending[-4096:]
+        if pending.strip():
+            tail.append(pending.decode("utf-8", "replace").strip())

@@ -1,0 +1,65 @@
+"""Standings for people: rich tables on a terminal, :meth:`Standings.render`'s plain
+fixed-width text in a pipe or a file (stable for scripts and diffs)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.table import Table
+from rich.text import Text
+
+from oddtrick._terminal import console
+from oddtrick_referee.competitions.standings import Standings, _cell, _fault_summary, _signed
+
+FAULTS_LEGEND = "faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors"
+
+
+def print_standings(standings: Standings, stream: TextIO) -> None:
+    out = console(stream)
+    if not out.is_terminal:
+        stream.write(standings.render())
+        stream.flush()
+        return
+    kind = "duplicate" if standings.duplicate else "single play per deal"
+    table = Table(title=f"Standings ({kind})", title_justify="left")
+    for header, right in (
+        ("#", True),
+        ("entry", False),
+        ("W-D-L", True),
+        ("deals", True),
+        ("pts/deal", True),
+        ("95% CI", True),
+        ("faults", False),
+    ):
+        table.add_column(header, justify="right" if right else "left")
+    for row in standings.rows:
+        ci = (
+            "n/a"
+            if row.ci_low is None or row.ci_high is None
+            else f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"
+        )
+        faults = _fault_summary(row.faults)
+        table.add_row(
+            str(row.rank),
+            Text(row.entry, style="bold" if row.rank == 1 else ""),
+            f"{row.matches_won}-{row.matches_drawn}-{row.matches_lost}",
+            str(row.deals),
+            _signed(row.points_per_deal),
+            ci,
+            Text(faults, style="" if faults == "-" else "yellow"),
+        )
+    out.print(table)
+    out.print(Text(FAULTS_LEGEND, style="dim"))
+    if standings.unpaired:
+        out.print(f"{len(standings.unpaired)} unpaired play(s) ignored (other table missing)")
+    order = [row.entry for row in standings.rows]
+    cross = Table(
+        title="Crosstable (row's points per deal against column, deals in brackets)", title_justify="left"
+    )
+    cross.add_column("")
+    for entry in order:
+        cross.add_column(entry, justify="right")
+    for entry in order:
+        cells = ["—" if entry == other else _cell(standings.crosstable[entry][other]) for other in order]
+        cross.add_row(entry, *cells)
+    out.print(cross)

@@ -1,0 +1,209 @@
+"""``oddtrick play``: a person takes a seat at the terminal against bots.
+
+A referee on a free localhost port plays one match. The person's seat is an
+ordinary client of it (:class:`oddtrick._human.HumanSeat` through the SDK's
+client), so the match is refereed, logged and checkable exactly like any
+other; only the deadline is lifted for that seat. The other seats are bots:
+the sample heuristic bot by default, or bot files (started as separate
+processes, as a tournament starts its entries), or remote bots that connect
+by themselves (``remote:NAME``).
+
+The referee runs on its own thread (trio); the person's client on the main
+thread (asyncio), reading the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import secrets
+import shlex
+import sys
+import threading
+from pathlib import Path
+from typing import IO
+
+import trio
+
+from oddtrick._client import ClientOptions, run_bot_async
+from oddtrick._human import HumanSeat, Quit
+from oddtrick.rules import GameConfig, Seat
+from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, run_bot_process, runnable_by
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
+DEFAULT_BOT = SAMPLE_BOTS / "heuristic_bot.py"
+
+
+@dataclasses.dataclass(frozen=True)
+class Opponent:
+    """Who plays a side of the table other than the person's own seat."""
+
+    name: str
+    command: tuple[str, ...] | None
+    """A process to start (None: a remote bot that connects by itself)."""
+    cwd: Path
+    token: str
+
+
+def opponent(text: str, role: str) -> Opponent:
+    """``FILE.py[:Class]``, ``cmd:COMMAND`` or ``remote:NAME``."""
+    token = secrets.token_hex(16)
+    if text.startswith("remote:"):
+        name = text[len("remote:") :].strip()
+        if not name:
+            raise ValueError(f"--{role} remote:NAME needs a name")
+        return Opponent(name, None, Path.cwd(), token)
+    if text.startswith("cmd:"):
+        command = tuple(shlex.split(text[4:]))
+        if not command:
+            raise ValueError(f"--{role} cmd: needs a command")
+        return Opponent(role, command, Path.cwd(), token)
+    path_text, colon, attribute = text.rpartition(":")
+    if not colon or not attribute.isidentifier():
+        path_text, attribute = text, ""
+    path = Path(path_text).resolve()
+    if not path.is_file():
+        raise ValueError(f"--{role}: no bot file {path_text}")
+    target = f"{path}:{attribute}" if attribute else str(path)
+    stem = path.stem.removesuffix("_bot")
+    return Opponent(
+        f"{stem}-{role}", (sys.executable, "-P", "-m", "oddtrick", "bot", target), path.parent, token
+    )
+
+
+def play_at_terminal(
+    config: GameConfig,
+    seat: Seat,
+    partner: Opponent,
+    opponents: Opponent,
+    *,
+    name: str,
+    data_dir: Path,
+    seed: str | None,
+    deadline_s: float,
+    out: IO[str] = sys.stdout,
+) -> int:
+    """Play one match with a person at ``seat``; the exit status of ``oddtrick play``."""
+    if partner.name == opponents.name:
+        opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
+    if name in (partner.name, opponents.name):
+        raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
+    human_token = secrets.token_hex(16)
+    tokens = {name: human_token, partner.name: partner.token, opponents.name: opponents.token}
+    seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
+    settings = RefereeSettings(port=0, data_dir=data_dir, tokens=tokens)
+    spec = MatchSpec(config, seating, TableRules(deadline_s=deadline_s), seed=seed, untimed=frozenset({seat}))
+    address: list[str] = []
+    listening = threading.Event()
+    outcome: dict[str, object] = {}
+    control: dict[str, object] = {}
+
+    async def referee_side() -> None:
+        async with running_referee(settings) as referee:
+            control["token"] = trio.lowlevel.current_trio_token()
+            address.append(referee.address)
+            listening.set()
+            async with trio.open_nursery() as nursery:
+                control["scope"] = nursery.cancel_scope
+                for bot, seats in ((partner, 1), (opponents, 2)):
+                    if bot.command is None:
+                        print(
+                            f"waiting for {bot.name}: ODDTRICK_TOKEN={bot.token} oddtrick bot FILE.py "
+                            f"--server {referee.address} --name {bot.name} --seats {seats}",
+                            file=out,
+                            flush=True,
+                        )
+                        continue
+                    process = _process(bot, referee.address, seats, data_dir)
+                    who = bot_identity(None)  # as in tournaments: not the referee's user, if it is root
+                    if who is not None and not runnable_by(process.command[0], who):
+                        who = None
+                    nursery.start_soon(run_bot_process, process, who, lambda: "record" in outcome)
+                outcome["record"] = await referee.play_match(
+                    spec, on_start=lambda m, p: outcome.update(log=p)
+                )
+                referee.finish()
+                nursery.cancel_scope.cancel()
+
+    def run_referee() -> None:
+        try:
+            trio.run(referee_side)
+        except BaseException as error:
+            outcome["error"] = sole_error(error)
+            stop_client = control.get("stop_client")
+            if callable(stop_client):
+                stop_client()  # the person's client would otherwise wait for a referee that is gone
+        finally:
+            listening.set()
+
+    thread = threading.Thread(target=run_referee, name="referee", daemon=True)
+    thread.start()
+    listening.wait()
+    if not address:
+        raise RuntimeError(f"the referee did not start: {outcome.get('error')}")
+    human = HumanSeat(out)
+    options = ClientOptions(server=address[0], name=name, token=human_token, seats=1, max_matches=1)
+
+    async def person_side() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        control["stop_client"] = lambda: loop.call_soon_threadsafe(task.cancel)
+        if "error" in outcome:
+            return
+        await run_bot_async(lambda: human, options)
+
+    try:
+        asyncio.run(person_side())
+    except asyncio.CancelledError:
+        pass  # the referee stopped: its error is reported below
+    except (KeyboardInterrupt, Quit) as stop:
+        _stop(control)
+        thread.join()
+        what = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "end of input"
+        print(
+            f"stopped ({what}): the match was abandoned; its log so far: {outcome.get('log', data_dir)}",
+            file=out,
+        )
+        return 130
+    thread.join()
+    error = outcome.get("error")
+    if error is not None:
+        if isinstance(error, BaseException) and interrupted(error):
+            return 130
+        print(f"oddtrick play: {error}", file=sys.stderr)
+        return 1
+    record = outcome.get("record")
+    assert isinstance(record, MatchRecord)
+    print(f"log: {record.log_path}  (replay and verify it: oddtrick check {record.log_path})", file=out)
+    return 0
+
+
+def _stop(control: dict[str, object]) -> None:
+    token, scope = control.get("token"), control.get("scope")
+    if isinstance(token, trio.lowlevel.TrioToken) and isinstance(scope, trio.CancelScope):
+        with contextlib.suppress(trio.RunFinishedError):
+            trio.from_thread.run_sync(scope.cancel, trio_token=token)
+
+
+def _process(bot: Opponent, address: str, seats: int, data_dir: Path) -> BotProcess:
+    assert bot.command is not None
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
+    env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=bot.name, ODDTRICK_SEATS=str(seats))
+    sdk = bot.command[1:4] == ("-P", "-m", "oddtrick")
+    command = bot.command + (("--server", address, "--name", bot.name, "--seats", str(seats)) if sdk else ())
+    return BotProcess(
+        entry=bot.name,
+        name=bot.name,
+        command=command,
+        env=env,
+        cwd=bot.cwd,
+        token=bot.token,
+        output=data_dir / "bot-output" / f"{bot.name}.log",
+        token_in_env=not sdk,
+    )
