@@ -178,7 +178,9 @@ def test_a_bot_pointed_at_no_referee_says_so_at_once():
 
 def test_oddtrick_bot_without_a_token_is_told_to_give_one(tmp_path):
     tokens = tmp_path / "tokens.json"
-    tokens.write_text('{"a": "secret-a", "b": "secret-b"}')
+    for name in ("a", "b"):  # a tokens file holds hashes, made by oddtrick tokens add
+        subprocess.run([sys.executable, "-m", "oddtrick", "tokens", "add", str(tokens), name], check=True,
+                       capture_output=True)  # fmt: skip
     command = [sys.executable, "-m", "oddtrick", "serve", "--port", "0", "--ns", "a", "--ew", "b",
                "--tokens", str(tokens), "--data-dir", str(tmp_path / "data")]  # fmt: skip
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as serve:
