@@ -33,6 +33,7 @@ from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.service import Ladder, default_house_bots, open_store
+from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 
 HONEST = [f"p{i}" for i in range(1, 8)]
 
@@ -157,6 +158,17 @@ async def test_trusted_pairs_seat_one_entrant_per_partnership_at_both_tables(tmp
                 [outcome, *_] = await ladder.wait_outcomes(1)
             stop.set()
             ladder.referee.finish()
+
+            def logs_served() -> list[int]:
+                with grpc.insecure_channel(address) as channel:
+                    arena = arena_pb2_grpc.ArenaStub(channel)
+                    return [
+                        len(arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=table_id)).lines)
+                        for table_id in (f"{outcome.match_id}-t1", f"{outcome.match_id}-t2")
+                    ]
+
+            # Both tables were sealed while the match lasted; its end releases both logs.
+            assert all(lines > 10 for lines in await trio.to_thread.run_sync(logs_served))
         [match] = [m for m in ladder.store.matches() if m.match_id == outcome.match_id]
     one, two = match.lineup["tables"]
     assert one["N"] == one["S"] == two["E"] == two["W"]
@@ -350,9 +362,15 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
                 assert after_restart[match_id] == match, "a finished match changed across the restart"
         interrupted = [after_restart[m] for m in running if before[m].status == "running"]
         assert interrupted
+        index = MatchStore(tmp_path / "oddtrick.sqlite3")
         for match in interrupted:
             assert match.status == "aborted"
             assert match.cause == "the ladder stopped before the match ended"
+            # Its deals are never dealt again, so its tables' logs may now be read.
+            for table_id in match.tables:
+                row = index.get(table_id)
+                assert row is not None
+                assert not log_withheld(row)
         # Nothing of the interrupted match was rated.
         assert {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()} == rated_before
 

@@ -131,7 +131,7 @@ def test_unfinished_matches_are_aborted_at_start_and_never_rated(store: LadderSt
     store.plan_match("m1", "c1", LINEUP, {}, now_ms=10)
     store.claim_match("m1", "r")
     store.plan_match("m2", "c2", LINEUP, {}, now_ms=11)
-    assert store.abort_unfinished("the ladder stopped", now_ms=12) == 2
+    assert sorted(store.abort_unfinished("the ladder stopped", now_ms=12)) == ["m1", "m2"]
     assert {(m.status, m.cause) for m in store.matches()} == {("aborted", "the ladder stopped")}
     assert not store.claim_match("m2", "r")
 
@@ -140,7 +140,7 @@ def test_a_restarting_referee_aborts_only_its_own_unfinished_matches(store: Ladd
     """Two referees share the database: one restarting leaves the other's match running."""
     store.open_match("mine", "c1", LINEUP, {}, ["mine-t1", "mine-t2"], "referee-a", now_ms=10)
     store.open_match("theirs", "c2", LINEUP, {}, ["theirs-t1", "theirs-t2"], "referee-b", now_ms=11)
-    assert store.abort_unfinished("restarted", now_ms=12, referee_id="referee-a") == 1
+    assert store.abort_unfinished("restarted", now_ms=12, referee_id="referee-a") == ["mine"]
     assert {m.match_id: m.status for m in store.matches()} == {"mine": "aborted", "theirs": "running"}
     [theirs] = store.matches(statuses=("running",))
     assert theirs.tables == ["theirs-t1", "theirs-t2"]

@@ -375,20 +375,22 @@ class LadderStore:
                 (now_ms, cause, seed, match_id),
             )
 
-    def abort_unfinished(self, cause: str, now_ms: int, referee_id: str | None = None) -> int:
-        """Matches an earlier run left planned or running (of one referee, or all): aborted."""
+    def abort_unfinished(self, cause: str, now_ms: int, referee_id: str | None = None) -> list[str]:
+        """Matches an earlier run left planned or running (of one referee, or all): aborted.
+        Returns their ids."""
+        mine = "" if referee_id is None else " AND (claimed_by = ? OR claimed_by IS NULL)"
+        mine_params = () if referee_id is None else (referee_id,)
         with self.db.transaction() as cursor:
-            if referee_id is None:
-                return cursor.execute(
-                    "UPDATE ladder_matches SET status = 'aborted', ended_ms = ?, cause = ? "
-                    "WHERE status IN ('planned', 'running')",
-                    (now_ms, cause),
-                )
-            return cursor.execute(
-                "UPDATE ladder_matches SET status = 'aborted', ended_ms = ?, cause = ? "
-                "WHERE status IN ('planned', 'running') AND (claimed_by = ? OR claimed_by IS NULL)",
-                (now_ms, cause, referee_id),
+            rows = cursor.rows(
+                f"SELECT match_id FROM ladder_matches WHERE status IN ('planned', 'running'){mine}",
+                mine_params,
             )
+            cursor.execute(
+                "UPDATE ladder_matches SET status = 'aborted', ended_ms = ?, cause = ? "
+                f"WHERE status IN ('planned', 'running'){mine}",
+                (now_ms, cause, *mine_params),
+            )
+        return [row["match_id"] for row in rows]
 
     def matches(
         self, name: str | None = None, limit: int = 50, offset: int = 0, statuses: Sequence[str] = ()

@@ -328,6 +328,7 @@ class Ladder:
                     seed=seed,
                     match_id=f"{match_id}-t{number}",
                     table_id=match_id,
+                    set_id=match_id,
                 ),
                 sealed=True,
             )
@@ -363,7 +364,7 @@ class Ladder:
         self, match_id: str, seed: str, lineup: Lineup, table_ids: list[str], cause: str
     ) -> None:
         await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms(), seed)
-        await self.referee.unseal(table_ids)
+        await self.referee.release_set(match_id)
         log.warning("ladder match %s aborted: %s", match_id, cause)
         self._announce(MatchOutcome(match_id, "aborted", lineup, cause=cause))
 
@@ -417,7 +418,7 @@ class Ladder:
                 self._entrants[change.name] = dataclasses.replace(
                     entrant, mu=change.mu, sigma=change.sigma, matches=entrant.matches + 1, last_played_ms=at
                 )
-        await self.referee.unseal(table_ids)
+        await self.referee.release_set(match_id)
         log.info(
             "ladder match %s %s: A %s v B %s, %+d over %d deals",
             match_id,
@@ -518,7 +519,7 @@ async def run_ladder(
         store.abort_unfinished, "the ladder stopped before the match ended", now_ms(), settings.referee_id
     )
     if aborted:
-        log.warning("%d ladder match(es) an earlier run left unfinished are recorded aborted", aborted)
+        log.warning("%d ladder match(es) an earlier run left unfinished are recorded aborted", len(aborted))
     house_tokens = {}
     for bot in settings.house_bots:
         house_tokens[bot.name] = await trio.to_thread.run_sync(store.ensure_house, bot.name, now_ms())
@@ -536,6 +537,8 @@ async def run_ladder(
         async with running_referee(referee_settings) as referee:
             ladder = Ladder(settings, referee, store)
             referee.ladder = ladder
+            for match_id in aborted:  # their deals are never dealt again: their logs may be read
+                await referee.release_set(match_id)
             board = LadderLeaderboard(
                 store,
                 ladder.rater,
