@@ -39,6 +39,7 @@ from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
+from oddtrick_referee.storage.sqlite import owner_only
 from oddtrick_referee.transport.bridge import BotStream, CallCount, WatchStream, grpc_server
 from oddtrick_referee.transport.sessions import (
     PROTOCOL_MINOR,
@@ -578,7 +579,7 @@ def _data_dir_lock(data_dir: Path) -> Iterator[None]:
     with storage_errors("taking its lock", data_dir):
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         (data_dir / "logs").mkdir(mode=0o700, exist_ok=True)
-        (data_dir / "logs").chmod(0o700)
+        owner_only(data_dir / "logs")
         lock = (data_dir / "referee.lock").open("a")
     with lock:
         try:

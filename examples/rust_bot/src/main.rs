@@ -83,7 +83,7 @@ fn opening_bid(r: &DecisionRequest) -> Option<Action> {
     }
     // Bids come cheapest first; denominations 1-4 are the suits 1-4.
     r.legal_actions.iter().find(|action| match action.kind.as_ref() {
-        Some(pb::action::Kind::Call(pb::Call { kind: Some(call::Kind::Bid(bid)) })) => count.get(&bid.denomination).copied().unwrap_or(0) >= 5,
+        Some(pb::action::Kind::Call(pb::Call { kind: Some(call::Kind::Bid(bid)), .. })) => count.get(&bid.denomination).copied().unwrap_or(0) >= 5,
         _ => false,
     }).cloned()
 }
@@ -162,10 +162,12 @@ async fn play(channel: Channel, o: &Options, resume_token: &mut Option<String>, 
         bot_name: o.name.clone(),
         bot_version: env!("CARGO_PKG_VERSION").into(),
         token: o.token.clone(),
-        protocol: Some(pb::ProtocolVersion { name: "oddtrick.v1".into(), minor: 0 }),
+        protocol: Some(pb::ProtocolVersion { name: "oddtrick.v1".into(), minor: 0, ..Default::default() }),
         games: vec![pb::GameKind::Classic as i32, pb::GameKind::Contract as i32],
         max_seats: o.seats as u32,
         resume_token: resume_token.clone(),
+        // Fields a later protocol adds take their defaults: the bot still builds.
+        ..Default::default()
     }))
     .await;
     // No deadline on the call: it lasts as long as the session.
@@ -174,7 +176,7 @@ async fn play(channel: Channel, o: &Options, resume_token: &mut Option<String>, 
         Err(status) => return (false, Err(status)),
     };
     let answer = |r: &DecisionRequest, action: Action| {
-        send(bot_message::Kind::Decision(pb::Decision { request_id: r.request_id, action: Some(action), comment: None }))
+        send(bot_message::Kind::Decision(pb::Decision { request_id: r.request_id, action: Some(action), ..Default::default() }))
     };
     let (mut welcomed, mut match_id) = (false, String::new());
     let mut open: Option<DecisionRequest> = None; // the request answered last, for a retry

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +33,12 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
+def owner_only(path: Path) -> None:
+    """Take away every permission of the group and of others, and nothing else: a file or
+    folder the operator made read-only stays read-only."""
+    path.chmod(stat.S_IMODE(path.stat().st_mode) & 0o700)
+
+
 class Store:
     """A set of tables in the referee's SQLite file: created on first use,
     written one transaction at a time (the lock), read by any thread."""
@@ -44,7 +51,7 @@ class Store:
         # The file holds master seeds: the referee's user alone may read it (SQLite
         # gives its -wal and -shm files the same mode). An older file is tightened.
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        path.chmod(0o600)
+        owner_only(path)
         self._lock = threading.Lock()
         self._keep = keep_connections
         self._local = threading.local()
