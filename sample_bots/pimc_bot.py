@@ -176,10 +176,10 @@ class PimcBot(HeuristicBot):
 
     In the auction it keeps the heuristic bot's policy (bid the cheapest
     contract our side should make, compete a little below it, leave partner's
-    contract alone unless ours is clearly better) but replaces its rule-of-thumb
-    trick counts by sampled double-dummy ones: for each denomination, the
-    average tricks our side takes with this seat declaring, over deals
-    consistent with the auction so far.
+    contract alone unless ours is clearly better) but estimates the tricks by
+    sampling: for each denomination, the average double-dummy tricks our side
+    takes with this seat declaring, over deals consistent with the auction so
+    far, combined with the heuristic's own count by how many deals were solved.
     """
 
     name = "pimc"
@@ -196,6 +196,10 @@ class PimcBot(HeuristicBot):
     call_think_factor: ClassVar[float] = 2.0
     """A call may take this many times ``think_seconds``: each sample solves
     five contracts, and a hand has far fewer calls than cards."""
+    prior_samples: ClassVar[float] = 6.0
+    """The heuristic bot's trick count weighs as much as this many samples:
+    with few samples (a short deadline, a busy machine) the estimate leans on
+    it, with many on the sampled double-dummy average."""
     optimism: ClassVar[float] = 0.5
     """Tricks taken off a sampled double-dummy estimate before bidding on it:
     double-dummy play flatters the declarer (the defenders' blind opening lead
@@ -204,7 +208,7 @@ class PimcBot(HeuristicBot):
     def __init__(self, seed: int | str | None = None, think_seconds: float | None = None) -> None:
         self.rng = random.Random(seed)
         self.think = self.think_seconds if think_seconds is None else think_seconds
-        self._estimates: dict[Denomination, float] | None = None
+        self._estimates: dict[Denomination, tuple[float, int]] | None = None
 
     # ------------------------------------------------------------ time
 
@@ -301,10 +305,11 @@ class PimcBot(HeuristicBot):
         finally:
             self._estimates = None
 
-    def estimate_tricks(self, view: oddtrick.BotView) -> dict[Denomination, float] | None:
+    def estimate_tricks(self, view: oddtrick.BotView) -> dict[Denomination, tuple[float, int]] | None:
         """For each denomination, the average double-dummy tricks our side takes
         with this seat declaring (its left leading), over deals consistent with
-        what the auction says; ``None`` when no deal could be solved in time."""
+        what the auction says, and how many deals that is; ``None`` when no
+        deal could be solved in time."""
         assert view.seat is not None
         me = view.seat
         totals = dict.fromkeys(Denomination, 0.0)
@@ -318,9 +323,14 @@ class PimcBot(HeuristicBot):
         done = self._sampled(view, self.call_samples, evaluate)
         if done == 0:
             return None
-        return {denomination: total / done for denomination, total in totals.items()}
+        return {denomination: (total / done, done) for denomination, total in totals.items()}
 
     def partnership_tricks(self, view: oddtrick.BotView, denomination: Denomination) -> float | None:
-        if self._estimates is None:
-            return super().partnership_tricks(view, denomination)
-        return self._estimates[denomination] - self.optimism
+        """The heuristic's count (``None``: no trumps with a hand unfit for it)
+        and the sampled average, less its optimism, weighed by sample count."""
+        prior = super().partnership_tricks(view, denomination)
+        if self._estimates is None or prior is None:
+            return prior
+        sampled, count = self._estimates[denomination]
+        weight = count / (count + self.prior_samples)
+        return weight * (sampled - self.optimism) + (1 - weight) * prior
