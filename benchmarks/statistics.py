@@ -172,7 +172,7 @@ else:
         )
         parser.add_argument("--quick", action="store_true", help="the small version the tests run")
         args = parser.parse_args(argv)
-        tournaments, pairs, runs, deals = (100, 10, 100, 40) if args.quick else (1000, 30, 1000, 200)
+        tournaments, pairs, runs, deals = (100, 10, 100, 40) if args.quick else (1000, 30, 2000, 200)
         figures: dict[str, float] = {}
         started = time.perf_counter()
         pool: list[float] = []

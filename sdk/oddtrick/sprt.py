@@ -9,9 +9,9 @@ mean μ and a variance estimated from the scores so far, and
 
     LLR = (h1 − h0) / s² · Σ (x_i − (h0 + h1) / 2)
 
-is compared after every deal pair with Wald's bounds log(β / (1 − α)) and
-log((1 − β) / α). Crossing the upper bound accepts H1, the lower one H0;
-reaching the cap of deal pairs first decides nothing.
+is compared after every deal pair with the bounds log(β) and log(1 / α).
+Crossing the upper bound accepts H1, the lower one H0; reaching the cap of
+deal pairs first decides nothing.
 """
 
 from __future__ import annotations
@@ -31,10 +31,15 @@ Verdict = Literal["H0", "H1", "undecided"]
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
-    """Wald's lower and upper bounds on the log-likelihood ratio."""
+    """The lower and upper bounds on the log-likelihood ratio: log(β) and
+    log(1/α), from Wald's inequalities (the error rates are at most
+    e^lower and e^-upper), rather than his usual approximation
+    log(β/(1 − α)) and log((1 − β)/α), whose rates deal scores' small steps
+    reach exactly, so that any error in the estimated variance pushes them
+    over α and β (docs/sprt.md)."""
     if not (0 < alpha < 1 and 0 < beta < 1):
         raise ValueError("alpha and beta must be between 0 and 1 (e.g. 0.05)")
-    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    return math.log(beta), math.log(1 / alpha)
 
 
 def llr(count: int, total: float, squares: float, h0: float, h1: float) -> float:
@@ -57,7 +62,7 @@ class SprtState:
     h1: float
     alpha: float = 0.05
     beta: float = 0.05
-    min_pairs: int = 10
+    min_pairs: int = 30
     """No decision before this many scores: the variance of a handful is too
     rough to stop on (the statistics benchmark checks the error rates with it)."""
     count: int = 0
