@@ -285,3 +285,13 @@ def test_plays_whole_deals_legally(game):
     result = play_pair(QuickPimc, random_bot.RandomBot, deal_config(game), f"legal-{game}")
     assert -26 <= result.first <= 26
     assert -26 <= result.second <= 26
+
+
+def test_loads_as_the_oddtrick_bot_command_loads_it():
+    """``oddtrick bot sample_bots/pimc_bot.py:PimcBot`` loads the file by path,
+    where the heuristic bot it builds on must still be found."""
+    from oddtrick._run import load_bot
+
+    loaded = load_bot(f"{SAMPLE_BOTS / 'pimc_bot.py'}:PimcBot")
+    view = end_position(FOURTH_HAND, S, W, "KC 3C 4C", Suit.HEARTS, won=(6, 4))
+    assert loaded(seed=1).choose_card(view) == Card.parse("AC")
