@@ -11,8 +11,8 @@ for our side less the other side's, not merely tricks, so it knows that the
 seventh trick in classic Whist or the contract's last trick is worth more.
 
 Every decision has a time budget (``think_seconds``, and never more than a
-share of the referee's time left); samples are solved in small batches and
-the best answer found so far is played when the budget runs out.
+share of the referee's time left); samples are solved one at a time and the
+best answer found so far is played when the budget runs out.
 
 Needs the ``strong`` extra (``pip install 'oddtrick[strong]'``) for DDS.
 Try it::
@@ -138,15 +138,16 @@ def auction_likelihood(auction: Sequence[tuple[Seat, Call]], me: Seat, hands: Ha
     a player who passes while nobody has bid has less than about 14."""
     likelihood = 1.0
     opened = False
-    first_call_seen: set[Seat] = set()
+    have_bid: set[Seat] = set()
     for seat, call in auction:
-        first = seat not in first_call_seen
-        first_call_seen.add(seat)
+        first = call.is_bid and seat not in have_bid
+        if call.is_bid:
+            have_bid.add(seat)
         if seat is me:
             opened = opened or call.is_bid
             continue
         cards = hands[seat]
-        if call.is_bid and first:
+        if first:
             suit = call.denomination.suit if call.denomination is not None else None
             if suit is not None:
                 length = sum(1 for card in cards if card.suit is suit)
