@@ -156,3 +156,13 @@ def test_the_sprt_errors_stay_near_alpha_and_beta(figures):
 def test_duplicate_needs_fewer_deals(figures):
     assert figures["ratio_classic"] > 1
     assert figures["ratio_contract"] > 1
+
+
+@pytest.mark.parametrize("command", ["sprt", "analyze"])
+def test_the_commands_have_help(command, capsys):
+    from oddtrick._cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    assert f"usage: oddtrick {command}" in capsys.readouterr().out
