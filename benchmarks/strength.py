@@ -12,6 +12,7 @@ is a measurement, not a test: it prints figures, the README quotes them.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -48,7 +49,9 @@ def interval(scores: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def measure(game: str, opponent: str, deals: int, think: float, jobs: int, prefix: str) -> None:
+def measure(
+    game: str, opponent: str, deals: int, think: float, jobs: int, prefix: str, out: Path | None
+) -> None:
     tasks = [(game, opponent, think, f"{prefix}-{game}-{index}") for index in range(deals)]
     started = time.perf_counter()
     scores: list[float] = []
@@ -58,6 +61,11 @@ def measure(game: str, opponent: str, deals: int, think: float, jobs: int, prefi
             if len(scores) % 10 == 0 or len(scores) == deals:
                 mean = statistics.fmean(scores)
                 print(f"  {game} vs {opponent}: {len(scores)}/{deals} deal pairs, {mean:+.2f}", flush=True)
+    if out is not None:
+        with out.open("a", encoding="utf-8") as file:
+            file.write(
+                json.dumps({"game": game, "opponent": opponent, "think": think, "scores": scores}) + "\n"
+            )
     mean, low, high = interval(scores)
     seconds = time.perf_counter() - started
     print(
@@ -77,10 +85,11 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.5, help="pimc's seconds per decision (default 0.5)")
     parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--seed", default="strength", help="prefix of the deals' seeds")
+    parser.add_argument("--out", type=Path, help="append each run's deal scores to this file (JSON lines)")
     args = parser.parse_args()
     for game in args.game or ["classic", "contract"]:
         for opponent in args.opponent or ["heuristic", "random"]:
-            measure(game, opponent, args.deals, args.think, args.jobs, args.seed)
+            measure(game, opponent, args.deals, args.think, args.jobs, args.seed, args.out)
 
 
 if __name__ == "__main__":
