@@ -163,13 +163,14 @@ def auction_likelihood(auction: Sequence[tuple[Seat, Call]], me: Seat, hands: Ha
 # ---------------------------------------------------------------------- bot
 
 
-def best_card(totals: dict[Card, float]) -> Card:
-    """The card of the best total; among equally good ones the lowest, keeping
-    high cards for later."""
+def best_card(totals: dict[Card, float], preferred: Card | None = None, tolerance: float = 1e-9) -> Card:
+    """The card of the best total. Among cards within ``tolerance`` of it, the
+    ``preferred`` one if it is there, else the lowest, keeping high cards."""
     best = max(totals.values())
-    return min(
-        (card for card, total in totals.items() if total >= best - 1e-9), key=lambda c: (c.rank, c.suit)
-    )
+    good = [card for card, total in totals.items() if total >= best - tolerance]
+    if preferred in good:
+        return preferred
+    return min(good, key=lambda card: (card.rank, card.suit))
 
 
 class PimcBot(HeuristicBot):
@@ -201,6 +202,12 @@ class PimcBot(HeuristicBot):
     """The heuristic bot's trick count weighs as much as this many samples:
     with few samples (a short deadline, a busy machine) the estimate leans on
     it, with many on the sampled double-dummy average."""
+    tie_margin: ClassVar[float] = 0.05
+    """Cards whose average scores are this close are as good double-dummy; among
+    them the heuristic bot's choice is played. Double-dummy values cannot tell
+    apart the cards that only matter against opponents who cannot see every
+    card (ducking, keeping a guard, not unblocking early); the heuristic's
+    maxims were made for exactly those."""
     optimism: ClassVar[float] = 0.5
     """Tricks taken off a sampled double-dummy estimate before bidding on it:
     double-dummy play flatters the declarer (the defenders' blind opening lead
@@ -254,8 +261,9 @@ class PimcBot(HeuristicBot):
     # ------------------------------------------------------------ card play
 
     def choose_card(self, view: oddtrick.BotView) -> Card:
-        """The card of the best average score over sampled deals; the heuristic
-        bot's card when there is no time to solve a single one."""
+        """The card of the best average score over sampled deals, the heuristic
+        bot's among equally good ones; the heuristic bot's card when there is no
+        time to solve a single deal."""
         legal = [action for action in view.legal_actions if isinstance(action, Card)]
         if len(legal) == 1:
             return legal[0]
@@ -265,9 +273,11 @@ class PimcBot(HeuristicBot):
             for card, value in self.card_values(view, [hands]).items():
                 totals[card] += value
 
-        if self._sampled(view, self.samples, evaluate) == 0:
-            return super().choose_card(view)
-        return best_card(totals)
+        done = self._sampled(view, self.samples, evaluate)
+        maxim = super().choose_card(view)
+        if done == 0:
+            return maxim
+        return best_card(totals, maxim, self.tie_margin * done)
 
     def card_values(self, view: oddtrick.BotView, deals: Sequence[Hands]) -> dict[Card, float]:
         """Each legal card's total, over ``deals`` (full layouts of the cards still
