@@ -193,7 +193,7 @@ class PimcBot(HeuristicBot):
     """At most this many per call (each solves one contract per denomination)."""
     think_seconds: ClassVar[float] = 1.0
     """Time budget per decision."""
-    deadline_share: ClassVar[float] = 0.4
+    deadline_share: ClassVar[float] = 0.3
     """Never use more than this share of the time the referee says is left."""
     call_think_factor: ClassVar[float] = 2.0
     """A call may take this many times ``think_seconds``: each sample solves
@@ -231,17 +231,21 @@ class PimcBot(HeuristicBot):
 
     def _sampled(self, view: oddtrick.BotView, limit: int, evaluate: Callable[[Hands], None]) -> int:
         """Draw consistent deals and hand them to ``evaluate`` one at a time until
-        ``limit`` are done or the budget is spent; how many were evaluated."""
+        ``limit`` are done or the budget would be overrun by one more (as long as
+        the last one took); how many were evaluated."""
         budget = self.budget(view)
         if budget <= 0.05:
             return 0
-        deadline = time.monotonic() + budget
+        now = time.monotonic()
+        deadline = now + budget
         knowledge = Knowledge(view)
         done = 0
         while done < limit:
+            started = now
             evaluate(self._draw(knowledge, view))
             done += 1
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now + (now - started) >= deadline:
                 break
         return done
 
@@ -323,12 +327,24 @@ class PimcBot(HeuristicBot):
         deal could be solved in time."""
         assert view.seat is not None
         me = view.seat
-        totals = dict.fromkeys(Denomination, 0.0)
+        # Only what the policy may ask: a denomination we can still bid or the
+        # one standing, and not one the heuristic rules out (no trumps unfit).
+        standing = next((call.denomination for _, call in reversed(view.auction) if call.is_bid), None)
+        biddable = {action.denomination for action in view.legal_actions if isinstance(action, Call)}
+        needed = [
+            denomination
+            for denomination in Denomination
+            if (denomination in biddable or denomination is standing)
+            and HeuristicBot.partnership_tricks(self, view, denomination) is not None
+        ]
+        if not needed:
+            return None
+        totals = dict.fromkeys(needed, 0.0)
 
         def evaluate(hands: Hands) -> None:
-            positions = [Position(hands, denomination.suit, me.left) for denomination in Denomination]
+            positions = [Position(hands, denomination.suit, me.left) for denomination in needed]
             # The defenders are on lead: our tricks are the thirteen they don't take.
-            for denomination, theirs in zip(Denomination, max_tricks(positions), strict=True):
+            for denomination, theirs in zip(needed, max_tricks(positions), strict=True):
                 totals[denomination] += 13 - theirs
 
         done = self._sampled(view, self.call_samples, evaluate)
@@ -340,7 +356,7 @@ class PimcBot(HeuristicBot):
         """The heuristic's count (``None``: no trumps with a hand unfit for it)
         and the sampled average, less its optimism, weighed by sample count."""
         prior = super().partnership_tricks(view, denomination)
-        if self._estimates is None or prior is None:
+        if self._estimates is None or prior is None or denomination not in self._estimates:
             return prior
         sampled, count = self._estimates[denomination]
         weight = count / (count + self.prior_samples)

@@ -295,3 +295,37 @@ def test_loads_as_the_oddtrick_bot_command_loads_it():
     loaded = load_bot(f"{SAMPLE_BOTS / 'pimc_bot.py'}:PimcBot")
     view = end_position(FOURTH_HAND, S, W, "KC 3C 4C", Suit.HEARTS, won=(6, 4))
     assert loaded(seed=1).choose_card(view) == Card.parse("AC")
+
+
+def test_plays_a_referee_tournament_as_its_own_process_without_a_fault(tmp_path):
+    """On a real referee, each seat a separate bot process and the referee's
+    deadline running: the strong bot's time budget keeps it inside it."""
+    import json
+    import subprocess
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "oddtrick",
+            "tournament",
+            "--game",
+            "contract",
+            "--deals",
+            "1",
+            "--bot",
+            f"pimc={SAMPLE_BOTS / 'pimc_bot.py'}",
+            "--bot",
+            f"heuristic={SAMPLE_BOTS / 'heuristic_bot.py'}",
+            "--data-dir",
+            str(tmp_path),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    entries = {entry["entry"]: entry for entry in json.loads(result.stdout)["entries"]}
+    assert entries["pimc"]["deals"] == 1
+    assert set(entries["pimc"]["faults"].values()) == {0}
