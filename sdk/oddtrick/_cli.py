@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from oddtrick import __version__
+from oddtrick._strong_cli import add_commands as add_strong_commands
 from oddtrick._tls import TlsOptions, tls_from_args
 from oddtrick.rules import GameKind
 
@@ -218,6 +219,7 @@ def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     _add_bot_command(commands)
     _add_watch_command(commands)
+    add_strong_commands(commands)
     if not with_referee:
         return parser
     try:

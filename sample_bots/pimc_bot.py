@@ -1,0 +1,363 @@
+"""A strong bot: Perfect Information Monte Carlo, the method of the best card-play programs.
+
+For each decision it deals the cards it cannot see many times over, each deal
+consistent with everything the seat knows: the cards played, the suits each
+player has shown out of, the turned trump card (in the dealer's hand until it
+is played) and, in Contract Whist, what the auction says about the bidders'
+and passers' hands. Each sampled deal is then solved double-dummy (every card
+known, perfect play from here) with DDS, and the bot plays the card, or makes
+the call, whose average *score* over the samples is best: the deal's points
+for our side less the other side's, not merely tricks, so it knows that the
+seventh trick in classic Whist or the contract's last trick is worth more.
+
+Every decision has a time budget (``think_seconds``, and never more than a
+share of the referee's time left); samples are solved one at a time and the
+best answer found so far is played when the budget runs out.
+
+Needs the ``strong`` extra (``pip install 'oddtrick[strong]'``) for DDS.
+Try it::
+
+    oddtrick bot sample_bots/pimc_bot.py:PimcBot --server HOST:PORT --name me --token TOKEN
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import oddtrick
+from oddtrick import PASS, Call, Card, Denomination, Phase, Rank, Seat
+from oddtrick.double_dummy import Hands, Position, max_tricks, solve
+from oddtrick.rules import PACK, GameKind
+
+# The auction's policy (when to open, compete, leave partner's contract alone)
+# is the heuristic bot's; only its trick estimates are replaced by sampling.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from heuristic_bot import HeuristicBot
+
+HIGH_CARD_POINTS = {Rank.ACE: 4, Rank.KING: 3, Rank.QUEEN: 2, Rank.JACK: 1}
+
+
+class SamplingFailed(Exception):
+    """No deal of the unseen cards fits what the seat knows (it cannot happen
+    with a consistent view; the sampler gives up after many tries)."""
+
+
+# ------------------------------------------------------------------ scoring
+
+
+def classic_margin(tricks: int) -> int:
+    """Classic Whist: our points less theirs when our side takes ``tricks``.
+    The side with seven or more scores the excess over six, so the seventh
+    trick swings two points."""
+    return tricks - 6 if tricks >= 7 else tricks - 7
+
+
+def contract_margin(tricks: int, level: int, declaring: bool, doubled: bool) -> int:
+    """Contract Whist: our points less theirs when our side takes ``tricks``
+    of a contract at ``level`` that we declare (or defend)."""
+    theirs = 13 - tricks
+    declarer_tricks = tricks if declaring else theirs
+    made = declarer_tricks >= level
+    ours = tricks if (made or not declaring) else 0
+    points = theirs if (made or declaring) else 0
+    return (ours - points) * (2 if doubled else 1)
+
+
+# ----------------------------------------------------------------- sampling
+
+
+class Knowledge:
+    """What one seat knows about where the unseen cards are."""
+
+    def __init__(self, view: oddtrick.BotView) -> None:
+        assert view.seat is not None, "a bot always has a seat"
+        self.me = view.seat
+        self.hand = tuple(view.hand)
+        played_by: dict[Seat, int] = dict.fromkeys(Seat, 0)
+        for trick in view.tricks:
+            for seat, _ in trick.plays:
+                played_by[seat] += 1
+        for seat, _ in view.current_trick:
+            played_by[seat] += 1
+        self.counts = {seat: 13 - played_by[seat] for seat in Seat if seat is not self.me}
+        seen = set(view.played_cards) | set(self.hand)
+        self.fixed: dict[Card, Seat] = {}
+        turned = view.turned_card
+        if turned is not None and turned not in seen and view.dealer is not self.me:
+            self.fixed[turned] = view.dealer  # the turned trump is the dealer's until played
+        self.unseen = [card for card in PACK if card not in seen and card not in self.fixed]
+        voids = view.voids()
+        self.allowed = {
+            card: [seat for seat in self.counts if card.suit not in voids[seat]] for card in self.unseen
+        }
+
+    def sample(self, rng: random.Random, tries: int = 200) -> Hands:
+        """One deal of the unseen cards consistent with the counts, the voids and
+        the fixed cards; the most constrained cards are placed first."""
+        for _ in range(tries):
+            room = dict(self.counts)
+            hands: dict[Seat, list[Card]] = {seat: [] for seat in Seat}
+            hands[self.me] = list(self.hand)
+            for card, seat in self.fixed.items():
+                hands[seat].append(card)
+                room[seat] -= 1
+            cards = list(self.unseen)
+            rng.shuffle(cards)
+            cards.sort(key=lambda card: len(self.allowed[card]))
+            for card in cards:
+                seats = [seat for seat in self.allowed[card] if room[seat] > 0]
+                if not seats:
+                    break
+                seat = rng.choices(seats, weights=[room[seat] for seat in seats])[0]
+                hands[seat].append(card)
+                room[seat] -= 1
+            else:
+                return (
+                    tuple(hands[Seat.NORTH]),
+                    tuple(hands[Seat.EAST]),
+                    tuple(hands[Seat.SOUTH]),
+                    tuple(hands[Seat.WEST]),
+                )
+        raise SamplingFailed("no deal of the unseen cards fits the voids shown")
+
+
+def high_card_points(cards: Sequence[Card]) -> int:
+    return sum(HIGH_CARD_POINTS.get(card.rank, 0) for card in cards)
+
+
+def auction_likelihood(auction: Sequence[tuple[Seat, Call]], me: Seat, hands: Hands) -> float:
+    """How well a sampled deal fits the auction, between 0 and 1 (a sample is
+    kept with this probability). The model is the textbook one most bots
+    follow: a player's first bid names a suit of four or more cards, and one
+    that opens the bidding has about an opening hand (10+ high-card points);
+    a player who passes while nobody has bid has less than about 14."""
+    likelihood = 1.0
+    opened = False
+    have_bid: set[Seat] = set()
+    for seat, call in auction:
+        first = call.is_bid and seat not in have_bid
+        if call.is_bid:
+            have_bid.add(seat)
+        if seat is me:
+            opened = opened or call.is_bid
+            continue
+        cards = hands[seat]
+        if first:
+            suit = call.denomination.suit if call.denomination is not None else None
+            if suit is not None:
+                length = sum(1 for card in cards if card.suit is suit)
+                likelihood *= 0.35 ** max(0, 4 - length)
+            if not opened:
+                likelihood *= 0.6 ** (max(0, 10 - high_card_points(cards)) / 2)
+        elif call is PASS and not opened:
+            likelihood *= 0.6 ** (max(0, high_card_points(cards) - 13) / 2)
+        opened = opened or call.is_bid
+    return likelihood
+
+
+# ---------------------------------------------------------------------- bot
+
+
+def best_card(totals: dict[Card, float], preferred: Card | None = None, tolerance: float = 1e-9) -> Card:
+    """The card of the best total. Among cards within ``tolerance`` of it, the
+    ``preferred`` one if it is there, else the lowest, keeping high cards."""
+    best = max(totals.values())
+    good = [card for card, total in totals.items() if total >= best - tolerance]
+    if preferred in good:
+        return preferred
+    return min(good, key=lambda card: (card.rank, card.suit))
+
+
+class PimcBot(HeuristicBot):
+    """Samples consistent deals, solves each double-dummy, picks the best average.
+
+    In the auction it keeps the heuristic bot's policy (bid the cheapest
+    contract our side should make, compete a little below it, leave partner's
+    contract alone unless ours is clearly better) but estimates the tricks by
+    sampling: for each denomination, the average double-dummy tricks our side
+    takes with this seat declaring, over deals consistent with the auction so
+    far, combined with the heuristic's own count by how many deals were solved.
+    """
+
+    name = "pimc"
+    version = "1"
+
+    samples: ClassVar[int] = 24
+    """At most this many sampled deals per card decision."""
+    call_samples: ClassVar[int] = 12
+    """At most this many per call (each solves one contract per denomination)."""
+    think_seconds: ClassVar[float] = 1.0
+    """Time budget per decision."""
+    deadline_share: ClassVar[float] = 0.3
+    """Never use more than this share of the time the referee says is left."""
+    call_think_factor: ClassVar[float] = 2.0
+    """A call may take this many times ``think_seconds``: each sample solves
+    five contracts, and a hand has far fewer calls than cards."""
+    prior_samples: ClassVar[float] = 6.0
+    """The heuristic bot's trick count weighs as much as this many samples:
+    with few samples (a short deadline, a busy machine) the estimate leans on
+    it, with many on the sampled double-dummy average."""
+    tie_margin: ClassVar[float] = 0.05
+    """Cards whose average scores are this close are as good double-dummy; among
+    them the heuristic bot's choice is played. Double-dummy values cannot tell
+    apart the cards that only matter against opponents who cannot see every
+    card (ducking, keeping a guard, not unblocking early); the heuristic's
+    maxims were made for exactly those."""
+    optimism: ClassVar[float] = 0.5
+    """Tricks taken off a sampled double-dummy estimate before bidding on it:
+    double-dummy play flatters the declarer (the defenders' blind opening lead
+    is found perfectly, every finesse guessed)."""
+
+    def __init__(self, seed: int | str | None = None, think_seconds: float | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.think = self.think_seconds if think_seconds is None else think_seconds
+        self._estimates: dict[Denomination, tuple[float, int]] | None = None
+
+    # ------------------------------------------------------------ time
+
+    def budget(self, view: oddtrick.BotView) -> float:
+        """Seconds this decision may take."""
+        seconds = self.think
+        if view.phase is Phase.AUCTION:
+            seconds *= self.call_think_factor
+        if view.time_left_ms is not None:
+            seconds = min(seconds, view.time_left_ms / 1000 * self.deadline_share)
+        return seconds
+
+    def _sampled(self, view: oddtrick.BotView, limit: int, evaluate: Callable[[Hands], None]) -> int:
+        """Draw consistent deals and hand them to ``evaluate`` one at a time until
+        ``limit`` are done or the budget would be overrun by one more (as long as
+        the last one took); how many were evaluated."""
+        budget = self.budget(view)
+        if budget <= 0.05:
+            return 0
+        now = time.monotonic()
+        deadline = now + budget
+        knowledge = Knowledge(view)
+        done = 0
+        while done < limit:
+            started = now
+            evaluate(self._draw(knowledge, view))
+            done += 1
+            now = time.monotonic()
+            if now + (now - started) >= deadline:
+                break
+        return done
+
+    def _draw(self, knowledge: Knowledge, view: oddtrick.BotView) -> Hands:
+        """A consistent deal, kept with the auction's likelihood (rejection sampling;
+        after many rejections the last draw is taken, so the bot never stalls)."""
+        assert view.seat is not None
+        hands = knowledge.sample(self.rng)
+        if not view.auction:
+            return hands
+        for _ in range(50):
+            if self.rng.random() < auction_likelihood(view.auction, view.seat, hands):
+                return hands
+            hands = knowledge.sample(self.rng)
+        return hands
+
+    # ------------------------------------------------------------ card play
+
+    def choose_card(self, view: oddtrick.BotView) -> Card:
+        """The card of the best average score over sampled deals, the heuristic
+        bot's among equally good ones; the heuristic bot's card when there is no
+        time to solve a single deal."""
+        legal = [action for action in view.legal_actions if isinstance(action, Card)]
+        if len(legal) == 1:
+            return legal[0]
+        totals = dict.fromkeys(legal, 0.0)
+
+        def evaluate(hands: Hands) -> None:
+            for card, value in self.card_values(view, [hands]).items():
+                totals[card] += value
+
+        done = self._sampled(view, self.samples, evaluate)
+        maxim = super().choose_card(view)
+        if done == 0:
+            return maxim
+        return best_card(totals, maxim, self.tie_margin * done)
+
+    def card_values(self, view: oddtrick.BotView, deals: Sequence[Hands]) -> dict[Card, float]:
+        """Each legal card's total, over ``deals`` (full layouts of the cards still
+        held), of our points less theirs when everyone plays double-dummy after it."""
+        assert view.seat is not None
+        legal = [action for action in view.legal_actions if isinstance(action, Card)]
+        leader = view.current_trick[0][0] if view.current_trick else view.seat
+        trick = tuple(card for _, card in view.current_trick)
+        won = view.tricks_won[view.seat.side]
+        margin = self._margin(view)
+        totals = dict.fromkeys(legal, 0.0)
+        for scores in solve([Position(hands, view.trumps, leader, trick) for hands in deals]):
+            for card in legal:
+                # Our side's tricks: those won, plus what DDS says we take from here.
+                totals[card] += margin(won + scores[card])
+        return totals
+
+    @staticmethod
+    def _margin(view: oddtrick.BotView) -> Callable[[int], int]:
+        """Our points less theirs as a function of our side's tricks in this hand."""
+        assert view.seat is not None
+        contract = view.contract
+        if view.config.game is GameKind.CLASSIC or contract is None:
+            return classic_margin
+        declaring = contract.side is view.seat.side
+        return lambda tricks: contract_margin(tricks, contract.level, declaring, contract.doubled)
+
+    # ------------------------------------------------------------ auction
+
+    def choose_call(self, view: oddtrick.BotView) -> Call:
+        """The heuristic bot's auction on sampled trick estimates (its own
+        estimates when there is no time to solve a single deal)."""
+        self._estimates = self.estimate_tricks(view)
+        try:
+            return super().choose_call(view)
+        finally:
+            self._estimates = None
+
+    def estimate_tricks(self, view: oddtrick.BotView) -> dict[Denomination, tuple[float, int]] | None:
+        """For each denomination, the average double-dummy tricks our side takes
+        with this seat declaring (its left leading), over deals consistent with
+        what the auction says, and how many deals that is; ``None`` when no
+        deal could be solved in time."""
+        assert view.seat is not None
+        me = view.seat
+        # Only what the policy may ask: a denomination we can still bid or the
+        # one standing, and not one the heuristic rules out (no trumps unfit).
+        standing = next((call.denomination for _, call in reversed(view.auction) if call.is_bid), None)
+        biddable = {action.denomination for action in view.legal_actions if isinstance(action, Call)}
+        needed = [
+            denomination
+            for denomination in Denomination
+            if (denomination in biddable or denomination is standing)
+            and HeuristicBot.partnership_tricks(self, view, denomination) is not None
+        ]
+        if not needed:
+            return None
+        totals = dict.fromkeys(needed, 0.0)
+
+        def evaluate(hands: Hands) -> None:
+            positions = [Position(hands, denomination.suit, me.left) for denomination in needed]
+            # The defenders are on lead: our tricks are the thirteen they don't take.
+            for denomination, theirs in zip(needed, max_tricks(positions), strict=True):
+                totals[denomination] += 13 - theirs
+
+        done = self._sampled(view, self.call_samples, evaluate)
+        if done == 0:
+            return None
+        return {denomination: (total / done, done) for denomination, total in totals.items()}
+
+    def partnership_tricks(self, view: oddtrick.BotView, denomination: Denomination) -> float | None:
+        """The heuristic's count (``None``: no trumps with a hand unfit for it)
+        and the sampled average, less its optimism, weighed by sample count."""
+        prior = super().partnership_tricks(view, denomination)
+        if self._estimates is None or prior is None or denomination not in self._estimates:
+            return prior
+        sampled, count = self._estimates[denomination]
+        weight = count / (count + self.prior_samples)
+        return weight * (sampled - self.optimism) + (1 - weight) * prior

@@ -1,0 +1,143 @@
+"""A sequential probability ratio test on duplicate deal scores (docs/sprt.md).
+
+The sample is the paired deal score of docs/standings.md: bot A's points less
+bot B's on one deal, averaged over its two plays with the partnerships
+swapped. The test weighs H0 "A gains ``h0`` points per deal on B" against H1
+"A gains ``h1``", with the normal (generalised) SPRT that fishtest uses on
+game pairs: the scores are taken as independent draws from a distribution with
+mean μ and a variance estimated from the scores so far, and
+
+    LLR = (h1 − h0) / s² · Σ (x_i − (h0 + h1) / 2)
+
+is compared after every deal pair with the bounds log(β) and log(1 / α).
+Crossing the upper bound accepts H1, the lower one H0; reaching the cap of
+deal pairs first decides nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor
+from typing import Literal
+
+from oddtrick.duplicate import BotSource, play_pair
+from oddtrick.rules import GameConfig
+
+__all__ = ["SprtState", "Verdict", "bounds", "llr", "run_sprt", "scores_of"]
+
+Verdict = Literal["H0", "H1", "undecided"]
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """The lower and upper bounds on the log-likelihood ratio: log(β) and
+    log(1/α), from Wald's inequalities (the error rates are at most
+    e^lower and e^-upper), rather than his usual approximation
+    log(β/(1 − α)) and log((1 − β)/α), whose rates deal scores' small steps
+    reach exactly, so that any error in the estimated variance pushes them
+    over α and β (docs/sprt.md)."""
+    if not (0 < alpha < 1 and 0 < beta < 1):
+        raise ValueError("alpha and beta must be between 0 and 1 (e.g. 0.05)")
+    return math.log(beta), math.log(1 / alpha)
+
+
+def llr(count: int, total: float, squares: float, h0: float, h1: float) -> float:
+    """The log-likelihood ratio of H1 against H0 after ``count`` scores with this
+    sum and sum of squares (0 while the variance is unknown or zero)."""
+    if count < 2:
+        return 0.0
+    mean = total / count
+    variance = (squares - count * mean * mean) / (count - 1)
+    if variance <= 0:
+        return 0.0
+    return (h1 - h0) / variance * (total - count * (h0 + h1) / 2)
+
+
+@dataclasses.dataclass
+class SprtState:
+    """A test in progress: feed it scores with :meth:`add`, read :attr:`verdict`."""
+
+    h0: float
+    h1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    min_pairs: int = 30
+    """No decision before this many scores: the variance of a handful is too
+    rough to stop on (the statistics benchmark checks the error rates with it)."""
+    count: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.h1 == self.h0:
+            raise ValueError("h0 and h1 must differ (e.g. --h0 0 --h1 0.5)")
+        self.lower, self.upper = bounds(self.alpha, self.beta)
+
+    def add(self, score: float) -> None:
+        self.count += 1
+        self.total += score
+        self.squares += score * score
+
+    @property
+    def llr(self) -> float:
+        return llr(self.count, self.total, self.squares, self.h0, self.h1)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count if self.count else 0.0
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.count < self.min_pairs:
+            return "undecided"
+        value = self.llr
+        if value >= self.upper:
+            return "H1"
+        if value <= self.lower:
+            return "H0"
+        return "undecided"
+
+
+def scores_of(
+    a: BotSource,
+    b: BotSource,
+    config: GameConfig,
+    seed: str,
+    executor: Executor | None = None,
+) -> Iterator[float]:
+    """A's paired deal scores against B on the deals ``seed-0``, ``seed-1``, …,
+    endlessly, in that order (with an ``executor``, as many at a time as it has workers)."""
+    if executor is None:
+        index = 0
+        while True:
+            yield play_pair(a, b, config, f"{seed}-{index}").score
+            index += 1
+    index = 0
+    width = max(1, getattr(executor, "_max_workers", 1))
+    while True:
+        seeds = [f"{seed}-{index + offset}" for offset in range(width)]
+        index += width
+        yield from executor.map(_pair_score, [(a, b, config, s) for s in seeds])
+
+
+def _pair_score(task: tuple[BotSource, BotSource, GameConfig, str]) -> float:
+    a, b, config, seed = task
+    return play_pair(a, b, config, seed).score
+
+
+def run_sprt(
+    scores: Iterable[float],
+    state: SprtState,
+    max_pairs: int,
+    report: Callable[[SprtState], None] | None = None,
+) -> SprtState:
+    """Feed ``scores`` to ``state`` until it decides or ``max_pairs`` are used;
+    ``report`` is called after every score."""
+    for score in scores:
+        state.add(score)
+        if report is not None:
+            report(state)
+        if state.verdict != "undecided" or state.count >= max_pairs:
+            break
+    return state
