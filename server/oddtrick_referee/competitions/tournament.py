@@ -546,7 +546,9 @@ async def run_tournament(
                     standings = await tournament.run(progress, master_seed)
                     finished = True
                     referee.finish()
-                    processes.cancel_scope.cancel()
+                    # Told the tournament is over (OK), the bots finish their last lines and exit
+                    # by themselves; whatever is still running after a few seconds is stopped.
+                    processes.cancel_scope.deadline = trio.current_time() + LOCAL_EXIT_S
     finally:
         progress.close()
     return standings
@@ -556,6 +558,8 @@ def _announce_web(url: str) -> None:
     print(f"web page (standings, live tables) on {url}/", file=sys.stderr, flush=True)
 
 
+LOCAL_EXIT_S = 5.0
+"""How long local entries may take to exit by themselves once the tournament is over."""
 LOCAL_START_S = 120.0
 """How long the local entries' processes may take to connect (the remote wait is for remote ones)."""
 
