@@ -109,6 +109,16 @@ async def test_wrong_retired_and_rotated_tokens_are_refused_and_the_arena_shows_
         code, _ = await trio.to_thread.run_sync(refused, "mallory", tokens["alice"])
         assert code is grpc.StatusCode.UNAUTHENTICATED
 
+        # Sessions already connected with a token that is then replaced, or of an entrant then
+        # retired, are closed (idle ones at once; the ladder notices within its refresh period).
+        def connected(name: str) -> RawBot:
+            bot = RawBot(address, name, tokens[name])
+            bot.hello()
+            return bot
+
+        alice_old = await trio.to_thread.run_sync(connected, "alice")
+        bob_old = await trio.to_thread.run_sync(connected, "bob")
+
         # Managed while the ladder runs, straight on its database.
         store = ladder.store
         new = await trio.to_thread.run_sync(store.rotate_token, "alice")
@@ -117,6 +127,13 @@ async def test_wrong_retired_and_rotated_tokens_are_refused_and_the_arena_shows_
         await trio.to_thread.run_sync(store.retire, "bob", 5)
         code, _ = await trio.to_thread.run_sync(refused, "bob", tokens["bob"])
         assert code is grpc.StatusCode.UNAUTHENTICATED
+        await ladder.refresh()
+        code, details = await trio.to_thread.run_sync(alice_old.wait_status)
+        assert code is grpc.StatusCode.UNAUTHENTICATED
+        assert "replaced" in details
+        code, details = await trio.to_thread.run_sync(bob_old.wait_status)
+        assert code is grpc.StatusCode.UNAUTHENTICATED
+        assert "retired" in details
 
         def accepted() -> str:
             bot = RawBot(address, "alice", new)
@@ -448,3 +465,24 @@ async def test_a_ladder_over_tls_seats_an_entrant_on_tls_beside_its_house_bots_o
             ladder.referee.finish()
     finally:
         stop_all(processes)
+
+
+async def test_a_second_ladder_on_a_data_folder_in_use_stops_without_touching_it(tmp_path: Path) -> None:
+    settings = ladder_settings(tmp_path)
+    async with ladder_serving(settings) as ladder:
+        store = ladder.store
+        house_token = await trio.to_thread.run_sync(store.ensure_house, "house-x", 1)
+        lineup = {"tables": [], "teams": [[], []]}
+        await trio.to_thread.run_sync(
+            lambda: store.open_match("in-play", "c", lineup, {}, [], settings.referee_id, 2)
+        )
+        second = await trio.run_process(
+            [sys.executable, "-m", "oddtrick", "ladder", "serve", "--data-dir", str(tmp_path), "--port", "0"],
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+        )
+        assert second.returncode != 0
+        assert b"another referee is using" in second.stderr
+        assert [m.status for m in store.matches()] == ["running"]
+        assert await trio.to_thread.run_sync(store.verify, "house-x", house_token)

@@ -69,8 +69,9 @@ class RefereeSettings:
     """Bot name → salted token hash, from a tokens file (transport/tokens.py)."""
     allow_any_token: bool = False
     """Without tokens, listen on a non-loopback address all the same (anyone may play)."""
-    verify_token: Callable[[str, str], bool] | None = None
-    """Checks a bot's name and token instead of the above (the ladder asks its database)."""
+    verify_token: Callable[[str, str], str | None] | None = None
+    """Checks a bot's name and token instead of the above (the ladder asks its database):
+    the id of the credential that admits it, or None."""
     limits: SessionLimits = dataclasses.field(default_factory=SessionLimits)
     games: frozenset[GameKind] = ALL_GAMES
     default_rules: TableRules = dataclasses.field(default_factory=TableRules)

@@ -99,6 +99,8 @@ class EntrantRecord:
     forfeits: int
     faults: int
     last_played_ms: int | None
+    token_id: str = ""
+    """Which token admits it now (its salt, not secret): changes when it is rotated."""
 
     @classmethod
     def from_row(cls, row: Row) -> EntrantRecord:
@@ -116,6 +118,7 @@ class EntrantRecord:
             forfeits=int(row["forfeits"]),
             faults=int(row["faults"]),
             last_played_ms=row["last_played_ms"],
+            token_id=row.get("token_salt") or "",
         )
 
 
@@ -247,7 +250,9 @@ class LadderStore:
                 cursor.execute("UPDATE ladder_entrants SET retired_ms = NULL WHERE name = ?", (name,))
             return self.rotate_token(name)
 
-    def verify(self, name: str, token: str) -> bool:
+    def verify(self, name: str, token: str) -> str | None:
+        """The id of the token that admits this entrant (its salt: it changes when the token
+        is rotated), or None."""
         with self.db.transaction() as cursor:
             rows = cursor.rows(
                 "SELECT token_salt, token_hash FROM ladder_entrants WHERE name = ? AND retired_ms IS NULL",
@@ -255,7 +260,9 @@ class LadderStore:
             )
         # Hash something even for an unknown name, so timing does not tell names apart.
         salt, expected = (rows[0]["token_salt"], rows[0]["token_hash"]) if rows else ("x", "0" * 64)
-        return hmac.compare_digest(hash_token(token, salt), expected) and bool(rows)
+        if hmac.compare_digest(hash_token(token, salt), expected) and rows:
+            return str(salt)
+        return None
 
     def entrants(self, include_retired: bool = False) -> list[EntrantRecord]:
         where = "" if include_retired else " WHERE retired_ms IS NULL"

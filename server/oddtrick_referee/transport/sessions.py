@@ -78,7 +78,7 @@ class Credentials:
         self,
         tokens: Mapping[str, str] | None = None,
         hashes: Mapping[str, str] | None = None,
-        verify: Callable[[str, str], bool] | None = None,
+        verify: Callable[[str, str], str | None] | None = None,
     ) -> None:
         self._tokens = dict(tokens or {})
         self._hashes = dict(hashes or {})
@@ -88,9 +88,17 @@ class Credentials:
     def open(self) -> bool:
         return not self._tokens and not self._hashes and self._verify is None
 
-    def accepts(self, name: str, token: str) -> bool:
+    def credential(self, name: str, token: str) -> str | None:
+        """Which credential admits this name and token (``verify``'s id for it, else ""),
+        or None when none does. A session remembers it, so that when the credential is
+        revoked (a ladder entrant retired, or its token rotated) the session can be too."""
         if self._verify is not None:
             return self._verify(name, token)
+        return "" if self.accepts(name, token) else None
+
+    def accepts(self, name: str, token: str) -> bool:
+        if self._verify is not None:
+            return self._verify(name, token) is not None
         if self.open:
             return True
         stored = self._hashes.get(name)
@@ -124,6 +132,10 @@ class Session:
         """The last event number sent on this session (carried by its seat while seated)."""
         self.leaving = False
         self.connected = True
+        self.credential = ""
+        """What admitted it (see :meth:`Credentials.credential`)."""
+        self.revoked = ""
+        """Why its credential was revoked (the session ends once it is not seated)."""
         self.unsolicited_idle = 0
 
     def __repr__(self) -> str:
@@ -302,7 +314,8 @@ class Lobby:
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol {hello.protocol.name!r} is not spoken here; use {PROTOCOL_NAME!r}",
             )
-        if not self.credentials.accepts(name, hello.token):
+        credential = self.credentials.credential(name, hello.token)
+        if credential is None:
             if not hello.token:
                 raise Refused(
                     grpc.StatusCode.UNAUTHENTICATED, f"no token given for bot {name!r} (Hello.token)"
@@ -326,6 +339,7 @@ class Lobby:
                     "close one or retry later",
                 )
         session = Session(stream, hello, games)
+        session.credential = credential
         resumed = False
         link: SeatLink | None = None
         if hello.HasField("resume_token"):
@@ -525,8 +539,23 @@ class Lobby:
         if session.leaving:
             session.stream.close(grpc.StatusCode.OK, "goodbye: you asked to leave")
             return
+        if session.revoked:
+            session.stream.close(grpc.StatusCode.UNAUTHENTICATED, session.revoked)
+            return
         self._idle.setdefault(session.name, []).append(session)
         self._notify()
+
+    def revoke(self, session: Session, details: str) -> None:
+        """Its credential no longer admits it: an idle session is closed now, a seated one
+        when its match is over (UNAUTHENTICATED, with ``details``)."""
+        if session.revoked:
+            return
+        session.revoked = details
+        idle = self._idle.get(session.name, [])
+        if session in idle:
+            idle.remove(session)
+            session.stream.close(grpc.StatusCode.UNAUTHENTICATED, details)
+            self._notify()
 
     def close_all(self, code: grpc.StatusCode, details: str) -> None:
         for session in list(self.sessions.values()):

@@ -222,13 +222,13 @@ class Ladder:
         next match; a background task re-reads them for registrations and
         retirements made by the ladder commands meanwhile.
         """
-        await self._refresh_entrants()
+        await self.refresh()
         async with trio.open_nursery() as matches:
             matches.start_soon(self._refresh_periodically)
             while True:
                 changed = self.referee.lobby.change_event
                 if self._unknown_connected():
-                    await self._refresh_entrants()
+                    await self.refresh()
                 for lineup in self._plan():
                     matches.start_soon(self._play, lineup, name=f"ladder match {sorted(lineup.names)}")
                 await changed.wait()
@@ -238,14 +238,27 @@ class Ladder:
             session.name not in self._entrants for session in list(self.referee.lobby.sessions.values())
         )
 
-    async def _refresh_entrants(self) -> None:
+    async def refresh(self) -> None:
+        """Re-read the entrants (registrations, retirements and new tokens made meanwhile)."""
         entrants = await trio.to_thread.run_sync(self.store.entrants)
         self._entrants = {entrant.name: entrant for entrant in entrants}
+        self._revoke_stale_sessions()
+
+    def _revoke_stale_sessions(self) -> None:
+        """A retired entrant, or one whose token was rotated, loses the sessions its old
+        token opened: idle ones now, seated ones once their match is over."""
+        lobby = self.referee.lobby
+        for session in list(lobby.sessions.values()):
+            entrant = self._entrants.get(session.name)
+            if entrant is None:
+                lobby.revoke(session, f"{session.name!r} is retired from this ladder")
+            elif session.credential and session.credential != entrant.token_id:
+                lobby.revoke(session, f"the token of {session.name!r} was replaced; connect with the new one")
 
     async def _refresh_periodically(self) -> None:
         while True:
             await trio.sleep(REFRESH_S)
-            await self._refresh_entrants()
+            await self.refresh()
             self.referee.lobby.poke()
 
     def _plan(self) -> list[Lineup]:
@@ -515,14 +528,6 @@ async def run_ladder(
     from oddtrick_referee.web.server import web_beside
 
     store = await trio.to_thread.run_sync(open_store, settings)
-    aborted = await trio.to_thread.run_sync(
-        store.abort_unfinished, "the ladder stopped before the match ended", now_ms(), settings.referee_id
-    )
-    if aborted:
-        log.warning("%d ladder match(es) an earlier run left unfinished are recorded aborted", len(aborted))
-    house_tokens = {}
-    for bot in settings.house_bots:
-        house_tokens[bot.name] = await trio.to_thread.run_sync(store.ensure_house, bot.name, now_ms())
     referee_settings = RefereeSettings(
         host=settings.host,
         port=settings.port,
@@ -535,6 +540,21 @@ async def run_ladder(
     )
     try:
         async with running_referee(referee_settings) as referee:
+            # Only now, holding the data folder, may this run touch what an earlier one left:
+            # a second ladder started on a folder in use stops above without changing anything.
+            aborted = await trio.to_thread.run_sync(
+                store.abort_unfinished,
+                "the ladder stopped before the match ended",
+                now_ms(),
+                settings.referee_id,
+            )
+            if aborted:
+                log.warning(
+                    "%d ladder match(es) an earlier run left unfinished are recorded aborted", len(aborted)
+                )
+            house_tokens = {}
+            for bot in settings.house_bots:
+                house_tokens[bot.name] = await trio.to_thread.run_sync(store.ensure_house, bot.name, now_ms())
             ladder = Ladder(settings, referee, store)
             referee.ladder = ladder
             for match_id in aborted:  # their deals are never dealt again: their logs may be read
