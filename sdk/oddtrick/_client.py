@@ -103,6 +103,8 @@ class _Seat:
         self.matches = 0
         self.seated = False
         self.connected = False
+        self.welcomed = False
+        """A Welcome came on the current stream (so a failure now is a new one)."""
 
     async def run(self, channel: grpc.aio.Channel) -> None:
         stub = referee_pb2_grpc.RefereeStub(channel)
@@ -127,6 +129,10 @@ class _Seat:
                     self.resume_token = None
                 if code is grpc.StatusCode.OK:
                     return
+                if self.welcomed:
+                    # The referee was there until now: the retry window starts afresh.
+                    unreachable_since = None
+                    self.welcomed = False
                 now = loop.time()
                 first_failure = unreachable_since is None
                 unreachable_since = unreachable_since or now
@@ -181,6 +187,7 @@ class _Seat:
                 break
             kind = message.WhichOneof("kind")
             if kind == "welcome":
+                self.welcomed = True
                 self.resume_token = message.welcome.resume_token
                 if message.welcome.resumed:
                     log.info("seat %d: resumed its session after a dropped connection", self.index)

@@ -1,0 +1,55 @@
+"""The SDK's reconnect window: counted from each loss of a referee, not from the first one."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+import trio
+from referee_support import SeededBot
+
+from oddtrick._client import ClientOptions, run_bot_async
+from oddtrick_referee import RefereeSettings, running_referee
+
+WINDOW_S = 3.0
+DOWN_S = 2.0
+"""Each outage is shorter than the window; the two together are longer."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def connected(settings: RefereeSettings, name: str) -> None:
+    """Run a referee until ``name`` has a session on it, then stop it."""
+    async with running_referee(settings) as referee:
+        with trio.fail_after(30):
+            while not any(s.name == name for s in list(referee.lobby.sessions.values())):
+                await referee.lobby.change_event.wait()
+
+
+async def test_a_bot_survives_outages_that_together_outlast_its_reconnect_window(tmp_path: Path) -> None:
+    port = free_port()
+    settings = RefereeSettings(port=port, data_dir=tmp_path)
+    options = ClientOptions(server=f"127.0.0.1:{port}", name="steady", token="", reconnect_for_s=WINDOW_S)
+    outcome: list[BaseException | None] = []
+
+    def client() -> None:
+        try:
+            asyncio.run(run_bot_async(SeededBot, options))
+            outcome.append(None)
+        except BaseException as error:
+            outcome.append(error)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: trio.to_thread.run_sync(client, abandon_on_cancel=True))
+        await connected(settings, "steady")
+        await trio.sleep(DOWN_S)  # the first outage
+        await connected(settings, "steady")
+        await trio.sleep(DOWN_S)  # the second: more than the window since the first began
+        await connected(settings, "steady")
+        assert outcome == [], f"the bot gave up: {outcome}"
+        nursery.cancel_scope.cancel()
