@@ -80,3 +80,14 @@ def test_a_bad_database_url_and_a_bad_name_say_what_to_do(tmp_path: Path) -> Non
     named = ladder("register", "two words", "--data-dir", str(tmp_path), check=False)
     assert named.returncode == 2
     assert "cannot be a bot name" in named.stderr
+
+
+def test_a_mistyped_data_folder_and_options_a_ladder_ignores_are_errors(tmp_path: Path) -> None:
+    missing = ladder("standings", "--data-dir", str(tmp_path / "typo"), check=False)
+    assert missing.returncode == 2
+    assert "no ladder in" in missing.stderr
+    assert not (tmp_path / "typo").exists()
+    ignored = ladder("serve", "--data-dir", str(tmp_path), "--deals", "5", "--format", "rubber", check=False)
+    assert ignored.returncode == 2
+    assert "--format, --deals" in ignored.stderr
+    assert "--match-deals" in ignored.stderr

@@ -77,6 +77,15 @@ def test_a_name_a_bot_could_not_say_in_its_hello_is_refused(store: LadderStore) 
     assert store.entrants() == []
 
 
+def test_names_differing_only_in_case_and_house_names_are_refused(store: LadderStore) -> None:
+    store.register("alice", now_ms=1)
+    with pytest.raises(LadderError, match="only in case"):
+        store.register("Alice", now_ms=2)
+    with pytest.raises(LadderError, match="the ladder's own bots"):
+        store.register("house-heuristic-9", now_ms=2)
+    assert [e.name for e in store.entrants()] == ["alice"]
+
+
 def test_registering_a_name_twice_is_refused_and_changes_nothing(store: LadderStore) -> None:
     token = store.register("alice", now_ms=1)
     with pytest.raises(LadderError, match="already registered"):

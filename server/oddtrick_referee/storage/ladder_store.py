@@ -201,14 +201,20 @@ class LadderStore:
         salt = secrets.token_hex(16)
         rating = (self.initial_mu, self.initial_sigma)
         values = (name, salt, hash_token(token, salt), int(house), now_ms, *rating)
+        if not house and name.lower().startswith("house-"):
+            raise LadderError(f"{name!r}: names starting 'house-' are the ladder's own bots; choose another")
         with self.db.transaction() as cursor:
-            existing = cursor.rows("SELECT retired_ms FROM ladder_entrants WHERE name = ?", (name,))
+            existing = cursor.rows(
+                "SELECT name, retired_ms FROM ladder_entrants WHERE LOWER(name) = ?", (name.lower(),)
+            )
             if existing:
-                retired = existing[0]["retired_ms"] is not None
+                taken = existing[0]["name"]
+                if existing[0]["retired_ms"] is not None:
+                    raise LadderError(f"{taken!r} is retired, and names are never reused: choose another")
+                if taken != name:
+                    raise LadderError(f"{taken!r} is registered: a name may not differ from it only in case")
                 raise LadderError(
-                    f"{name!r} is already registered"
-                    + (" (retired: names are never reused, choose another)" if retired else "")
-                    + "; `oddtrick ladder rotate-token` gives it a new token"
+                    f"{name!r} is already registered; `oddtrick ladder rotate-token` gives it a new token"
                 )
             cursor.execute(
                 "INSERT INTO ladder_entrants (name, token_salt, token_hash, house, registered_ms, mu, sigma)"

@@ -76,8 +76,12 @@ def add_ladder_command(
         metavar="N",
         help="deals per ladder match, at each table (default 8)",
     )
-    play.add_argument("--deadline", type=float, default=5.0, metavar="S", help="seconds per decision")
-    play.add_argument("--grace", type=float, default=30.0, metavar="S", help="reconnect grace period")
+    play.add_argument(
+        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+    )
+    play.add_argument(
+        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+    )
     play.add_argument(
         "--trusted-pairs",
         action="store_true",
@@ -100,7 +104,11 @@ def add_ladder_command(
         help="a house bot of your own instead of the default ones (repeatable)",
     )
     play.add_argument(
-        "--house-seats", type=int, default=2, metavar="N", help="matches each house bot plays at once"
+        "--house-seats",
+        type=int,
+        default=2,
+        metavar="N",
+        help="matches each house bot plays at once (default 2)",
     )
     rating = serve.add_argument_group("ratings")
     rating.add_argument(
@@ -108,7 +116,7 @@ def add_ladder_command(
         type=float,
         default=0.0,
         metavar="POINTS",
-        help="a match whose duplicate score per deal is within this of zero is a draw (default 0)",
+        help="a deal whose duplicate score is within this of zero is drawn (default 0)",
     )
     rating.add_argument(
         "--inactive-after",
@@ -174,7 +182,14 @@ def _add_storage(
     )
 
 
-def _store(args: argparse.Namespace) -> LadderStore:
+def _store(args: argparse.Namespace, create: bool = False) -> LadderStore:
+    """The ladder's store; only ``register`` (``create``) may make a new SQLite file, so a
+    mistyped --data-dir is an error, not an empty ladder."""
+    if not create and args.database is None and not (args.data_dir / "ladder.sqlite3").exists():
+        raise DatabaseError(
+            f"no ladder in {args.data_dir} (no ladder.sqlite3): give the --data-dir the ladder uses, "
+            "or register a first bot"
+        )
     settings = RatingSettings()
     return open_store(
         LadderSettings(config=_any_config(), data_dir=args.data_dir, database=args.database, rating=settings)
@@ -197,7 +212,7 @@ def _fail(command: str, error: BaseException) -> int:
 
 def _register(args: argparse.Namespace) -> int:
     try:
-        store = _store(args)
+        store = _store(args, create=True)
         token = store.register(args.name, _now_ms())
     except (LadderError, DatabaseError) as error:
         return _fail("register", error)
@@ -232,7 +247,12 @@ def _standings(args: argparse.Namespace) -> int:
     except (LadderError, DatabaseError) as error:
         return _fail("standings", error)
     if args.json:
-        print(json.dumps([row.to_dict() for row in rows], indent=2))
+        # Who is connected only the running ladder knows (GetLadder says it).
+        print(
+            json.dumps(
+                [{k: v for k, v in row.to_dict().items() if k != "connected"} for row in rows], indent=2
+            )
+        )
         return 0
     print(format_leaderboard(rows))
     return 0
@@ -316,6 +336,12 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 def _serve(args: argparse.Namespace) -> int:
     from oddtrick_referee.cli import config_from_args
 
+    ignored = [f"--{name}" for name in ("format", "deals", "target") if getattr(args, name) is not None]
+    if ignored:
+        return _fail(
+            "serve",
+            ValueError(f"{', '.join(ignored)}: every ladder match plays --match-deals deals; drop them"),
+        )
     try:
         config = config_from_args(args)
         house = default_house_bots(args.house_bots)
