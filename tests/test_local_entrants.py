@@ -270,3 +270,29 @@ async def test_a_bot_file_imports_the_modules_beside_it(tmp_path: Path) -> None:
     with trio.fail_after(GUARD_S):
         standings = await run_tournament(settings, tmp_path / "data", progress_stream=io.StringIO())
     assert {row.entry: row.deals for row in standings.rows} == {"mine": 1, "other": 1}
+
+
+async def test_an_sdk_bot_that_looks_for_the_referees_secrets_finds_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the unprivileged user cannot run Python (installed under /root, as on this
+    machine kind), SDK bots run as root: a sandbox must then hide the data folder and the
+    referee's processes, since file modes do not stop root."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("PROBE_DATA", str(data))
+    probe_bot = Path(__file__).with_name("secrets_probe_bot.py")
+    settings = plan(f"good={RANDOM_BOT}", f"prober={probe_bot}", seed="the-master-seed-43", duplicate=False)
+    with trio.fail_after(GUARD_S), pytest.raises(EntrantExited):
+        await run_tournament(settings, data, progress_stream=io.StringIO())
+    report = (data / "bot-output" / "prober.log").read_text()
+    assert "probe done" in report
+    assert "READ" not in report
+    assert "FOUND THE DATA FOLDER" not in report
+    assert not [line for line in report.splitlines() if line.startswith("LISTED") and "sqlite3" in line]
+    assert "the-master-seed-43" not in report
+    for entry in settings.entries:
+        assert entry.token not in report
+    if "probing as uid 0" in report:  # root: only the sandbox stands between it and the referee
+        seen = [line for line in report.splitlines() if line.startswith("SAW")]
+        assert seen
+        assert all("secrets_probe_bot.py" in line for line in seen), f"the bot saw other processes: {seen}"

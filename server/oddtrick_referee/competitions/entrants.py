@@ -136,6 +136,45 @@ class BotProcess:
     output: Path
     """Where its standard output and error are copied."""
     token_in_env: bool = False
+    hide: Path | None = None
+    """The referee's data folder, hidden from the bot when it must run as root (see
+    :func:`sandboxed`)."""
+
+
+_HIDE_AND_RUN = (
+    'hidden="$ODDTRICK_HIDE"; unset ODDTRICK_HIDE; '
+    'mount -t tmpfs -o size=64k,mode=000 oddtrick-hidden "$hidden" && exec "$@"'
+)
+
+
+def sandboxed(command: tuple[str, ...], hide: Path) -> tuple[str, ...]:
+    """``command`` in a sandbox that hides ``hide`` and every process outside it.
+
+    When the referee runs as root and the unprivileged user cannot run the bot's program
+    (a Python installed under /root, say), the bot runs as root too; file modes cannot
+    stop it then. It gets a mount namespace in which an empty, inaccessible file system
+    covers the data folder (seeds, database, logs), and a PID namespace with its own
+    /proc, in which the referee and the other bots do not exist (no command lines, no
+    open files to borrow). ``--kill-child`` ties the bot's life to the launcher's still.
+    """
+    return (
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--pid",
+        "--kill-child",
+        "--mount-proc",
+        "sh",
+        "-c",
+        _HIDE_AND_RUN,
+        "oddtrick-sandbox",
+        *command,
+    )
+
+
+def can_sandbox() -> bool:
+    return os.geteuid() == 0 and shutil.which("unshare") is not None
 
 
 async def run_bot_process(
@@ -143,8 +182,12 @@ async def run_bot_process(
 ) -> None:
     """Run ``spec`` until cancelled; raise :class:`EntrantExited` if it ends by itself
     before ``exit_expected()`` says the tournament no longer needs it."""
-    watch_read, watch_write = os.pipe()
+    command = spec.command
     env = dict(spec.env)
+    if identity is None and spec.hide is not None and can_sandbox():
+        command = sandboxed(command, spec.hide)
+        env["ODDTRICK_HIDE"] = str(spec.hide.resolve())
+    watch_read, watch_write = os.pipe()
     if spec.token_in_env:
         env["ODDTRICK_TOKEN_IN_ENV"] = "1"
     ids = ["-", "-"]
@@ -153,7 +196,7 @@ async def run_bot_process(
         env["HOME"] = str(spec.cwd)
     try:
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-I", str(LAUNCHER), str(watch_read), *ids, "--", *spec.command],
+            [sys.executable, "-I", str(LAUNCHER), str(watch_read), *ids, "--", *command],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

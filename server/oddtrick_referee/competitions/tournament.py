@@ -46,6 +46,7 @@ from oddtrick_referee.competitions.entrants import (
     BotProcess,
     Identity,
     bot_identity,
+    can_sandbox,
     run_bot_process,
     runnable_by,
 )
@@ -609,9 +610,14 @@ def _identities(
             closed.add(entry.command[0])
     if identity is not None and closed:
         print(
-            f"warning: some bots run as the referee's user and so could read its data: user "
-            f"{identity.user} cannot run {', '.join(sorted(closed))} (a folder on its path is closed "
-            "to other users); install it where other users can run it, or give --bot-user",
+            (
+                "warning: some bots run as root, in a sandbox that hides the data folder and the "
+                "referee's processes from them"
+                if can_sandbox()
+                else "warning: some bots run as the referee's user and so could read its data"
+            )
+            + f": user {identity.user} cannot run {', '.join(sorted(closed))} (a folder on its path "
+            "is closed to other users); install it where other users can run it, or give --bot-user",
             file=stream,
             flush=True,
         )
@@ -644,6 +650,7 @@ def local_processes(
                 token=token,
                 output=data_dir / "bot-output" / f"{name}.log",
                 token_in_env=not entry.sdk,
+                hide=data_dir,
             )
         )
     return processes

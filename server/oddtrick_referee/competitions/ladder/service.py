@@ -574,6 +574,7 @@ async def run_ladder(
                         referee.local_address or referee.address,
                         settings.house_seats,
                         output_dir or settings.data_dir / "bot-output",
+                        settings.data_dir,
                     )
                 if on_ready is not None:
                     on_ready(ladder)
@@ -582,7 +583,9 @@ async def run_ladder(
         store.db.close()
 
 
-async def _run_house_bot(bot: HouseBot, token: str, address: str, seats: int, output_dir: Path) -> None:
+async def _run_house_bot(
+    bot: HouseBot, token: str, address: str, seats: int, output_dir: Path, data_dir: Path
+) -> None:
     """Run a house bot for as long as the ladder runs, as tournaments run their local entries
     (token through a pipe, killed with the ladder, as an unprivileged user where it can be);
     one that dies is logged with its last words and started again."""
@@ -599,6 +602,7 @@ async def _run_house_bot(bot: HouseBot, token: str, address: str, seats: int, ou
         cwd=bot.cwd,
         token=token,
         output=output_dir / f"{bot.name}.log",
+        hide=data_dir,
     )
     while True:
         try:
