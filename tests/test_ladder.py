@@ -329,6 +329,8 @@ class _Serving:
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
         )
         self.lines: queue.Queue[str] = queue.Queue()
+        self.said: list[str] = []
+        self.data_dir = data_dir
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -341,7 +343,14 @@ class _Serving:
     def wait_for(self, text: str, count: int = 1) -> list[str]:
         seen: list[str] = []
         while len(seen) < count:
-            line = self.lines.get(timeout=120)
+            try:
+                line = self.lines.get(timeout=120)
+            except queue.Empty:
+                outputs = {log.name: log.read_text()[-600:] for log in self.data_dir.glob("bot-output/*.log")}
+                raise AssertionError(
+                    f"no {text!r} within 120 s; the ladder said:\n{''.join(self.said)}\nits bots: {outputs}"
+                ) from None
+            self.said.append(line)
             assert line, f"the ladder exited (status {self.process.poll()}) before {count} x {text!r}"
             if text in line:
                 seen.append(line)
