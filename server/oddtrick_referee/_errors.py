@@ -13,10 +13,21 @@ from contextlib import contextmanager
 
 
 def sole_error(error: BaseException) -> BaseException:
-    """The single leaf of nested one-member exception groups; ``error`` itself otherwise."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
+    """The one error inside nested exception groups: their single leaf, or the first of
+    several of one kind (both plays of an entry that died at start, say, report the same
+    thing); ``error`` itself when it holds errors of different kinds."""
+    leaves = list(_leaves(error))
+    if len(leaves) == 1 or all(type(leaf) is type(leaves[0]) for leaf in leaves):
+        return leaves[0]
     return error
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
 
 
 @contextmanager
