@@ -189,7 +189,7 @@ class Referee:
         With ``wait_s``, raise :class:`trio.TooSlowError` if the bots are not all
         there in time (nothing is recorded then). A ``sealed`` match keeps its
         seed from the bots, and its progress, result, log and spectating from
-        the Arena service until :meth:`unseal`: the two plays of a duplicate
+        the Arena service until :meth:`release_set`: the two plays of a duplicate
         deal are sealed until both are over, so that neither reveals the cards
         to the other. ``on_start(match_id, log_path)`` is called once the bots are
         seated and the match begins.
@@ -321,9 +321,6 @@ class Referee:
 
     async def _on_disk(self, function: Callable[..., T], *args: Any) -> T:
         return await trio.to_thread.run_sync(function, *args, limiter=self._disk)
-
-    async def unseal(self, match_ids: list[str]) -> None:
-        await self._on_disk(self.store.unseal, match_ids)
 
     async def release_set(self, set_id: str) -> None:
         """The whole duplicate set is decided: publish all its plays (see MatchStore.release_set)."""

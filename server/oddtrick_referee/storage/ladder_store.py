@@ -325,13 +325,6 @@ class LadderStore:
             )
             return _claim(cursor, match_id, referee_id)
 
-    def set_tables(self, match_id: str, table_ids: Sequence[str]) -> None:
-        with self.db.transaction() as cursor:
-            cursor.execute(
-                "UPDATE ladder_matches SET tables = ? WHERE match_id = ?",
-                (json.dumps(list(table_ids)), match_id),
-            )
-
     def finish_match(
         self,
         match_id: str,

@@ -87,14 +87,6 @@ class MatchStore(Store):
                 (status, finished_at_ms, json.dumps(result), match_id),
             )
 
-    def unseal(self, match_ids: list[str]) -> None:
-        """Publish sealed matches (both plays of a duplicate set are over)."""
-        with self._lock, self._connect() as db:
-            db.executemany(
-                "UPDATE matches SET status = 'finished' WHERE match_id = ? AND status = 'sealed'",
-                [(match_id,) for match_id in match_ids],
-            )
-
     def release_set(self, set_id: str) -> int:
         """Publish every play of a duplicate set once the whole set is decided: finished
         plays become 'finished', and the logs of plays an earlier run left aborted are

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from openskill.models import PlackettLuce
 
@@ -115,7 +115,3 @@ class Rater:
 
     def provisional(self, rating: Rating) -> bool:
         return rating.sigma > self.settings.provisional_sigma
-
-
-def team_ratings(names: Sequence[str], ratings: Mapping[str, Rating]) -> list[Rating]:
-    return [ratings[name] for name in names]

@@ -50,7 +50,7 @@ from oddtrick_referee.competitions.ladder.wire import entry_to_wire, match_to_wi
 from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
-from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, MatchRow, RatingChange
+from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
 
 log = logging.getLogger("oddtrick.ladder")
 
@@ -143,8 +143,6 @@ class MatchOutcome:
     score_a: int = 0
     winner: str = ""
     cause: str = ""
-    ended_at: float = 0.0
-    """trio.current_time() when it was recorded."""
 
 
 class Ladder:
@@ -168,11 +166,11 @@ class Ladder:
 
     def leaderboard(self) -> list[LeaderRow]:
         """For a worker thread (it reads the database)."""
-        connected = {session.name for session in list(self.referee.lobby.sessions.values())}
-        return leaderboard(self.store.entrants(), self.rater, now_ms(), connected)
+        return leaderboard(self.store.entrants(), self.rater, now_ms(), self.connected_names())
 
-    def matches(self, name: str | None, limit: int, offset: int) -> list[MatchRow]:
-        return self.store.matches(name, limit, offset)
+    def connected_names(self) -> set[str]:
+        """Entrants with a session on this referee now (read from any thread)."""
+        return {session.name for session in list(self.referee.lobby.sessions.values())}
 
     def get_ladder(self) -> arena_pb2.GetLadderResponse:
         """GetLadder (a worker thread)."""
@@ -207,10 +205,6 @@ class Ladder:
         while len(self.outcomes) < count:
             await self._outcome_event.wait()
         return self.outcomes
-
-    def leaderboard_at(self, at_ms: int) -> list[LeaderRow]:
-        """The leaderboard as it will read at ``at_ms`` if nothing is played until then."""
-        return leaderboard(self.store.entrants(), self.rater, at_ms)
 
     # ------------------------------------------------------- scheduling
 
@@ -349,7 +343,6 @@ class Ladder:
         ]
 
     async def _run_tables(self, match_id: str, seed: str, lineup: Lineup, seated: list[SeatedMatch]) -> None:
-        table_ids = [s.match_id for s in seated]
         states: list[GameState | None] = [None, None]
         records: list[dict[Seat, SeatRecord]] = [{}, {}]
 
@@ -364,18 +357,16 @@ class Ladder:
                     tables.start_soon(play, index)
         except Exception as error:  # a failure at one table: the match cannot be rated
             log.exception("ladder match %s failed", match_id)
-            await self._abort(match_id, seed, lineup, table_ids, f"the referee failed: {error!r}")
+            await self._abort(match_id, seed, lineup, f"the referee failed: {error!r}")
             return
         except BaseException:
             with trio.CancelScope(shield=True):
-                await self._abort(match_id, seed, lineup, table_ids, "the ladder stopped during the match")
+                await self._abort(match_id, seed, lineup, "the ladder stopped during the match")
             raise
         finished = [state for state in states if state is not None]
-        await self._record(match_id, seed, lineup, table_ids, finished, records)
+        await self._record(match_id, seed, lineup, finished, records)
 
-    async def _abort(
-        self, match_id: str, seed: str, lineup: Lineup, table_ids: list[str], cause: str
-    ) -> None:
+    async def _abort(self, match_id: str, seed: str, lineup: Lineup, cause: str) -> None:
         await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms(), seed)
         await self.referee.release_set(match_id)
         log.warning("ladder match %s aborted: %s", match_id, cause)
@@ -386,7 +377,6 @@ class Ladder:
         match_id: str,
         seed: str,
         lineup: Lineup,
-        table_ids: list[str],
         states: list[GameState],
         records: list[dict[Seat, SeatRecord]],
     ) -> None:
@@ -444,7 +434,6 @@ class Ladder:
         self._announce(MatchOutcome(match_id, status, lineup, score_a, outcome, cause or ""))
 
     def _announce(self, outcome: MatchOutcome) -> None:
-        outcome.ended_at = trio.current_time()
         self.outcomes.append(outcome)
         self._outcome_event.set()
         self._outcome_event = trio.Event()
@@ -563,7 +552,7 @@ async def run_ladder(
                 store,
                 ladder.rater,
                 f"Ladder: {settings.match_config.describe()}",
-                lambda: {s.name for s in list(referee.lobby.sessions.values())},
+                ladder.connected_names,
             )
             async with web_beside(referee, web, board, announce=on_web), trio.open_nursery() as nursery:
                 for bot in settings.house_bots:
