@@ -369,9 +369,11 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
     settings = ladder_settings(tmp_path)
     token = register(settings, "alice")["alice"]
     serving = _Serving(tmp_path, port)
+    serving.wait_for("ladder listening")
+    # Started once the ladder listens: a client dialling a free loopback port before anyone
+    # listens on it can end up connected to itself, and then waits for ever.
     alice = bot_process(f"127.0.0.1:{port}", "Heuristic", "alice", token, seats=2)
     try:
-        serving.wait_for("ladder listening")
         serving.wait_for("ladder match", count=3)
         store = open_store(settings)
         running = {m.match_id for m in store.matches(statuses=("running",))}
