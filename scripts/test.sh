@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
 # The whole test run on a fresh machine: install what is missing, then pytest.
 #
+#     scripts/test.sh                 everything (what .ci/run runs)
+#     scripts/test.sh -m "not slow"   the quick run for development
+#     scripts/test.sh tests/test_cli.py -k help    any pytest arguments
+#
+# Every run installs the project into a brand-new, empty virtual environment
+# (under $TMPDIR, removed afterwards) and runs pytest from it, so a package
+# installed by hand anywhere else on the machine can never make the suite pass:
+# what the tests import must be declared in pyproject.toml. pip's download
+# cache is reused, so a warm run downloads nothing.
+#
 # What the tests need beyond Python packages, and where it comes from:
 #   - PostgreSQL 15 server binaries (Debian's postgresql-15): the ladder's
 #     storage tests start a throw-away cluster of their own (tests/postgres_support.py).
@@ -24,12 +34,26 @@ fi
 if ((${#apt_packages[@]})); then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
         echo "installing ${apt_packages[*]} with apt-get" >&2
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+        # Wait for another apt or dpkg process (an unattended upgrade, a second test
+        # run) to let go of its lock rather than failing on it.
+        apt_wait=(-o DPkg::Lock::Timeout=900)
+        apt-get "${apt_wait[@]}" update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get "${apt_wait[@]}" install -y -qq \
+            --no-install-recommends "${apt_packages[@]}" >/dev/null
     else
         echo "missing ${apt_packages[*]}: install them (Debian: apt-get install ${apt_packages[*]}); their tests will skip" >&2
     fi
 fi
 
-python3 -m pip install -q -e ".[dev]"
-exec python3 -m pytest "$@"
+venv="$(mktemp -d "${TMPDIR:-/tmp}/oddtrick-test-venv.XXXXXX")"
+trap 'rm -rf "$venv"' EXIT
+# Other users (the tests run some bots as nobody) may look up files through it.
+chmod 755 "$venv"
+echo "installing the project and its [dev] extra into a new virtual environment ($venv)" >&2
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev]"
+# The environment's commands (python, oddtrick) come first for every process the
+# tests start, exactly as after a user's `source .venv/bin/activate`.
+export VIRTUAL_ENV="$venv"
+export PATH="$venv/bin:$PATH"
+"$venv/bin/python" -m pytest "$@"
