@@ -39,17 +39,14 @@ else:
     import argparse
     import math
     import random
-    import sys
     import time
     from collections.abc import Callable
     from pathlib import Path
 
     ROOT = Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(ROOT / "sample_bots"))
 
-    from heuristic_bot import HeuristicBot
-    from random_bot import RandomBot
-
+    from oddtrick.bots.heuristic_bot import HeuristicBot
+    from oddtrick.bots.random_bot import RandomBot
     from oddtrick.duplicate import deal_config, play_deal, play_pair
     from oddtrick.rules import GameConfig, GameState, Side
     from oddtrick.sprt import SprtState

@@ -15,21 +15,18 @@ import argparse
 import json
 import math
 import statistics
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from oddtrick.bots.heuristic_bot import HeuristicBot
+from oddtrick.bots.pimc_bot import PimcBot
+from oddtrick.bots.random_bot import RandomBot
+from oddtrick.duplicate import deal_config, play_pair
+from oddtrick_referee.competitions.standings import t_quantile
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "sample_bots"))
-
-from heuristic_bot import HeuristicBot  # noqa: E402
-from pimc_bot import PimcBot  # noqa: E402
-from random_bot import RandomBot  # noqa: E402
-
-from oddtrick.duplicate import deal_config, play_pair  # noqa: E402
-from oddtrick_referee.competitions.standings import t_quantile  # noqa: E402
 
 OPPONENTS: dict[str, type[Any]] = {"heuristic": HeuristicBot, "random": RandomBot}
 

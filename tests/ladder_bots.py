@@ -7,14 +7,9 @@ moves) < Careless (heuristic, 35% random moves) < Heuristic (the sample bot).
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import oddtrick
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sample_bots"))
-
-from heuristic_bot import HeuristicBot
+from oddtrick.bots.heuristic_bot import HeuristicBot
 
 
 class Saboteur(oddtrick.Bot):

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import trio
 
+from oddtrick import bots
 from oddtrick.rules import GameConfig
 from oddtrick_referee._errors import interrupted, sole_error
 from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
 from oddtrick_referee.play.table import TableRules
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
+SAMPLE_BOTS = bots.FOLDER
 
 
 def run_demo(data_dir: Path, deals: int) -> int:

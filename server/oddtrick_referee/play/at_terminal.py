@@ -27,6 +27,7 @@ from typing import IO
 
 import trio
 
+from oddtrick import bots
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._human import HumanSeat, Quit
 from oddtrick.rules import GameConfig, Seat
@@ -35,7 +36,7 @@ from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, run
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
+SAMPLE_BOTS = bots.FOLDER
 DEFAULT_BOT = SAMPLE_BOTS / "heuristic_bot.py"
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import grpc
 import trio
 
+from oddtrick import bots
 from oddtrick._codec import config_to_wire
 from oddtrick.rules import (
     GameConfig,
@@ -54,7 +55,7 @@ from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, Ra
 
 log = logging.getLogger("oddtrick.ladder")
 
-SAMPLE_BOTS = Path(__file__).resolve().parents[4] / "sample_bots"
+SAMPLE_BOTS = bots.FOLDER
 REFRESH_S = 5.0
 """How often the scheduler re-reads the entrants (retirements made while it runs)."""
 HOUSE_RESTART_S = 5.0

@@ -23,21 +23,18 @@ Try it::
 from __future__ import annotations
 
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import ClassVar
 
 import oddtrick
 from oddtrick import PASS, Call, Card, Denomination, Phase, Rank, Seat
-from oddtrick.double_dummy import Hands, Position, max_tricks, solve
-from oddtrick.rules import PACK, GameKind
 
 # The auction's policy (when to open, compete, leave partner's contract alone)
 # is the heuristic bot's; only its trick estimates are replaced by sampling.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heuristic_bot import HeuristicBot
+from oddtrick.bots.heuristic_bot import HeuristicBot
+from oddtrick.double_dummy import Hands, Position, max_tricks, solve
+from oddtrick.rules import PACK, GameKind
 
 HIGH_CARD_POINTS = {Rank.ACE: 4, Rank.KING: 3, Rank.QUEEN: 2, Rank.JACK: 1}
 
