@@ -16,22 +16,13 @@ from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
 from oddtrick_referee.play.table import TableRules
 
-SAMPLE_BOTS = bots.FOLDER
-
 
 def run_demo(data_dir: Path, deals: int) -> int:
     """A short duplicate round robin of the sample bots in each game, standings at the end."""
-    bots = {name: SAMPLE_BOTS / f"{name}_bot.py" for name in ("random", "heuristic")}
-    missing = [str(path) for path in bots.values() if not path.is_file()]
-    if missing:
-        print(
-            f"oddtrick demo: sample bots not found ({', '.join(missing)}); run it from a checkout",
-            file=sys.stderr,
-        )
-        return 1
+    sample_bots = {name: bots.bot_file(name) for name in ("random", "heuristic")}
     started = time.monotonic()
     for config in (GameConfig.classic(), GameConfig.contract()):
-        entries = tuple(parse_entry(f"{name}={path}") for name, path in bots.items())
+        entries = tuple(parse_entry(f"{name}={path}") for name, path in sample_bots.items())
         settings = TournamentSettings(
             entries=entries,
             config=config,

@@ -36,8 +36,7 @@ from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, run
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
 
-SAMPLE_BOTS = bots.FOLDER
-DEFAULT_BOT = SAMPLE_BOTS / "heuristic_bot.py"
+DEFAULT_BOT = bots.bot_file("heuristic")
 
 
 @dataclasses.dataclass(frozen=True)

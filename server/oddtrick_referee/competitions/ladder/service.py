@@ -55,7 +55,6 @@ from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, Ra
 
 log = logging.getLogger("oddtrick.ladder")
 
-SAMPLE_BOTS = bots.FOLDER
 REFRESH_S = 5.0
 """How often the scheduler re-reads the entrants (retirements made while it runs)."""
 HOUSE_RESTART_S = 5.0
@@ -76,13 +75,12 @@ class HouseBot:
 
 def default_house_bots(count: int) -> tuple[HouseBot, ...]:
     """``count`` house bots: the heuristic sample bot, with one random bot among every four."""
-    bots = []
+    house = []
     for number in range(1, count + 1):
         kind = "random" if number % 4 == 0 else "heuristic"
-        path = SAMPLE_BOTS / f"{kind}_bot.py"
-        command = (sys.executable, "-P", "-m", "oddtrick", "bot", str(path))
-        bots.append(HouseBot(f"house-{kind}-{number}", command, SAMPLE_BOTS))
-    return tuple(bots)
+        command = (sys.executable, "-P", "-m", "oddtrick", "bot", str(bots.bot_file(kind)))
+        house.append(HouseBot(f"house-{kind}-{number}", command, bots.FOLDER))
+    return tuple(house)
 
 
 @dataclasses.dataclass(frozen=True)
