@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from referee_support import RawBot, StreamEnded, random_legal
+from referee_support import PATIENCE_S, RawBot, StreamEnded, random_legal
 
 from oddtrick.rules import GameConfig
 from oddtrick.v1 import referee_pb2
@@ -60,7 +60,7 @@ async def ladder_serving(settings: LadderSettings, web: socket.socket | None = N
             started.set()
 
         nursery.start_soon(lambda: run_ladder(settings, on_ready=on_ready, web=web))
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             await started.wait()
         try:
             yield ready[0]

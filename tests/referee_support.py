@@ -46,6 +46,12 @@ from oddtrick_referee.referee import Referee
 GUARD_S = 15.0
 """How long any single wait may take before the test fails instead of hanging."""
 
+PATIENCE_S = 180.0
+"""How long a test waits for what must happen (bot processes started and connected, a
+match played to its end) before it fails rather than hangs. Generous on purpose: on a
+loaded two-core machine starting one Python bot process can take tens of seconds. The
+wait itself is always for an event, never a sleep, so a quick machine never waits."""
+
 PROTOCOL = "oddtrick.v1"
 ALL_GAMES = (game_pb2.GAME_KIND_CLASSIC, game_pb2.GAME_KIND_CONTRACT)
 

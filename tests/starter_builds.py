@@ -1,10 +1,13 @@
 """Building the starter bots of examples/ with each language's own tools, all at once.
 
-Each starter builds with the exact commands of its README. Build outputs stay in
-the git-ignored folders of the checkout (gen/, target/, node_modules/, dist/),
-and downloads in each tool's usual cache outside it (Go's module and build
-caches, ~/.cargo, ~/.m2, ~/.npm), so a second run only checks that nothing
-changed. The builds run in parallel threads, at low priority, from the moment
+Each starter builds with the exact commands of its README. Downloads stay in
+each tool's usual cache outside the checkout (Go's module and build caches,
+~/.cargo, ~/.m2, ~/.npm), and so does Cargo's target folder, the one build
+that takes minutes from cold (``CARGO_TARGET_DIR`` in ``$ODDTRICK_BUILD_CACHE``,
+by default ~/.cache/oddtrick-starters): a fresh clone on a machine that built
+once only checks that nothing changed. The other outputs stay in the git-ignored
+folders of the checkout (gen/, target/, node_modules/, dist/). The builds run in
+parallel threads, at low priority, from the moment
 pytest has collected a run that includes tests/test_starter_bots.py (see
 tests/conftest.py): on two cores the slowest (Rust, then Java) sets the time,
 and the tests before them run meanwhile.
@@ -15,6 +18,7 @@ and the tests before them run meanwhile.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import subprocess
 import threading
@@ -26,6 +30,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 PROTO = ROOT / "proto"
+BUILD_CACHE = Path(os.environ.get("ODDTRICK_BUILD_CACHE", Path.home() / ".cache" / "oddtrick-starters"))
+RUST_TARGET = BUILD_CACHE / "rust-target"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,10 +44,13 @@ class Starter:
     command: str
     """How to run the built bot, from the repository root (a tournament's cmd: entry)."""
     outputs: tuple[str, ...]
-    """Build outputs inside ``folder``, git-ignored; --clean removes them."""
+    """Build outputs: inside ``folder`` (git-ignored) or absolute (a cache outside the
+    checkout); --clean removes them."""
     fresh_if: str = ""
     """A file that, when newer than every input, means the build can be skipped
     (for Maven and tsc, which otherwise repeat code generation and compiling)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables the build steps get beside the inherited environment."""
 
 
 STARTERS: dict[str, Starter] = {
@@ -60,8 +69,9 @@ STARTERS: dict[str, Starter] = {
             EXAMPLES / "rust_bot",
             ("cargo", "protoc"),
             (("cargo", "build", "--locked"),),
-            "examples/rust_bot/target/debug/rustbot",
-            ("target",),
+            str(RUST_TARGET / "debug" / "rustbot"),
+            (str(RUST_TARGET),),
+            env=(("CARGO_TARGET_DIR", str(RUST_TARGET)),),
         ),
         Starter(
             "java",
@@ -143,6 +153,7 @@ def _build(build: Build) -> None:
             result = subprocess.run(
                 ("nice", "-n", "10", *step) if shutil.which("nice") else step,
                 cwd=starter.folder,
+                env={**os.environ, **dict(starter.env)},
                 capture_output=True,
                 text=True,
                 check=False,

@@ -11,7 +11,15 @@ from pathlib import Path
 import grpc
 import pytest
 import trio
-from referee_support import RawBot, connect_and_play, count_faults, first_legal, in_thread, referee_running
+from referee_support import (
+    PATIENCE_S,
+    RawBot,
+    connect_and_play,
+    count_faults,
+    first_legal,
+    in_thread,
+    referee_running,
+)
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee import MatchSpec, TableRules, check_log
@@ -63,7 +71,7 @@ async def test_garbage_and_half_closes_end_the_call_with_a_status_and_free_it(tm
             code, _ = await in_thread(misbehave, address, name, misdeed, when)
             endings.setdefault((misdeed.__name__, when), set()).add(code)
 
-        with trio.fail_after(60):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for name in ("fair-ns", "fair-ns", "fair-ew", "fair-ew", "calm-s", "calm-w"):
                     nursery.start_soon(in_thread, connect_and_play, address, name, first_legal)

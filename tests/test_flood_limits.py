@@ -11,6 +11,7 @@ import grpc
 import pytest
 import trio
 from referee_support import (
+    PATIENCE_S,
     RawBot,
     card_action,
     cards_of,
@@ -64,7 +65,7 @@ async def test_a_flood_on_the_open_request_is_cut_off_at_the_documented_limits(
         async def flooder() -> None:
             records["flooder"] = await in_thread(flood_open_request, address, "flooder")
 
-        with trio.fail_after(60):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(flooder)
                 for name in ("calm-n", "calm-e", "calm-s", "fair-ns", "fair-ns", "fair-ew", "fair-ew"):

@@ -8,6 +8,7 @@ import grpc
 import trio
 from referee_support import (
     ALL_GAMES,
+    PATIENCE_S,
     PROTOCOL,
     RawBot,
     connect_and_play,
@@ -86,7 +87,7 @@ async def test_comments_are_cut_at_256_bytes_of_utf8_at_a_character_boundary(tmp
         async def play(key: str, spec: MatchSpec) -> None:
             records[key] = await referee.play_match(spec, wait_s=20)
 
-        with trio.fail_after(40):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(in_thread, connect_and_play, referee.address, "emoji", commenting(emoji))
                 nursery.start_soon(in_thread, connect_and_play, referee.address, "mixed", commenting(mixed))

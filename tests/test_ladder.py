@@ -26,7 +26,7 @@ from ladder_support import (
     segments,
     stop_all,
 )
-from referee_support import RawBot, check_hidden_information
+from referee_support import PATIENCE_S, RawBot, check_hidden_information
 
 from oddtrick._codec import card_from_wire, seat_from_wire
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2
@@ -171,7 +171,7 @@ async def test_trusted_pairs_seat_one_entrant_per_partnership_at_both_tables(tmp
         async with trio.open_nursery() as players:
             for bot in bots:
                 players.start_soon(trio.to_thread.run_sync, play_until_closed, bot, stop)
-            with trio.fail_after(60):
+            with trio.fail_after(PATIENCE_S):
                 [outcome, *_] = await ladder.wait_outcomes(1)
             stop.set()
             ladder.referee.finish()
@@ -271,7 +271,7 @@ async def test_bots_are_ranked_by_strength_a_latecomer_climbs_and_the_absent_go_
             saboteur.terminate()
             saboteur.wait(timeout=30)
             lobby = ladder.referee.lobby
-            with trio.fail_after(30):
+            with trio.fail_after(PATIENCE_S):
                 while any(s.name == "saboteur" for s in list(lobby.sessions.values())):
                     await lobby.change_event.wait()
             gone_ms = int(time.time() * 1000)

@@ -3,12 +3,11 @@ and leave the index as it was (no match left "running")."""
 
 from __future__ import annotations
 
-import ctypes
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,23 +15,24 @@ from test_arena_listing import leave_behind
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
-_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _CAP_FOWNER = 1, 2, 3
-_PR_CAPBSET_DROP = 24
 
 
-def _as_an_ordinary_user() -> Callable[[], None] | None:
-    """Root ignores file modes: drop the capabilities that let it (in the child only), so a
-    read-only folder is read-only to the referee as it would be to any user."""
+def _as_an_ordinary_user(command: list[str]) -> list[str]:
+    """Root ignores file modes: run ``command`` without the capabilities that let it, so a
+    read-only folder is read-only to the referee as it would be to any user.
+
+    setpriv (util-linux) drops them from the bounding set and execs the command. Not a
+    ``preexec_fn``: that forces a plain fork() of this process, which holds gRPC's
+    threads from earlier tests, and gRPC's fork handlers then restart a poller in the
+    child whose epoll descriptor ``close_fds`` closes: the child aborts with
+    "epoll_wait error: Bad file descriptor" before it can exec (grpc/grpc#43055).
+    Without ``preexec_fn`` the child is started by vfork, and no fork handler runs.
+    """
     if os.geteuid() != 0:
-        return None
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def drop() -> None:
-        for capability in (_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _CAP_FOWNER):
-            if libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
-                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-    return drop
+        return command
+    setpriv = shutil.which("setpriv")
+    assert setpriv, "setpriv (Debian's util-linux) drops root's capabilities for these tests"
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search,-fowner", "--", *command]
 
 
 def _set_writable(folder: Path, writable: bool, files_too: bool) -> None:
@@ -65,9 +65,7 @@ def test_a_read_only_data_folder_is_one_line_and_changes_nothing(tmp_path: Path,
     _set_writable(data_dir, False, files_too)
     try:
         results = {
-            name: subprocess.run(
-                command, capture_output=True, text=True, timeout=60, preexec_fn=_as_an_ordinary_user()
-            )
+            name: subprocess.run(_as_an_ordinary_user(command), capture_output=True, text=True, timeout=60)
             for name, command in commands.items()
         }
     finally:
@@ -91,11 +89,7 @@ def test_a_folder_made_read_only_mid_tournament_keeps_what_was_played(tmp_path: 
     ]  # fmt: skip
     lines = []
     with subprocess.Popen(
-        command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_as_an_ordinary_user(),
+        _as_an_ordinary_user(command), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     ) as tournament:
         assert tournament.stderr is not None
         for line in tournament.stderr:

@@ -14,6 +14,7 @@ import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from referee_support import (
     GUARD_S,
+    PATIENCE_S,
     RawBot,
     card_action,
     connect_and_play,
@@ -74,7 +75,7 @@ async def test_a_timeout_gets_the_fallback_and_a_fault(tmp_path):
 
     config = GameConfig.contract(format=MatchFormat.HAND)
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat in Seat:
                     nursery.start_soon(player, seat, referee.address)
@@ -157,7 +158,7 @@ async def test_a_dropped_bot_resumes_within_the_grace_period(tmp_path):
         results.update(await in_thread(drop_and_resume, address, "flaky"))
 
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(flaky, referee.address)
                 for seat in (N, E, W):
@@ -236,7 +237,7 @@ async def test_a_bot_gone_past_the_grace_period_forfeits(tmp_path):
         outcome["late"] = await in_thread(drop_for_good, address, "vanisher", watch.seen)
 
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(vanisher, referee.address)
                 nursery.start_soon(in_thread, connect_and_play, referee.address, names[N], watch)
@@ -327,7 +328,7 @@ async def test_flooding_and_garbage_are_cut_off_while_another_table_plays_on(tmp
 
     names = [*table_a.values(), "fair-ns", "fair-ew", "late-comer"]
     async with referee_running(tmp_path, names) as referee:
-        with trio.fail_after(40):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(abuser, "flooder", flood, referee.address)
                 nursery.start_soon(abuser, "garbler", garbage, referee.address)
@@ -375,7 +376,7 @@ async def test_a_few_unknown_messages_per_request_are_tolerated_for_a_whole_matc
     config = GameConfig.classic(format=MatchFormat.DEALS, deals=2)
     async with referee_running(tmp_path, names.values()) as referee:
         assert referee.settings.limits.max_unsolicited < 26
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat, name in names.items():
                     policy = chatty if seat is N else first_legal

@@ -15,6 +15,7 @@ import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from referee_support import (
+    PATIENCE_S,
     RawBot,
     check_hidden_information,
     connect_and_play,
@@ -118,7 +119,7 @@ async def test_whole_matches_of_both_games_between_sdk_bots(tmp_path):
     seating = {N: "alice", E: "bob", S: "alice", W: "bob"}
     records = []
     async with referee_running(tmp_path, ["alice", "bob"]) as referee:
-        with trio.fail_after(60):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as bots:
                 for name in ("alice", "bob"):
                     bots.start_soon(in_thread, run_sdk_bot, referee.address, name, 2, 2)
@@ -198,7 +199,7 @@ async def test_a_match_between_four_bot_processes(tmp_path):
         )
 
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(60):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as processes:
                 for name in names.values():
                     processes.start_soon(bot_process, name, referee.address)
@@ -234,7 +235,7 @@ async def test_no_seat_sees_a_hidden_card_or_the_seed_early(tmp_path, config):
         bots[seat] = await in_thread(connect_and_play, address, names[seat], policy)
 
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat in Seat:
                     nursery.start_soon(watcher, seat, referee.address)
@@ -260,7 +261,7 @@ async def test_the_hidden_information_check_catches_a_leak(tmp_path):
 
     config = GameConfig.classic(format=MatchFormat.HAND)
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat in Seat:
                     nursery.start_soon(watcher, seat, referee.address)
@@ -297,7 +298,7 @@ async def test_event_numbers_run_on_across_the_matches_of_a_session(tmp_path):
 
     config = GameConfig.classic(format=MatchFormat.DEALS, deals=1)
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat in Seat:
                     nursery.start_soon(player, seat, referee.address)

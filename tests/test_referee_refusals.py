@@ -8,6 +8,7 @@ import grpc
 import pytest
 import trio
 from referee_support import (
+    PATIENCE_S,
     RawBot,
     bid_action,
     card_action,
@@ -157,7 +158,7 @@ async def test_illegal_actions_are_refused_and_change_nothing(tmp_path, game):
     config = GameConfig(game=game, format=MatchFormat.HAND)
     async with referee_running(tmp_path, names.values()) as referee:
         misbehaver = Misbehaver(S, referee.settings.limits.max_attempts)
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat, name in names.items():
                     policy = misbehaver if seat is S else opening_bidder
@@ -211,7 +212,7 @@ async def test_a_double_of_the_own_sides_bid_is_refused(tmp_path):
     policies = {N: opening_bidder, E: opening_bidder, S: first_legal, W: double_own_side}
     config = GameConfig.contract(format=MatchFormat.HAND, doubling=True)
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat, name in names.items():
                     nursery.start_soon(in_thread, connect_and_play, referee.address, name, policies[seat])
@@ -251,7 +252,7 @@ def second_hello(address: str, name: str) -> tuple:
 async def test_sessions_refused_at_the_handshake(tmp_path):
     async with referee_running(tmp_path, ["gina"]) as referee:
         address = referee.address
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             wrong_token = await in_thread(lambda: handshake(address, "gina", token="not-her-token"))
             unknown_name = await in_thread(lambda: handshake(address, "stranger"))
             wrong_protocol = await in_thread(lambda: handshake(address, "gina", protocol="oddtrick.v9"))

@@ -11,7 +11,7 @@ from concurrent import futures
 import grpc
 import pytest
 import trio
-from referee_support import connect_and_play, in_thread, opening_bidder, referee_running
+from referee_support import PATIENCE_S, connect_and_play, in_thread, opening_bidder, referee_running
 
 import oddtrick
 from oddtrick import Bot, Card, FakeReferee, GameConfig, IllegalAction, MatchFormat, Phase, Seat, play_local
@@ -182,7 +182,7 @@ async def test_the_real_referee_plays_what_play_local_plays(tmp_path, game):
     assert all(result.deal is not None for result in local.hand_results)  # no hand thrown in
     names = {seat: f"twin-{seat.name.lower()}" for seat in Seat}
     async with referee_running(tmp_path, names.values()) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for name in names.values():
                     nursery.start_soon(in_thread, connect_and_play, referee.address, name, opening_bidder)

@@ -18,6 +18,7 @@ import pytest
 import trio
 from referee_support import (
     GUARD_S,
+    PATIENCE_S,
     RawBot,
     _Replay,
     check_hidden_information,
@@ -112,7 +113,7 @@ async def play_watched(
             bots[seat] = played
 
     async with referee_running(tmp_path, NAMES.values()) as referee:
-        with trio.fail_after(60):
+        with trio.fail_after(PATIENCE_S):
             async with trio.open_nursery() as nursery:
                 for seat in Seat:
                     nursery.start_soon(bot, seat, referee.address)

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 import trio
-from referee_support import SeededBot
+from referee_support import PATIENCE_S, SeededBot
 
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick_referee import RefereeSettings, running_referee
@@ -26,7 +26,7 @@ def free_port() -> int:
 async def connected(settings: RefereeSettings, name: str) -> None:
     """Run a referee until ``name`` has a session on it, then stop it."""
     async with running_referee(settings) as referee:
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             while not any(s.name == name for s in list(referee.lobby.sessions.values())):
                 await referee.lobby.change_event.wait()
 

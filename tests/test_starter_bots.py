@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import trio
-from referee_support import check_hidden_information, referee_running, token_of
+from referee_support import PATIENCE_S, check_hidden_information, referee_running, token_of
 from starter_builds import BUILDS_KEY, STARTERS, Build, start_builds
 
 from oddtrick._codec import seat_from_wire
@@ -143,7 +143,7 @@ async def test_a_starter_exits_cleanly_on_a_signal(starter: str, signal_number: 
         with (tmp_path / "bot.log").open("w") as log:
             process = subprocess.Popen(starter.split(), cwd=ROOT, env=env, stdout=log, stderr=log)
             try:
-                with trio.fail_after(60):
+                with trio.fail_after(PATIENCE_S):
                     await referee.lobby.wait_for({name: 2}, GameKind.CLASSIC)
                 process.send_signal(signal_number)
                 code = await trio.to_thread.run_sync(process.wait, 15)

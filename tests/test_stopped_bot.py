@@ -12,6 +12,7 @@ from pathlib import Path
 
 import trio
 from referee_support import (
+    PATIENCE_S,
     connect_and_play,
     count_faults,
     first_legal,
@@ -46,14 +47,14 @@ async def test_a_stopped_bot_is_disconnected_by_keepalive(tmp_path: Path) -> Non
         try:
             for name in ("sleeper", "awake"):
                 processes.append(bot_process(referee.address, name, 2))
-            with trio.fail_after(30):
+            with trio.fail_after(PATIENCE_S):
                 await referee.lobby.wait_for({"sleeper": 2, "awake": 2}, GameConfig.classic().game)
             os.kill(processes[0].pid, signal.SIGSTOP)
 
             async def play(key: str, spec: MatchSpec) -> None:
                 records[key] = await referee.play_match(spec, wait_s=20)
 
-            with trio.fail_after(60):
+            with trio.fail_after(PATIENCE_S):
                 async with trio.open_nursery() as nursery:
                     for name in ("other-ns", "other-ns", "other-ew", "other-ew"):
                         nursery.start_soon(in_thread, connect_and_play, referee.address, name, first_legal)

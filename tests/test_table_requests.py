@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import trio
+from referee_support import PATIENCE_S
 
 from oddtrick._codec import hand_state
 from oddtrick._seat_state import SeatState
@@ -102,7 +103,7 @@ async def test_every_request_matches_the_engine_view(name: str, tmp_path: Path) 
             max_comment_bytes=256,
         )
         table_box.append(table)
-        with trio.fail_after(30):
+        with trio.fail_after(PATIENCE_S):
             state = await table.run()
         assert state.match_result is not None
         assert sum(stream.requests for stream in streams.values()) == sum(
