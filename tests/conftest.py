@@ -49,9 +49,11 @@ def postgres_url():  # type: ignore[no-untyped-def]
         yield url
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Start building the starter bots as soon as a run includes their tests, so that
-    the slow builds (Rust, Java) run at low priority beside the tests before them."""
+    the slow builds (Rust, Java) run at low priority beside the tests before them.
+    Last of the hooks, so a run that deselects them (``-m "not slow"``) builds nothing."""
     if any(item.nodeid.startswith("tests/test_starter_bots.py") for item in items):
         from starter_builds import BUILDS_KEY, start_builds
 

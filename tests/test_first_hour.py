@@ -206,7 +206,7 @@ async def test_a_referee_with_tokens_says_a_missing_token_is_missing(tmp_path):
             await in_thread(lambda: asyncio.run(run_bot_async(SeededBot, options)))
 
 
-@pytest.mark.parametrize("path", ["oddtrick-data/logs/m.jsonl", "sdk/oddtrick/bots/oddtrick-data/oddtrick.sqlite3"])
+@pytest.mark.parametrize("path", ["oddtrick-data/logs/m.jsonl", "sdk/oddtrick/oddtrick-data/x.sqlite3"])
 def test_the_default_data_folder_is_ignored_by_git_wherever_it_is_made(path):
     root = Path(__file__).resolve().parents[1]
     run = subprocess.run(["git", "check-ignore", "-q", path], cwd=root, check=False)

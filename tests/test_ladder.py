@@ -205,6 +205,7 @@ def ranked(ladder: Ladder, names: list[str]) -> list[str]:
     return sorted(names, key=lambda name: rating[name])
 
 
+@pytest.mark.slow
 async def test_bots_are_ranked_by_strength_a_latecomer_climbs_and_the_absent_go_inactive(
     tmp_path: Path,
 ) -> None:
@@ -364,6 +365,7 @@ class _Serving:
         self.process.stdout.close()
 
 
+@pytest.mark.slow
 def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays_on(tmp_path: Path) -> None:
     port = _free_port()
     settings = ladder_settings(tmp_path)

@@ -23,10 +23,13 @@ NODE_BOT = ROOT / "examples" / "node_bot"
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 DEPENDENCIES = ("@grpc/grpc-js", "@grpc/proto-loader")
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or shutil.which("npm") is None,
-    reason="the Node.js example bot needs `node` and `npm` on PATH",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("node") is None or shutil.which("npm") is None,
+        reason="the Node.js example bot needs `node` and `npm` on PATH",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

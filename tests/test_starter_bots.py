@@ -32,6 +32,8 @@ from oddtrick.v1 import referee_pb2
 from oddtrick_referee.conformance.runner import Options, conformance_run
 
 ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 LANGUAGES = list(STARTERS)
 
