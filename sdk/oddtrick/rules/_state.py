@@ -935,7 +935,8 @@ def _check_position(
     if not isinstance(hand_number, int) or hand_number < 1:
         raise PositionError(f"hand numbers start at 1, not {hand_number!r}")
     if config.format is MatchFormat.DEALS and hand_number > (config.deals or 0):
-        raise PositionError(f"hand {hand_number} is past this match's {config.deals} deals")
+        last = "its only deal" if config.deals == 1 else f"its {config.deals} deals"
+        raise PositionError(f"hand {hand_number} is past this match's end: {last}")
     if config.format is MatchFormat.HAND and hand_number != 1:
         raise PositionError("a one-hand match has only hand 1")
     for name, pair in (("scores", scores), ("games_won", games_won)):

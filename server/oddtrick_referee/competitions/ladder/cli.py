@@ -17,6 +17,7 @@ from pathlib import Path
 
 import trio
 
+from oddtrick._terminal import plural
 from oddtrick.rules import ConfigError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
@@ -356,7 +357,8 @@ def _history(args: argparse.Namespace) -> int:
         cause = f" ({item['cause']})" if item["cause"] else ""
         print(
             f"  {when}  {item['match_id']:<28} {item['status']:<8} team {item['team']} "
-            f"{item['score']:+5d} over {item['deals']} deals  {item['result']:<5} {after}{cause}"
+            f"{item['score']:+5d} over {plural(int(str(item['deals'])), 'deal')}  "
+            f"{item['result']:<5} {after}{cause}"
         )
     return 0
 
