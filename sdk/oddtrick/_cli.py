@@ -20,10 +20,10 @@ from oddtrick._address import DEFAULT_PORT, with_default_port
 from oddtrick._argparse import Parser
 from oddtrick._strong_cli import add_commands as add_strong_commands
 from oddtrick._tls import TlsOptions, tls_from_args
+from oddtrick.rules import GameKind
 
 if TYPE_CHECKING:
     from oddtrick._client import BotRefused
-from oddtrick.rules import GameKind
 
 
 def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
