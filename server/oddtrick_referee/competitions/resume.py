@@ -47,12 +47,16 @@ def options(described: Mapping[str, Any]) -> list[str]:
     (entries apart): what ``oddtrick tournament`` needs to find it again."""
     config = described["config"]
     words = ["--game", config["game"]]
-    if config["game"] == "classic" and config.get("trump_selection"):
+    if (
+        config["game"] == "classic"
+        and config.get("trump_selection")
+        and not _default(config, "trump_selection")
+    ):
         words += ["--trumps", config["trump_selection"]]
     for key in ("no_trump_every_fifth", "honours", "doubling"):
         if config.get(key):
             words.append("--" + key.replace("_", "-"))
-    if config.get("target") is not None:
+    if config.get("target") is not None and not _default(config, "target"):
         words += ["--target", str(config["target"])]
     words += ["--format", config["format"]]
     deals = described["deals"] or config.get("deals")
@@ -67,6 +71,16 @@ def options(described: Mapping[str, Any]) -> list[str]:
     if described.get("seed") is not None:
         words += ["--seed", str(described["seed"])]
     return words
+
+
+def _default(config: Mapping[str, Any], key: str) -> bool:
+    """Whether ``config[key]`` is what the game takes when the option is not given (the
+    command is then the shorter for leaving it out, and finds the same tournament)."""
+    without = {name: value for name, value in config.items() if name != key}
+    try:
+        return GameConfig.from_dict(without).to_dict() == dict(config)
+    except ValueError:
+        return False
 
 
 def resume_command(stored: StoredTournament, data_dir: Path) -> str:
