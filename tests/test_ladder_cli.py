@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from oddtrick.rules import GameConfig
+from oddtrick_referee.competitions.ladder.service import LadderSettings, open_store
+
 
 def ladder(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -16,13 +19,53 @@ def ladder(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     )
 
 
+def create_ladder(where: list[str]) -> None:
+    """What `oddtrick ladder serve` does first: open (and so create) the ladder's store."""
+    option, value = where
+    data_dir, database = (Path(value), None) if option == "--data-dir" else (Path("unused"), value)
+    store = open_store(LadderSettings(config=GameConfig.contract(), data_dir=data_dir, database=database))
+    store.db.close()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def where(request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
+def empty(request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
+    """Where a ladder could be, with none there yet."""
     if request.param == "sqlite":
-        return ["--data-dir", str(tmp_path)]
+        return ["--data-dir", str(tmp_path / "data")]
     from postgres_support import fresh_database
 
     return ["--database", fresh_database(request.getfixturevalue("postgres_url"), "ladder_cli")]
+
+
+@pytest.fixture
+def where(empty: list[str]) -> list[str]:
+    """A ladder, as `ladder serve` leaves it, with no entrant yet."""
+    create_ladder(empty)
+    return empty
+
+
+def test_no_management_command_creates_a_ladder(empty: list[str]) -> None:
+    for command in (["register", "bob"], ["retire", "bob"], ["rotate-token", "bob"], ["standings"]):
+        refused = ladder(*command, *empty, check=False)
+        assert refused.returncode == 2, refused
+        assert refused.stdout == ""
+        (line,) = refused.stderr.splitlines()
+        assert "no ladder in" in line
+        assert "`oddtrick ladder serve` creates a ladder" in line
+        if empty[0] == "--data-dir":
+            assert str(Path(empty[1]).resolve()) in line
+            assert not Path(empty[1]).exists()
+        else:
+            assert empty[1].rsplit("/", 1)[-1] in line
+    if empty[0] == "--database":  # nothing was created in the database either
+        psycopg = pytest.importorskip("psycopg")
+        with psycopg.connect(empty[1]) as connection:
+            tables = connection.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+            ).fetchall()
+        assert tables == []
+    create_ladder(empty)
+    assert ladder("register", "bob", *empty).returncode == 0
 
 
 def test_register_rotate_retire_and_read_the_standings(where: list[str]) -> None:
@@ -77,6 +120,7 @@ def test_a_bad_database_url_and_a_bad_name_say_what_to_do(tmp_path: Path) -> Non
     unreachable = ladder("standings", "--database", "postgresql://nobody@127.0.0.1:1/x", check=False)
     assert unreachable.returncode == 2
     assert "cannot connect to PostgreSQL" in unreachable.stderr
+    create_ladder(["--data-dir", str(tmp_path)])
     named = ladder("register", "two words", "--data-dir", str(tmp_path), check=False)
     assert named.returncode == 2
     assert "cannot be a bot name" in named.stderr

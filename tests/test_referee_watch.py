@@ -32,9 +32,11 @@ from oddtrick._codec import card_from_wire, seat_from_wire
 from oddtrick._watch import PlayByPlay, watch
 from oddtrick.rules import GameConfig, MatchFormat, Seat, TrumpSelection
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2
-from oddtrick_referee import check_log
+from oddtrick_referee import RefereeSettings, check_log, running_referee
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee
+from oddtrick_referee.replay.model import replay_log
+from tests.replay_support import CONFIGS, play_logged
 
 NAMES = {seat: f"watched-{seat.name.lower()}" for seat in Seat}
 
@@ -229,3 +231,50 @@ async def test_sealed_and_unknown_matches_cannot_be_watched(tmp_path):
     assert summary.status == arena_pb2.MATCH_STATUS_SEALED
     assert not summary.HasField("score")
     assert not summary.HasField("result")
+
+
+def _tricks_as_replay_shows_them(log_path: Path) -> list[list[str]]:
+    """Every hand's tricks, in PlayByPlay's words, from the replay model of ``oddtrick replay``."""
+    match = replay_log(log_path)
+    hands = []
+    for hand in match.hands:
+        lines = []
+        for number, steps in hand.tricks:
+            played = "  ".join(f"{step.seat} {step.card.pretty:>3}" for step in steps)
+            last = steps[-1]
+            ns, ew = last.tricks
+            lines.append(f"  trick {number:>2}: {played}  → {last.winner}   (NS {ns}, EW {ew})")
+        hands.append(lines)
+    return hands
+
+
+def _tricks_as_watch_shows_them(lines: list[str]) -> list[list[str]]:
+    hands: list[list[str]] = []
+    for line in lines:
+        if line.startswith("hand "):
+            hands.append([])
+        elif line.startswith("  trick "):
+            hands[-1].append(line)
+    return hands
+
+
+@pytest.mark.parametrize("name", ["contract-doubling", "classic-turned"])
+async def test_watch_replays_a_finished_match_as_replay_does_every_trick_of_every_hand(tmp_path, name):
+    config = CONFIGS[name]
+    async with running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee:
+        logged = await play_logged(referee, config, seed=f"watch-{name}", match_id=f"w-{name}")
+        out, err = io.StringIO(), io.StringIO()
+        status = await in_thread(watch, referee.address, logged.match_id, out, err)
+        referee.finish()
+    assert status == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert "(finished: replayed from its log)" in lines[0]
+    expected = _tricks_as_replay_shows_them(logged.log_path)
+    shown = _tricks_as_watch_shows_them(lines)
+    assert len(expected) == config.deals
+    for number, (seen, wanted) in enumerate(zip(shown, expected, strict=True), start=1):
+        assert seen == wanted, f"hand {number}"
+        assert len(seen) == 13 or not wanted  # thrown-in hands have no tricks
+    assert sum(1 for line in lines if line.startswith("hand ")) == config.deals
+    assert sum(1 for line in lines if line.startswith("  result: ")) == config.deals
+    assert lines[-1].startswith("match over:")

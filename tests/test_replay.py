@@ -263,6 +263,56 @@ def test_pbn_export_reads_back_in_an_independent_pbn_parser(played, tmp_path):
             assert int(board.info["TricksNS"]) == hand.result.tricks[0]
 
 
+def test_export_writes_pbn_by_default_and_the_replay_as_json(played, tmp_path):
+    for name, logged in played.items():
+        default = subprocess.run(
+            [sys.executable, "-m", "oddtrick", "export", str(logged.log_path)], capture_output=True, text=True
+        )
+        pbn = subprocess.run(
+            [sys.executable, "-m", "oddtrick", "export", str(logged.log_path), "--pbn"],
+            capture_output=True,
+            text=True,
+        )
+        assert default.returncode == 0, default.stderr
+        assert default.stdout == pbn.stdout
+        assert default.stdout.startswith("% PBN 2.1")
+        out = tmp_path / f"{name}.json"
+        written = subprocess.run(
+            [sys.executable, "-m", "oddtrick", "export", str(logged.log_path), "--json", "-o", str(out)],
+            capture_output=True,
+            text=True,
+        )
+        assert written.returncode == 0, written.stderr
+        match = replay_log(logged.log_path)
+        data = json.loads(out.read_text(encoding="utf-8"))
+        assert (
+            written.stderr
+            == f"wrote {len(match.hands)} hand{'s' if len(match.hands) != 1 else ''} to {out} (JSON)\n"
+        )
+        assert data["format"] == 1
+        assert data["match_id"] == match.match_id
+        assert data["config"] == logged.config.to_dict()
+        assert data["seed"] == match.seed
+        assert data["players"] == {str(seat): player for seat, player in match.players.items()}
+        assert len(data["hands"]) == len(match.hands)
+        for hand, replayed in zip(data["hands"], match.hands, strict=True):
+            assert hand["dealer"] == str(replayed.dealer)
+            assert hand["deal"] == {str(seat): [str(c) for c in replayed.deal[seat]] for seat in Seat}
+            assert [(c["seat"], c["call"]) for c in hand["calls"]] == [
+                (str(step.seat), str(step.call)) for step in replayed.calls
+            ]
+            assert [(p["seat"], p["card"], p["trick"], p["winner"]) for p in hand["plays"]] == [
+                (str(s.seat), str(s.card), s.trick, None if s.winner is None else str(s.winner))
+                for s in replayed.plays
+            ]
+            assert replayed.result is not None
+            assert hand["result"]["scores_after"] == list(replayed.result.scores_after)
+            assert hand["result"]["tricks"] == list(replayed.result.tricks)
+        assert match.result is not None
+        assert data["result"]["totals"] == list(match.result.totals)
+        assert data["result"]["winner"] == (None if match.result.winner is None else str(match.result.winner))
+
+
 def test_a_log_that_cannot_be_replayed_says_why(played, tmp_path):
     path = played["contract-game"].log_path
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)

@@ -10,19 +10,24 @@ from oddtrick._local import MatchStalled
 from oddtrick.rules import (
     PASS,
     Card,
+    CardNotHeld,
     Deal,
     Denomination,
     GameConfig,
     GameState,
+    IllegalStartingAction,
     MatchFormat,
     MustFollowSuit,
+    ParseError,
     Phase,
     PositionError,
     Rank,
+    Reason,
     Seat,
     Side,
     Suit,
     TrumpSelection,
+    WrongPhase,
     replay,
 )
 
@@ -117,11 +122,102 @@ def test_an_impossible_starting_position_is_refused(config, options, message):
         GameState.from_deal(config, DEAL, **options)
 
 
-def test_an_illegal_action_in_the_position_is_refused_with_its_reason():
-    with pytest.raises(MustFollowSuit):
+def test_an_illegal_action_in_the_position_is_refused_with_its_reason_and_index():
+    with pytest.raises(IllegalStartingAction, match=r"action 1 \(TH\)") as caught:
         GameState.from_deal(
             GameConfig.classic(), DEAL, dealer=Seat.WEST, turned_card="2S", actions=["AS", "TH"]
         )
+    assert isinstance(caught.value, PositionError)
+    assert caught.value.index == 1
+    assert isinstance(caught.value.error, MustFollowSuit)
+    assert caught.value.reason is Reason.MUST_FOLLOW_SUIT
+
+
+@pytest.mark.parametrize(
+    ("actions", "index", "refusal"),
+    [
+        (["AS", "pass"], 1, WrongPhase),  # a call during the play
+        (["AS", "7S", "3S", "2S", "QS", "double"], 5, WrongPhase),
+        (["AS", "XX"], 1, ParseError),  # text that spells no action
+        ([Card.parse("AS"), Card.parse("AS")], 1, CardNotHeld),
+    ],
+)
+def test_every_refused_action_is_a_position_error_naming_its_index(actions, index, refusal):
+    with pytest.raises(PositionError) as caught:
+        GameState.from_deal(GameConfig.classic(), DEAL, **_classic_options(actions))
+    error = caught.value
+    assert isinstance(error, IllegalStartingAction)
+    assert error.index == index
+    assert isinstance(error.error, refusal)
+    assert f"action {index} " in str(error)
+
+
+def _classic_options(actions):
+    return {"dealer": Seat.WEST, "turned_card": "2S", "actions": actions}
+
+
+def test_a_card_during_the_auction_is_wrong_phase():
+    with pytest.raises(IllegalStartingAction) as caught:
+        GameState.from_deal(GameConfig.contract(), DEAL, actions=["pass", "QH"])
+    assert caught.value.index == 1
+    assert isinstance(caught.value.error, WrongPhase)
+    assert caught.value.reason is Reason.WRONG_PHASE
+
+
+def test_a_string_of_actions_is_refused_not_read_a_letter_at_a_time():
+    with pytest.raises(PositionError, match="must be a list of actions"):
+        GameState.from_deal(GameConfig.classic(), DEAL, dealer=Seat.WEST, turned_card="2S", actions="AS")
+
+
+@pytest.mark.parametrize("scores", [None, 5, (1,), (1, 2, 3), ("1", 2), (-1, 0), (True, 0)])
+def test_scores_that_are_not_two_whole_numbers_are_a_clear_position_error(scores):
+    with pytest.raises(PositionError, match=r"scores must be two whole numbers, NS then EW"):
+        GameState.from_deal(GameConfig.contract(), DEAL, scores=scores)
+
+
+@pytest.mark.parametrize("scores", [(100, 100), (104, 104)])
+def test_contract_scores_level_at_or_above_the_target_play_on(scores):
+    state = GameState.from_deal(GameConfig.contract(), DEAL, dealer=Seat.NORTH, scores=scores, seed="level")
+    assert state.phase is Phase.AUCTION
+    assert state.scores == scores
+    # North holds thirteen tricks at no trumps: the hand breaks the tie, and the game is over.
+    for call in ("pass", "pass", "pass", "13NT", "pass", "pass", "pass"):
+        state.apply(next(a for a in state.legal_actions if str(a) == call))
+    while state.phase is Phase.PLAY:
+        state.apply(state.legal_actions[-1] if state.to_act is Seat.NORTH else state.legal_actions[0])
+    assert state.hand_results[-1].tricks == (13, 0)
+    assert state.match_result is not None
+    assert state.match_result.winner is Side.NORTH_SOUTH
+
+
+@pytest.mark.parametrize("scores", [(100, 99), (104, 100), (0, 100)])
+def test_contract_scores_with_a_side_ahead_at_the_target_are_over(scores):
+    with pytest.raises(PositionError, match="already reached the target"):
+        GameState.from_deal(GameConfig.contract(), DEAL, scores=scores)
+
+
+@pytest.mark.parametrize(
+    ("deal", "message"),
+    [
+        ("N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876", "four hands"),
+        ("AKQJ.AKQ.AKQ.AKQ", "not a deal"),
+        (12, "not a deal"),
+    ],
+)
+def test_a_bad_deal_is_a_position_error(deal, message):
+    with pytest.raises(PositionError, match=message):
+        GameState.from_deal(GameConfig.contract(), deal)
+
+
+def test_a_deal_cannot_be_built_unchecked():
+    north = Deal.parse(DEAL)[Seat.NORTH]
+    assert not hasattr(Deal, "trusted")
+    with pytest.raises(ParseError, match="some card is in two hands"):
+        Deal({Seat.NORTH: north, Seat.EAST: north, Seat.SOUTH: north, Seat.WEST: north})
+    twelve = {seat: Deal.parse(DEAL)[seat] for seat in Seat}
+    twelve[Seat.WEST] = twelve[Seat.WEST][:12]
+    with pytest.raises(ParseError, match="West has 12 cards"):
+        Deal(twelve)
 
 
 def test_the_fake_referee_puts_a_bot_in_a_chosen_position():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -183,6 +184,97 @@ def test_a_killed_tournament_resumes_without_replaying_or_losing_a_finished_tabl
     rows = [matches.get(row["match_id"]) for row in matches.list_matches(limit=1000)]
     assert {row["status"] for row in rows if row} <= {"finished", "aborted"}
     assert not [row["match_id"] for row in rows if row and log_withheld(row)]
+
+
+def test_a_rerun_with_an_option_changed_says_which_tournament_it_is_and_how_to_resume_the_other(
+    tmp_path: Path,
+) -> None:
+    def command(deals: int) -> list[str]:
+        return [
+            sys.executable, "-m", "oddtrick", "tournament", "--game", "classic", "--deals", str(deals),
+            "--set-size", "1", "--tables", "1", "--seed", "rerun", "--data-dir", str(tmp_path),
+            "--bot", f"one={RANDOM_BOT}", "--bot", f"two={RANDOM_BOT}", "--json",
+        ]  # fmt: skip
+
+    with subprocess.Popen(
+        command(4), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as first:
+        assert first.stderr is not None
+        said = []
+        for line in first.stderr:
+            said.append(line)
+            if line.startswith("[1/8 tables"):
+                break
+        else:
+            pytest.fail("the tournament ended before a table was played")
+        os.killpg(first.pid, signal.SIGKILL)
+    (old_id,) = _tournament_ids(tmp_path)
+    assert said[0].startswith(f"tournament {old_id} (new; data in {tmp_path})")
+
+    second = subprocess.run(command(2), capture_output=True, text=True, timeout=300, check=True)
+    lines = second.stderr.splitlines()
+    new_id = next(i for i in _tournament_ids(tmp_path) if i != old_id)
+    assert lines[0] == f"tournament {new_id} (new; data in {tmp_path})"
+    (other,) = [line for line in lines if "another tournament here is unfinished" in line]
+    assert f"unfinished: {old_id}, " in other
+    assert "of 8 tables played" in other
+    assert "differs in --deals 4 (this run: --deals 2)" in other
+    resume = shlex.split(other.split("To resume it: ", 1)[1])
+    assert resume[:2] == ["oddtrick", "tournament"]
+
+    # The command it gives resumes the other tournament, and finishes it.
+    resumed = subprocess.run(
+        [sys.executable, "-m", "oddtrick", *resume[1:]], capture_output=True, text=True, timeout=300
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stderr.startswith(f"tournament {old_id} (resumed; data in {tmp_path})")
+    assert "resuming" in resumed.stderr
+    assert "another tournament" not in resumed.stderr  # the other one is finished
+    assert len(_runs(tmp_path, old_id)) == 8
+    assert len(_tournament_ids(tmp_path)) == 2
+
+
+CLUMSY_BOT = """
+import oddtrick
+
+
+class ClumsyBot(oddtrick.Bot):
+    \"\"\"Raises on its first card of every hand; plays the lowest legal action otherwise.\"\"\"
+
+    def choose_call(self, view):
+        return view.legal_actions[0]
+
+    def choose_card(self, view):
+        if len(view.hand) == 13:
+            raise RuntimeError("clumsy bot slipped")
+        return view.legal_actions[0]
+"""
+
+
+def test_bot_errors_in_the_standings_say_once_where_the_tracebacks_are(tmp_path: Path) -> None:
+    bot = tmp_path / "clumsy_bot.py"
+    bot.write_text(CLUMSY_BOT)
+    data = tmp_path / "data"
+    command = [
+        sys.executable, "-m", "oddtrick", "tournament", "--deals", "1", "--set-size", "1",
+        "--tables", "1", "--seed", "clumsy", "--data-dir", str(data),
+        "--bot", f"clumsy={bot}", "--bot", f"steady={RANDOM_BOT}",
+    ]  # fmt: skip
+    plain = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
+    row = next(line for line in plain.stdout.splitlines() if " clumsy " in line)
+    assert row.endswith(" E4")  # once per hand at each of its two seats, at both tables
+    notes = [line for line in plain.stdout.splitlines() if "traceback" in line]
+    output = data / "bot-output"
+    assert notes == [
+        "E (bot errors): the bot's own code raised and played a fallback; tracebacks in "
+        f"{output / 'clumsy~0.log'}, {output / 'clumsy~1.log'}"
+    ]
+    for name in ("clumsy~0", "clumsy~1"):
+        logged = (output / f"{name}.log").read_text()
+        assert "Traceback" in logged
+        assert "RuntimeError: clumsy bot slipped" in logged
+    again = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=300, check=True)
+    assert json.loads(again.stdout)["notes"] == notes
 
 
 def _tournament_ids(data_dir: Path) -> list[str]:

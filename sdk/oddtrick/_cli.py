@@ -13,11 +13,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from oddtrick import __version__
+from oddtrick._address import DEFAULT_PORT, with_default_port
+from oddtrick._argparse import Parser
 from oddtrick._strong_cli import add_commands as add_strong_commands
 from oddtrick._tls import TlsOptions, tls_from_args
 from oddtrick.rules import GameKind
+
+if TYPE_CHECKING:
+    from oddtrick._client import BotRefused
 
 
 def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +40,13 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     bot.add_argument(
         "bot", metavar="FILE.py:NAME", help="the bot: a Bot subclass or a function in a Python file"
     )
-    bot.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
+    bot.add_argument(
+        "--server",
+        required=True,
+        type=_server,
+        metavar="HOST:PORT",
+        help=f"the referee's address (port {DEFAULT_PORT} if none is given)",
+    )
     bot.add_argument("--name", required=True, help="the bot's name at the referee (what standings show)")
     bot.add_argument(
         "--token",
@@ -42,7 +54,9 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="the credential the referee gave this name (default: $ODDTRICK_TOKEN; on a shared "
         "machine prefer the variable, since every user can read a command line)",
     )
-    bot.add_argument("--seats", type=int, default=1, metavar="N", help="seats to hold at once (default 1)")
+    bot.add_argument(
+        "--seats", type=_seat_count, default=1, metavar="N", help="seats to hold at once (default 1)"
+    )
     bot.add_argument("--version", dest="bot_version", default="0", help="the bot's version, shown in logs")
     bot.add_argument(
         "--games",
@@ -57,6 +71,25 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     loudness.add_argument("-v", "--verbose", action="store_true", help="also log every connection event")
     loudness.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     bot.set_defaults(handler=_run_bot)
+
+
+def _server(text: str) -> str:
+    """``--server``: ``HOST:PORT``, or ``HOST`` for the referee's default port."""
+    try:
+        return with_default_port(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _seat_count(text: str) -> int:
+    """``--seats``: a whole number of seats, at least one."""
+    try:
+        seats = int(text)
+    except ValueError:
+        seats = 0
+    if seats < 1 or str(seats) != text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seats: give 1 or more")
+    return seats
 
 
 def _add_tls_options(parser: argparse.ArgumentParser) -> None:
@@ -109,18 +142,26 @@ def _run_bot(args: argparse.Namespace) -> int:
             tls=tls,
         )
     except BotRefused as refused:
-        if refused.code.name == "UNAUTHENTICATED" and not token:
-            print(
-                f"oddtrick bot: the referee at {args.server} wants a token for {args.name!r} and none "
-                "was given: pass --token TOKEN (or set ODDTRICK_TOKEN)",
-                file=sys.stderr,
-            )
-        else:
-            print(f"oddtrick bot: the referee refused {args.name!r}: {refused}", file=sys.stderr)
+        print(refusal_line(refused, args.server, args.name, token), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def refusal_line(refused: BotRefused, server: str, name: str, token: str) -> str:
+    """What ``oddtrick bot`` says when the referee refuses it or nothing answers."""
+    if refused.code.name == "UNAUTHENTICATED" and not token:
+        return (
+            f"oddtrick bot: the referee at {server} wants a token for {name!r} and none "
+            "was given: pass --token TOKEN (or set ODDTRICK_TOKEN)"
+        )
+    if refused.code.name == "UNAVAILABLE":
+        return (
+            f"oddtrick bot: nothing listens at {server} (no referee answered for a minute): "
+            "start the referee there (oddtrick serve), or give its --server HOST:PORT"
+        )
+    return f"oddtrick bot: the referee refused {name!r}: {refused}"
 
 
 def _bot_logging(args: argparse.Namespace) -> None:
@@ -159,7 +200,13 @@ def _add_watch_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     watch.add_argument(
         "match_id", nargs="?", default=None, help="the match to watch (default: the newest in progress)"
     )
-    watch.add_argument("--server", required=True, metavar="HOST:PORT", help="the referee's address")
+    watch.add_argument(
+        "--server",
+        required=True,
+        type=_server,
+        metavar="HOST:PORT",
+        help=f"the referee's address (port {DEFAULT_PORT} if none is given)",
+    )
     _add_tls_options(watch)
     watch.add_argument(
         "-f",
@@ -211,12 +258,16 @@ def _watch(args: argparse.Namespace) -> int:
 
 
 def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="oddtrick",
         description="Bots play classic Whist and Contract Whist over gRPC; oddtrick referees.",
     )
     parser.add_argument("--version", action="version", version=f"oddtrick {__version__}")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    # Parsers of the subcommands are Parsers too (argparse makes them of the parent's class).
+    commands = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(title="commands", metavar="COMMAND"),
+    )
     _add_bot_command(commands)
     _add_watch_command(commands)
     add_strong_commands(commands)
@@ -233,6 +284,21 @@ def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    started: list[bool] = []
+    try:
+        return _main(arguments, started)
+    except KeyboardInterrupt:
+        # Ctrl-C before a command handles it itself (while the referee's modules load, a
+        # second or two on a busy machine, or in a command with nothing to keep): one
+        # line, not a traceback.
+        command = next((word for word in arguments if not word.startswith("-")), "")
+        who = f"oddtrick {command}" if command and started else "oddtrick"
+        when = "" if started else " while starting; nothing was done"
+        print(f"{who}: stopped (Ctrl-C){when}", file=sys.stderr)
+        return 130
+
+
+def _main(arguments: list[str], started: list[bool]) -> int:
     # A bot process needs only the SDK: skip loading the referee (and trio) to start fast.
     parser = build_parser(with_referee=arguments[:1] not in (["bot"], ["watch"]))
     args = parser.parse_args(arguments)
@@ -246,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.handler is _run_bot:
         _bot_logging(args)
+    started.append(True)
     result: int = args.handler(args)
     return result
 

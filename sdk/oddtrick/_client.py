@@ -286,12 +286,23 @@ class _Seat:
 
 
 def _match_line(state: SeatState) -> str:
-    """``match M over: won 7-3 (North-South)`` as the seat saw it end."""
+    """``match M over: won 7-3 (North-South)`` as the seat saw it end. An aborted match
+    does not count, and a sealed one (a play of a duplicate deal set, in a tournament
+    or a ladder) is decided with its other table: neither is won or lost here."""
     result = state.match_result
     if result is None:
         return f"match {state.match_id} over"
     side = state.seat.side
     mine, theirs = result.totals[side], result.totals[side.other]
+    if state.match_aborted:
+        return (
+            f"match {state.match_id} aborted by the referee, so it does not count (it stood {mine}-{theirs})"
+        )
+    if not state.seed:
+        return (
+            f"match {state.match_id} over at this table, {mine}-{theirs}: one play of a duplicate set, "
+            "whose result comes from both tables"
+        )
     outcome = "drawn" if result.winner is None else ("won" if result.winner is side else "lost")
     return f"match {state.match_id} over: {outcome} {mine}-{theirs} ({side.name.replace('_', '-').title()})"
 

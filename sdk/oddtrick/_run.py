@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick._address import with_default_port
 from oddtrick._bot import Bot, make_bot
 from oddtrick._client import BotRefused, ClientOptions, run_bot_async
 from oddtrick._tls import TlsOptions
@@ -33,6 +34,8 @@ def run(
     """Play ``bot`` (a Bot subclass or a function of a view) on ``seats`` seats of
     the referee at ``server`` until stopped (Ctrl-C) or ``max_matches`` are played
     on each seat. Each seat gets its own bot instance when ``bot`` is a class.
+    A ``server`` without a port means the referee's default, 50051; ``seats`` is at
+    least 1 (ValueError otherwise).
     ``tls`` connects over TLS (see :class:`oddtrick.TlsOptions`).
 
     Objects that exist when it is called are frozen out of the garbage
@@ -41,10 +44,12 @@ def run(
     # Everything loaded so far (gRPC, protobuf, the bot's module) lives as long as the
     # process: take it out of the collector's reach, or every full collection walks it
     # again, a pause of milliseconds every few hundred decisions.
+    if not isinstance(seats, int) or seats < 1:
+        raise ValueError(f"seats must be a whole number, at least 1, not {seats!r}")
     gc.collect()
     gc.freeze()
     options = ClientOptions(
-        server=server,
+        server=with_default_port(server),
         name=name,
         token=token,
         version=version,

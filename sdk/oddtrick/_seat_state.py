@@ -85,6 +85,8 @@ class SeatState:
         self.hand_results: list[HandResult] = []
         self.game_results: list[GameResult] = []
         self.match_result: MatchResult | None = None
+        self.match_aborted = False
+        """The referee stopped the match before its end: it does not count."""
         self.seed: str | None = None
         self.last_sequence = 0
         self.hand = referee_pb2.HandState()
@@ -130,13 +132,17 @@ class SeatState:
             elif kind == "match_ended":
                 result = event.match_ended
                 totals = per_side_from_wire(result.score.total)
-                winner = side_from_wire(result.winner) if result.winner else None
+                self.match_aborted = result.outcome == game_pb2.MATCH_OUTCOME_ABORTED
+                winner = side_from_wire(result.winner) if result.winner and not self.match_aborted else None
+                reason = (
+                    "aborted" if self.match_aborted else f"{winner} won" if winner is not None else "drawn"
+                )
                 self.match_result = MatchResult(
                     winner,
                     totals,
                     per_side_from_wire(result.score.games_won),
                     result.hands_played,
-                    f"{winner} won" if winner is not None else "drawn",
+                    reason,
                 )
                 self.seed = result.seed
 

@@ -20,6 +20,11 @@ RED_SUITS = re.compile(r"(?:10|[2-9TJQKA])?[♥♦]")
 """A card of a red suit (``Q♥``, ``10♦``) or a red suit symbol alone."""
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 deal``, ``2 deals``: a count and its noun, agreed."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
 def console(stream: IO[str]) -> Console:
     """A console on ``stream``: colour only on a terminal, and never with NO_COLOR."""
     return Console(file=stream, highlight=False, emoji=False, markup=False, soft_wrap=True)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import grpc
 
+from oddtrick._address import with_default_port
+
 
 @dataclasses.dataclass(frozen=True)
 class TlsOptions:
@@ -48,14 +50,17 @@ def _read(path: Path | None, option: str) -> bytes | None:
 
 
 def aio_channel(server: str, tls: TlsOptions | None, options: list[tuple[str, int]]) -> grpc.aio.Channel:
-    """A grpc.aio channel to ``server``: TLS when ``tls`` is given, else plaintext."""
+    """A grpc.aio channel to ``server`` (the default port if it names none): TLS when
+    ``tls`` is given, else plaintext."""
+    server = with_default_port(server)
     if tls is None:
         return grpc.aio.insecure_channel(server, options=options)
     return grpc.aio.secure_channel(server, tls.credentials(), options=options)
 
 
 def channel(server: str, tls: TlsOptions | None) -> grpc.Channel:
-    """A blocking channel to ``server`` (for ``oddtrick watch``)."""
+    """A blocking channel to ``server`` (for ``oddtrick watch``; the default port if it names none)."""
+    server = with_default_port(server)
     if tls is None:
         return grpc.insecure_channel(server)
     return grpc.secure_channel(server, tls.credentials())

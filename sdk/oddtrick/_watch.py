@@ -333,16 +333,18 @@ def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
     trick: list[str] = []
     auction: list[str] = []
     actions = [r for r in records if r.get("type") == "action"]
-    for number, record in enumerate([*actions, None]):
-        if number and state.phase is Phase.HAND_OVER:
-            state.start_next_hand()
-        for event in cursor.poll():
-            yield from _replayed(event, state, trick, auction)
-        if record is None:
-            break
-        state.apply(parse_action(record["action"], state), Seat.parse(record["seat"]))
+    # Events are read after every action, before the next hand is dealt: dealing first
+    # would start the next hand over the last card's trick, unreported.
     for event in cursor.poll():
         yield from _replayed(event, state, trick, auction)
+    for record in actions:
+        if state.phase is Phase.HAND_OVER:
+            state.start_next_hand()
+            for event in cursor.poll():
+                yield from _replayed(event, state, trick, auction)
+        state.apply(parse_action(record["action"], state), Seat.parse(record["seat"]))
+        for event in cursor.poll():
+            yield from _replayed(event, state, trick, auction)
 
 
 def _replayed(event: MatchEvent, state: GameState, trick: list[str], auction: list[str]) -> Iterator[str]:

@@ -677,7 +677,8 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
             gc.set_threshold(20_000, 20, 20)
             if referee.lobby.credentials.open:
                 log.warning("no bot tokens configured: any token is accepted (fine on a private machine)")
-            log.info("referee listening on %s; logs in %s", referee.address, referee.log_dir)
+            # Debug only: the commands print where they listen themselves, once.
+            log.debug("referee listening on %s; logs in %s", referee.address, referee.log_dir)
             try:
                 yield referee
             finally:

@@ -323,13 +323,6 @@ class Deal(Mapping[Seat, tuple[Card, ...]]):
         self._hands = sorted_hands
 
     @classmethod
-    def trusted(cls, hands: Mapping[Seat, Iterable[Card]]) -> Deal:
-        """Build without checking; only for sorted hands known to partition the pack."""
-        deal = object.__new__(cls)
-        deal._hands = tuple(tuple(hands[seat]) for seat in SEATS)
-        return deal
-
-    @classmethod
     def parse(cls, text: str) -> Deal:
         """Parse ``N:hand hand hand hand`` (the first seat may be any of N, E, S, W)."""
         head, colon, rest = text.strip().partition(":")

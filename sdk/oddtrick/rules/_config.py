@@ -163,7 +163,7 @@ class GameConfig:
         elif self.doubling:
             parts.append("doubling")
         if self.format is MatchFormat.DEALS:
-            parts.append(f"{self.deals} deals")
+            parts.append("one deal" if self.deals == 1 else f"{self.deals} deals")
         elif self.format is MatchFormat.HAND:
             parts.append("one hand")
         else:

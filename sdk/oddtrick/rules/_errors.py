@@ -30,7 +30,34 @@ class ConfigError(RulesError, ValueError):
 
 class PositionError(RulesError, ValueError):
     """A starting position (:meth:`GameState.from_deal`) that cannot arise under its
-    configuration: a turned card the dealer does not hold, scores past the target…"""
+    configuration: a deal that is not a deal, a turned card the dealer does not hold,
+    scores past the target, an action the rules refuse…
+
+    The one type every refusal of ``from_deal`` shares, so a harness that builds
+    positions catches it alone; the cause of a refusal it wraps (the text that did
+    not parse) is its ``__cause__``.
+    """
+
+
+class IllegalStartingAction(PositionError):
+    """One of :meth:`GameState.from_deal`'s ``actions`` cannot be made in the position
+    reached by those before it.
+
+    ``index`` counts from 0 in the list given; ``error`` is the rules' own refusal (an
+    :class:`IllegalAction` such as :class:`WrongPhase`, or a :class:`ParseError` for
+    text that spells no action), and ``reason`` its :class:`Reason` (``None`` for text
+    that does not parse).
+    """
+
+    def __init__(self, *, index: int, action: object, error: IllegalAction | ParseError) -> None:
+        super().__init__(f"action {index} ({action!s}) of the position is refused: {error}")
+        self.index = index
+        self.action = action
+        self.error = error
+
+    @property
+    def reason(self) -> Reason | None:
+        return self.error.reason if isinstance(self.error, IllegalAction) else None
 
 
 class Reason(enum.Enum):

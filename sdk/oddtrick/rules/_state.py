@@ -34,8 +34,11 @@ from oddtrick.rules._errors import (
     BidTooLow,
     CardNotHeld,
     DoubleNotAllowed,
+    IllegalAction,
+    IllegalStartingAction,
     MustFollowSuit,
     NotYourTurn,
+    ParseError,
     PositionError,
     WrongPhase,
 )
@@ -236,6 +239,12 @@ class GameState:
         text such as ``"7H"``, ``"pass"``, ``"QS"``) are then applied in turn, to reach
         a position part-way through the hand.
 
+        Every refusal is a :class:`PositionError` (only a ``config`` or ``dealer`` of
+        the wrong type is a ``TypeError``): a deal that is not a deal, a position the
+        configuration cannot reach, and, as :class:`IllegalStartingAction`, the first
+        action the rules refuse, with its index in ``actions`` and the rules' own
+        refusal (``"pass"`` during the play is a :class:`WrongPhase`).
+
         Later hands are dealt from ``seed`` (random if not given) as usual, so a state
         made here is not re-created by :func:`replay` from its seed alone.
 
@@ -248,13 +257,14 @@ class GameState:
         """
         if not isinstance(config, GameConfig):
             raise TypeError(f"not a game configuration: {config!r}")
-        if isinstance(deal, str):
-            deal = Deal.parse(deal)
-        elif not isinstance(deal, Deal):
-            raise TypeError(f"not a deal: {deal!r} (expected a Deal or PBN text 'N:… … … …')")
         _check_seat(dealer)
-        turned = Card.parse(turned_card) if isinstance(turned_card, str) else turned_card
-        cut = Card.parse(cut_card) if isinstance(cut_card, str) else cut_card
+        deal = _deal_of(deal)
+        turned = _card_of("turned_card", turned_card)
+        cut = _card_of("cut_card", cut_card)
+        if isinstance(actions, str | bytes) or not isinstance(actions, Iterable):
+            raise PositionError(
+                f"actions must be a list of actions, not {actions!r} (e.g. ['7H', 'pass', 'QS'])"
+            )
         _check_position(config, deal, dealer, turned, cut, hand_number, scores, games_won)
         state = cls(config, seed)
         state._scores = list(scores)
@@ -262,11 +272,11 @@ class GameState:
         state._games_won = list(games_won)
         state._game_number = 1 + sum(games_won)
         state._set_hand(hand_number, dealer, deal, turned, cut)
-        for action in actions:
-            if isinstance(action, str):
-                text = action
-                action = Call.parse(text) if state._phase is _AUCTION else Card.parse(text)
-            state.apply(action)
+        for index, action in enumerate(actions):
+            try:
+                state.apply(_action_of(action, state._phase is _AUCTION))
+            except (IllegalAction, ParseError) as error:
+                raise IllegalStartingAction(index=index, action=action, error=error) from error
         return state
 
     # ----------------------------------------------------------------- setup
@@ -853,6 +863,49 @@ def _check_seat(seat: object) -> None:
         )
 
 
+def _deal_of(deal: object) -> Deal:
+    """``from_deal``'s deal, from a :class:`Deal` or its PBN text."""
+    if isinstance(deal, Deal):
+        return deal
+    if isinstance(deal, str):
+        try:
+            return Deal.parse(deal)
+        except ParseError as error:
+            raise PositionError(str(error)) from error
+    raise PositionError(f"not a deal: {deal!r} (expected a Deal or PBN text 'N:… … … …')")
+
+
+def _card_of(name: str, card: object) -> Card | None:
+    if card is None or isinstance(card, Card):
+        return card
+    if isinstance(card, str):
+        try:
+            return Card.parse(card)
+        except ParseError as error:
+            raise PositionError(f"{name}: {error}") from error
+    raise PositionError(f"{name} must be a card, e.g. 'QH', not {card!r}")
+
+
+def _action_of(action: object, auction: bool) -> Action:
+    """An action of ``from_deal``'s list, its text read as the phase reads it (``7C`` is a
+    bid in the auction and a card in play). Text that spells only the other kind (``pass``
+    in play, ``QH`` in the auction) is returned as that kind, for the rules to refuse as
+    :class:`WrongPhase`."""
+    if isinstance(action, Card | Call):
+        return action
+    if not isinstance(action, str):
+        raise ParseError(f"not an action: {action!r} (expected a Card, a Call or their text)")
+    first, other = (Call.parse, Card.parse) if auction else (Card.parse, Call.parse)
+    try:
+        return first(action)
+    except ParseError as refusal:
+        error = refusal
+    try:
+        return other(action)
+    except ParseError:
+        raise error from None
+
+
 def _check_position(
     config: GameConfig,
     deal: Deal,
@@ -882,14 +935,22 @@ def _check_position(
     if not isinstance(hand_number, int) or hand_number < 1:
         raise PositionError(f"hand numbers start at 1, not {hand_number!r}")
     if config.format is MatchFormat.DEALS and hand_number > (config.deals or 0):
-        raise PositionError(f"hand {hand_number} is past this match's {config.deals} deals")
+        last = "its only deal" if config.deals == 1 else f"its {config.deals} deals"
+        raise PositionError(f"hand {hand_number} is past this match's end: {last}")
     if config.format is MatchFormat.HAND and hand_number != 1:
         raise PositionError("a one-hand match has only hand 1")
     for name, pair in (("scores", scores), ("games_won", games_won)):
-        if len(pair) != 2 or any(not isinstance(n, int) or n < 0 for n in pair):
-            raise PositionError(f"{name} must be two whole numbers, NS then EW, not {pair!r}")
-    if config.plays_to_target and max(scores) >= config.game_target:
-        raise PositionError(f"scores {scores} have already reached the target {config.game_target}")
+        if (
+            not isinstance(pair, tuple | list)
+            or len(pair) != 2
+            or any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for n in pair)
+        ):
+            raise PositionError(f"{name} must be two whole numbers, NS then EW, e.g. (0, 0), not {pair!r}")
+    # Contract Whist plays on while the sides are level at or above the target (RULES.md,
+    # Game); a side at or past it and ahead has already won.
+    level_play_on = config.game is GameKind.CONTRACT and scores[0] == scores[1]
+    if config.plays_to_target and max(scores) >= config.game_target and not level_play_on:
+        raise PositionError(f"scores {tuple(scores)} have already reached the target {config.game_target}")
     if any(games_won) and config.format is not MatchFormat.RUBBER:
         raise PositionError("games_won is only for rubbers")
     if max(games_won) >= 2:

@@ -10,6 +10,7 @@ from pathlib import Path
 import trio
 
 from oddtrick import bots
+from oddtrick._terminal import plural
 from oddtrick.rules import GameConfig
 from oddtrick_referee._errors import interrupted, sole_error
 from oddtrick_referee.competitions.standings_table import print_standings
@@ -32,7 +33,8 @@ def run_demo(data_dir: Path, deals: int) -> int:
             rules=TableRules(deadline_s=5.0, grace_s=5.0),
             name=f"demo-{config.game.value}-{secrets.token_hex(3)}",
         )
-        title = f"{config.game.value.title()} Whist: duplicate round robin, {deals} deals, each played twice"
+        kind = f"{config.game.value.title()} Whist"
+        title = f"{kind}: duplicate round robin, {plural(deals, 'deal')}, each played twice"
         print(f"\n{title}", flush=True)
 
         def listening(address: str) -> None:

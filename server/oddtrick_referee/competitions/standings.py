@@ -124,6 +124,8 @@ class Standings:
     rows: tuple[StandingRow, ...]
     crosstable: Mapping[str, Mapping[str, CrossCell]]  # crosstable[E][F], E != F
     unpaired: tuple[DealResult, ...]  # duplicate plays whose other table is missing
+    notes: tuple[str, ...] = ()
+    """What a reader of the faults column needs next: where a bot error's traceback is."""
 
     def row(self, entry: str) -> StandingRow:
         """The row of ``entry`` (KeyError if it is not in the tournament)."""
@@ -172,6 +174,7 @@ class Standings:
                 for e in order
             },
             "unpaired": [dataclasses.asdict(play) for play in self.unpaired],
+            "notes": list(self.notes),
             "method": METHOD,
         }
 
@@ -197,6 +200,7 @@ class Standings:
         ]
         lines += _table(header, body, right={0, 2, 3, 4, 5})
         lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors")
+        lines += self.notes
         if self.unpaired:
             lines.append(f"{len(self.unpaired)} unpaired play(s) ignored (other table missing)")
 

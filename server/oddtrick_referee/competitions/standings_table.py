@@ -50,6 +50,8 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         )
     out.print(table)
     out.print(Text(FAULTS_LEGEND, style="dim"))
+    for note in standings.notes:
+        out.print(Text(note), soft_wrap=True)
     if standings.unpaired:
         out.print(f"{len(standings.unpaired)} unpaired play(s) ignored (other table missing)")
     order = [row.entry for row in standings.rows]

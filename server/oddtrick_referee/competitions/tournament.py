@@ -335,12 +335,34 @@ class Tournament:
         return entry
 
     def standings(self) -> Standings:
-        return compute_standings(
+        standings = compute_standings(
             [entry.name for entry in self.settings.entries],
             self.store.deal_results(self.id),
             self.store.faults(self.id, self.entry_of()),
             self.store.forfeited_matches(self.id),
             self.settings.duplicate,
+        )
+        note = self._bot_error_note()
+        return dataclasses.replace(standings, notes=(note,)) if note else standings
+
+    def _bot_error_note(self) -> str | None:
+        """One line saying where the tracebacks behind the E faults are: a local entry's
+        process output is kept in DATA/bot-output/NAME.log; a remote one's is its own."""
+        bots = sorted(self.store.bot_errors(self.id))
+        if not bots:
+            return None
+        entry_of = self.entry_of()
+        local = [bot for bot in bots if self.entries[entry_of.get(bot, bot)].local]
+        remote = sorted({entry_of.get(bot, bot) for bot in bots if bot not in local})
+        where = []
+        if local:
+            output = self.referee.settings.data_dir / "bot-output"
+            where.append(", ".join(str(output / f"{bot}.log") for bot in local))
+        if remote:
+            where.append(f"the output of remote {', '.join(remote)} (run by its author)")
+        return (
+            "E (bot errors): the bot's own code raised and played a fallback; "
+            f"tracebacks in {'; '.join(where)}"
         )
 
     def set_id(self, run: TableRun) -> str:
@@ -498,6 +520,7 @@ async def run_tournament(
     opening on the standings. ``progress`` (made here on ``progress_stream`` if not
     given) counts the tables done.
     """
+    from oddtrick_referee.competitions.resume import announce
     from oddtrick_referee.web.server import web_beside
 
     with storage_errors("opening the tournament", data_dir):
@@ -507,6 +530,7 @@ async def run_tournament(
             store.has_tournament, settings.legacy_tournament_id
         ):
             settings = dataclasses.replace(settings, name=settings.legacy_tournament_id)
+        stored = await trio.to_thread.run_sync(store.tournaments)
         master_seed, order = await trio.to_thread.run_sync(
             store.open_tournament,
             settings.tournament_id,
@@ -514,6 +538,9 @@ async def run_tournament(
             settings.seed or secrets.token_hex(16),
             int(time.time() * 1000),
         )
+    resumed = any(other.tournament_id == settings.tournament_id for other in stored)
+    for line in announce(settings.tournament_id, settings.describe(), resumed, stored, data_dir):
+        print(line, file=progress_stream, flush=True)
     by_name = {entry.name: entry for entry in settings.entries}
     settings = dataclasses.replace(settings, entries=tuple(by_name[name] for name in order))
     tokens = {}

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from oddtrick._terminal import plural
 from oddtrick_referee.replay.model import MatchReplay, ReplayError, read_records, replay_records
 
 
@@ -54,15 +56,34 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     export = commands.add_parser(
         "export",
-        help="write a logged match in another format (PBN)",
+        help="write a logged match in another format: PBN (the default) or JSON",
         description=(
-            "Writes a finished match as Portable Bridge Notation, one PBN game per hand, for deal "
-            "viewers and solvers; docs/pbn.md says how Whist maps onto PBN."
+            "Writes a finished match as Portable Bridge Notation (the default), one PBN game per hand, "
+            "for deal viewers and solvers (docs/pbn.md says how Whist maps onto PBN); or, with --json, "
+            "as the replay the rules engine re-creates from the log (every hand's deal, calls and "
+            "cards, who won each trick, think times, faults, results), for scripts."
         ),
-        epilog="example: oddtrick export oddtrick-data/logs/MATCH.jsonl --pbn -o match.pbn",
+        epilog="examples: oddtrick export oddtrick-data/logs/MATCH.jsonl -o match.pbn\n"
+        "          oddtrick export MATCH_ID --json | jq '.hands[0].result'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_source(export)
-    export.add_argument("--pbn", action="store_true", required=True, help="Portable Bridge Notation 2.1")
+    kind = export.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--pbn",
+        dest="format",
+        action="store_const",
+        const="pbn",
+        help="Portable Bridge Notation 2.1 (the default)",
+    )
+    kind.add_argument(
+        "--json",
+        dest="format",
+        action="store_const",
+        const="json",
+        help="the replay as JSON (docs/match-log.md)",
+    )
+    export.set_defaults(format="pbn")
     export.add_argument("-o", "--output", type=Path, default=None, help="the file to write (default: stdout)")
     export.set_defaults(handler=_export)
 
@@ -99,13 +120,20 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from oddtrick_referee.replay.json_export import match_to_json
     from oddtrick_referee.replay.pbn import match_to_pbn
 
     try:
-        text = match_to_pbn(load_match(args))
+        match = load_match(args)
     except ReplayError as error:
         print(f"oddtrick export: {error}", file=sys.stderr)
         return 1
+    if args.format == "json":
+        text = json.dumps(match_to_json(match), ensure_ascii=False, indent=1) + "\n"
+        what = plural(len(match.hands), "hand")
+    else:
+        text = match_to_pbn(match)
+        what = plural(text.count("[Board "), "hand")
     if args.output is None:
         sys.stdout.write(text)
     else:
@@ -114,5 +142,5 @@ def _export(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"oddtrick export: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
             return 1
-        print(f"wrote {text.count('[Board ')} hands to {args.output}", file=sys.stderr)
+        print(f"wrote {what} to {args.output} ({args.format.upper()})", file=sys.stderr)
     return 0

@@ -81,9 +81,14 @@ def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
     """A finished match's log from a referee's Arena service (GetMatchLog, every page)."""
     import grpc
 
+    from oddtrick._address import with_default_port
     from oddtrick.v1 import arena_pb2, arena_pb2_grpc
 
     lines: list[str] = []
+    try:
+        server = with_default_port(server)
+    except ValueError as error:
+        raise ReplayError(str(error)) from None
     with grpc.insecure_channel(server) as channel:
         arena = arena_pb2_grpc.ArenaStub(channel)
         token = ""

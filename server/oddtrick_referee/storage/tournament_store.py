@@ -7,6 +7,7 @@ tournament reads what is here and plays only what is missing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -50,6 +51,20 @@ CREATE TABLE IF NOT EXISTS forfeits (
     PRIMARY KEY (tournament_id, match_key)
 );
 """
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredTournament:
+    """A tournament as stored: its settings (``TournamentSettings.describe()``) and its
+    finished tables, so a new run can say which others are left unfinished."""
+
+    tournament_id: str
+    created_ms: int
+    settings: dict[str, Any]
+    played: set[tuple[str, int, int]]
+    """The (match, set, table) of every finished table run."""
+    forfeited: set[str]
+    """Matches forfeited (never played)."""
 
 
 class TournamentStore(Store):
@@ -107,6 +122,30 @@ class TournamentStore(Store):
                     (json.dumps(stored, sort_keys=True), tournament_id),
                 )
             return str(row[0]), [name for name, _ in joined + added]
+
+    def tournaments(self) -> list[StoredTournament]:
+        """Every tournament here, oldest first, with what it has played so far."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT tournament_id, created_at, settings FROM tournaments "
+                "ORDER BY created_at, tournament_id"
+            ).fetchall()
+            runs = db.execute(
+                "SELECT tournament_id, match_key, set_number, table_no FROM table_runs"
+            ).fetchall()
+            forfeits = db.execute("SELECT tournament_id, match_key FROM forfeits").fetchall()
+        played: dict[str, set[tuple[str, int, int]]] = {}
+        for tournament_id, *key in runs:
+            played.setdefault(tournament_id, set()).add((key[0], key[1], key[2]))
+        forfeited: dict[str, set[str]] = {}
+        for tournament_id, match_key in forfeits:
+            forfeited.setdefault(tournament_id, set()).add(match_key)
+        return [
+            StoredTournament(
+                row[0], row[1], json.loads(row[2]), played.get(row[0], set()), forfeited.get(row[0], set())
+            )
+            for row in rows
+        ]
 
     def has_tournament(self, tournament_id: str) -> bool:
         with self._connect() as db:
@@ -186,6 +225,20 @@ class TournamentStore(Store):
                 DealResult(key, first, second, set_number, deal, table, ns, ew, ns_points, ew_points)
             )
         return results
+
+    def bot_errors(self, tournament_id: str) -> dict[str, int]:
+        """Bot errors per bot name at the referee (``NAME~0``, ``NAME~1`` under duplicate)."""
+        counts: dict[str, int] = {}
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT seats FROM table_runs WHERE tournament_id = ?", (tournament_id,)
+            ).fetchall()
+        for (seats_json,) in rows:
+            for record in json.loads(seats_json).values():
+                errors = record["faults"].get("bot_error", 0)
+                if errors:
+                    counts[record["bot"]] = counts.get(record["bot"], 0) + errors
+        return counts
 
     def faults(self, tournament_id: str, entry_of: dict[str, str]) -> dict[str, FaultCounts]:
         """Fault counts per entry from every finished table (bot names map to entries)."""

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import errno
 import logging
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -302,6 +304,8 @@ async def grpc_server(
         # keepalive timeout says: a stopped bot was kept for 60 s, not 15.
         ("grpc.http2.ping_timeout_ms", round(keepalive_s[1] * 1000)),
     ]
+    if _port_in_use(address):
+        raise OSError(_in_use(address))
     handler = _PlayHandler(trio.lowlevel.current_trio_token(), on_stream, inbox_size)
     started: trio.Event = trio.Event()
     outcome: dict[str, Any] = {}
@@ -335,10 +339,7 @@ async def grpc_server(
         await trio.to_thread.run_sync(thread.join)
         error = outcome["error"]
         if "bind" in str(error).lower() or "in use" in str(error).lower():
-            raise OSError(
-                f"cannot listen on {address}: the port is in use (another referee?); stop that "
-                "program or choose another --port (--port 0 picks a free one)"
-            )
+            raise OSError(_in_use(address))
         raise OSError(f"cannot listen on {address}: {error}")
     endpoint: GrpcEndpoint = outcome["endpoint"]
     try:
@@ -347,3 +348,35 @@ async def grpc_server(
         endpoint.loop.call_soon_threadsafe(outcome["stop"].set)
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(thread.join)
+
+
+def _in_use(address: str) -> str:
+    return (
+        f"cannot listen on {address}: the port is in use (another referee?); stop that "
+        "program or choose another --port (--port 0 picks a free one)"
+    )
+
+
+def _port_in_use(address: str) -> bool:
+    """Whether another program holds ``address``'s port, tried with a plain socket first:
+    gRPC's own failed bind writes a raw log line (``E… add_port.cc``) to stderr before
+    the clear message, which a user should see alone."""
+    host, _, port_text = address.rpartition(":")
+    if not port_text.isdigit() or int(port_text) == 0:
+        return False
+    bind_host: str | None = host.strip("[]") or None
+    try:
+        found = socket.getaddrinfo(
+            bind_host, int(port_text), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError:
+        return False  # gRPC says what is wrong with the address
+    for family, kind, proto, _, where in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC binds
+            try:
+                probe.bind(where)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    return True
+    return False

@@ -1,7 +1,8 @@
 """``oddtrick ladder``: serve a ladder, manage its entrants, read its leaderboard.
 
 ``register``, ``retire``, ``rotate-token``, ``standings`` and ``history``
-work on the database directly, whether or not the ladder is running.
+work on the database directly, whether or not the ladder is running; only
+``serve`` creates a ladder, so they never make one in the wrong folder.
 """
 
 from __future__ import annotations
@@ -12,21 +13,22 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import trio
 
-from oddtrick.rules import ConfigError, GameConfig
+from oddtrick._terminal import plural
+from oddtrick.rules import ConfigError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
 from oddtrick_referee.competitions.ladder.service import (
     HouseBot,
     LadderSettings,
     default_house_bots,
-    open_store,
     run_ladder,
 )
 from oddtrick_referee.play.table import TableRules
-from oddtrick_referee.storage.database import DatabaseError
+from oddtrick_referee.storage.database import Database, DatabaseError, open_database
 from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 from oddtrick_referee.web.cli import add_web_option
@@ -133,7 +135,11 @@ def add_ladder_command(
     register = sub.add_parser(
         "register",
         help="add a bot; prints its token once (only a hash is kept)",
-        description="Registers NAME and prints a fresh random token: give it to the bot's author.",
+        description=(
+            "Registers NAME and prints a fresh random token: give it to the bot's author. The ladder "
+            "must exist (`oddtrick ladder serve` creates it): give the --data-dir or --database it "
+            "runs with."
+        ),
     )
     register.add_argument("name", metavar="NAME")
     _add_storage(register, add_data_dir)
@@ -182,23 +188,54 @@ def _add_storage(
     )
 
 
-def _store(args: argparse.Namespace, create: bool = False) -> LadderStore:
-    """The ladder's store; only ``register`` (``create``) may make a new SQLite file, so a
-    mistyped --data-dir is an error, not an empty ladder."""
-    if not create and args.database is None and not (args.data_dir / "ladder.sqlite3").exists():
+def _store(args: argparse.Namespace) -> LadderStore:
+    """The ladder's store, which must exist already: only ``serve`` makes a ladder, so a
+    management command given the wrong --data-dir or --database says where it looked
+    instead of making an empty ladder whose tokens the running one would refuse."""
+    sqlite_path = _sqlite_path(args)
+    if sqlite_path is not None and not sqlite_path.exists():
         raise DatabaseError(
-            f"no ladder in {args.data_dir} (no ladder.sqlite3): give the --data-dir the ladder uses, "
-            "or register a first bot"
+            f"no ladder in {sqlite_path.parent.resolve()} (looked for {sqlite_path.name}): give the "
+            "--data-dir (or --database) the ladder runs with; `oddtrick ladder serve` creates a ladder"
         )
-    settings = RatingSettings()
-    return open_store(
-        LadderSettings(config=_any_config(), data_dir=args.data_dir, database=args.database, rating=settings)
-    )
+    database = open_database(args.database, args.data_dir, LADDER_FILE)
+    try:
+        found = has_ladder(database)
+    except BaseException:
+        database.close()
+        raise
+    if not found:
+        database.close()
+        raise DatabaseError(
+            f"no ladder in the database {database.url}: give the --database (or --data-dir) the ladder "
+            "runs with; `oddtrick ladder serve` creates a ladder"
+        )
+    rating = RatingSettings()
+    return LadderStore(database, rating.mu, rating.sigma)
 
 
-def _any_config() -> GameConfig:
-    """The management commands only touch the database; the game is the server's business."""
-    return GameConfig.contract()
+LADDER_FILE = "ladder.sqlite3"
+"""The ladder's SQLite file in its data folder (the default database)."""
+
+
+def _sqlite_path(args: argparse.Namespace) -> Path | None:
+    """The SQLite file the ladder's options name, or ``None`` for PostgreSQL."""
+    url = args.database
+    if url is None:
+        return Path(args.data_dir) / LADDER_FILE
+    if url.startswith("sqlite:///"):
+        return Path(url.removeprefix("sqlite:///"))
+    return None
+
+
+def has_ladder(database: Database) -> bool:
+    """Whether ``database`` holds a ladder (its schema table), read without creating anything."""
+    if database.dialect == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ladder_schema'"
+    else:
+        query = "SELECT table_name FROM information_schema.tables WHERE table_name = 'ladder_schema'"
+    with database.transaction() as cursor:
+        return bool(cursor.rows(query))
 
 
 def _now_ms() -> int:
@@ -212,7 +249,7 @@ def _fail(command: str, error: BaseException) -> int:
 
 def _register(args: argparse.Namespace) -> int:
     try:
-        store = _store(args, create=True)
+        store = _store(args)
         token = store.register(args.name, _now_ms())
     except (LadderError, DatabaseError) as error:
         return _fail("register", error)
@@ -320,7 +357,8 @@ def _history(args: argparse.Namespace) -> int:
         cause = f" ({item['cause']})" if item["cause"] else ""
         print(
             f"  {when}  {item['match_id']:<28} {item['status']:<8} team {item['team']} "
-            f"{item['score']:+5d} over {item['deals']} deals  {item['result']:<5} {after}{cause}"
+            f"{item['score']:+5d} over {plural(int(str(item['deals'])), 'deal')}  "
+            f"{item['result']:<5} {after}{cause}"
         )
     return 0
 

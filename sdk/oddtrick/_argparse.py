@@ -1,0 +1,86 @@
+"""The ``oddtrick`` command's argument parser: argparse, with mistakes answered helpfully.
+
+Plain argparse answers ``oddtrick bot --sever HOST`` with "required: --server" (the
+typo is never mentioned) and ``oddtrick tournament --bots …`` with the top-level
+usage. Here an unknown option is named first, in the usage of the command it was
+given to, with the closest option that command has ("did you mean --server?"), as
+git and cargo suggest a subcommand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that names unknown options and suggests the closest one; its
+    subcommands' parsers are of this class too (argparse makes them of the parent's)."""
+
+    _given: list[str]
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(sys.argv[1:] if args is None else args)
+        parsed, extras = super().parse_known_args(args, namespace)
+        unknown = [extra for extra in extras if extra.startswith("-") and extra != "-"]
+        if unknown:  # said by the command that was given them, in its own usage
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    def error(self, message: str) -> NoReturn:
+        unknown = self._unknown_options()
+        if unknown and (
+            message.startswith("the following arguments are required") or "unrecognized" in message
+        ):
+            message = f"unrecognized option {unknown[0]}" + self._suggestion(unknown[0])
+        elif message.startswith("argument ") and "invalid choice: " in message:
+            message += self._choice_suggestion(message)
+        super().error(message)
+
+    def _unknown_options(self) -> list[str]:
+        """The words given that look like options this parser does not have."""
+        unknown = []
+        for word in getattr(self, "_given", []):
+            if word == "--":
+                break
+            if not word.startswith("-") or word == "-" or _is_number(word):
+                continue
+            name = word.split("=", 1)[0]
+            if name in self._option_string_actions:
+                continue
+            if not name.startswith("--") and len(name) > 2 and name[:2] in self._option_string_actions:
+                continue  # -vv, -n5: a short option with its value
+            abbreviates = any(option.startswith(name) for option in self._option_string_actions)
+            if self.allow_abbrev and name.startswith("--") and abbreviates:
+                continue  # an abbreviation argparse accepts
+            unknown.append(name)
+        return unknown
+
+    def _suggestion(self, unknown: str) -> str:
+        options = [option for option in self._option_string_actions if option.startswith("--")]
+        close = difflib.get_close_matches(unknown, options, n=1, cutoff=0.6)
+        return f"; did you mean {close[0]}?" if close else f" (`{self.prog} --help` lists the options)"
+
+    def _choice_suggestion(self, message: str) -> str:
+        given = message.split("invalid choice: ", 1)[1].split(" ", 1)[0].strip("'\"")
+        choices = [choice for action in self._actions for choice in _choices(action)]
+        close = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
+        return f"; did you mean {close[0]}?" if close else ""
+
+
+def _choices(action: argparse.Action) -> list[str]:
+    choices: Any = action.choices
+    return [str(choice) for choice in choices] if choices else []
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,290 @@
+"""A bot author's first day: each small trap of the command line answered in a line.
+
+Commands run as processes, as a user runs them; referees on real sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import trio
+from referee_support import GUARD_S, SeededBot, in_thread, run_sdk_bot
+
+from oddtrick._address import with_default_port
+from oddtrick._cli import refusal_line
+from oddtrick._client import BotRefused, ClientOptions, _match_line, run_bot_async
+from oddtrick._codec import config_to_wire
+from oddtrick._run import run
+from oddtrick._seat_state import SeatState
+from oddtrick.rules import GameConfig, MatchFormat, Seat
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
+from oddtrick_referee import MatchSpec, RefereeSettings, running_referee
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+
+
+def oddtrick(*args: str, timeout: float = GUARD_S) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "oddtrick", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# --server without a port
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("localhost", "localhost:50051"),
+        ("10.0.0.7", "10.0.0.7:50051"),
+        ("::1", "[::1]:50051"),
+        ("[::1]", "[::1]:50051"),
+        ("[::1]:7000", "[::1]:7000"),
+        ("example.org:443", "example.org:443"),
+        ("dns:///example.org:50051", "dns:///example.org:50051"),
+        ("unix:/tmp/referee.sock", "unix:/tmp/referee.sock"),
+    ],
+)
+def test_an_address_without_a_port_means_the_referees_default_port(given: str, meant: str) -> None:
+    assert with_default_port(given) == meant
+
+
+@pytest.mark.parametrize("given", ["localhost:", "localhost:http", ":50051", "", "[::1"])
+def test_an_address_with_a_broken_port_is_refused(given: str) -> None:
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        with_default_port(given)
+
+
+def test_watch_and_bot_given_a_host_alone_use_the_default_port() -> None:
+    watched = oddtrick("watch", "--server", "localhost", "--no-wait")
+    assert watched.returncode == 1
+    assert "localhost:50051" in watched.stderr  # nothing there, or a referee with no match: either says where
+    broken = oddtrick("bot", str(RANDOM_BOT), "--server", "localhost:", "--name", "a")
+    assert broken.returncode == 2
+    assert broken.stderr.splitlines()[-1] == (
+        "oddtrick bot: error: argument --server: not an address: 'localhost:' "
+        "(expected HOST:PORT, e.g. localhost:50051)"
+    )
+
+
+# Nothing listening
+
+
+def test_a_bot_that_finds_nothing_listening_says_so_and_where() -> None:
+    address = f"127.0.0.1:{free_port()}"
+    options = ClientOptions(server=address, name="x", token="t", reconnect_for_s=0.3)
+
+    with pytest.raises(BotRefused) as refused:
+        asyncio.run(asyncio.wait_for(run_bot_async(SeededBot, options), timeout=GUARD_S))
+    line = refusal_line(refused.value, address, "x", "t")
+    assert line.startswith(f"oddtrick bot: nothing listens at {address} ")
+    assert "oddtrick serve" in line
+    assert "refused" not in line
+
+
+# --seats 0
+
+
+@pytest.mark.parametrize("seats", ["0", "-2", "two", "1.5"])
+def test_a_bot_refuses_a_number_of_seats_below_one(seats: str) -> None:
+    given = oddtrick("bot", str(RANDOM_BOT), "--server", "127.0.0.1:1", "--name", "a", "--seats", seats)
+    assert given.returncode == 2
+    assert given.stderr.splitlines()[-1] == (
+        f"oddtrick bot: error: argument --seats: {seats!r} is not a number of seats: give 1 or more"
+    )
+
+
+def test_run_refuses_zero_seats_before_connecting() -> None:
+    with pytest.raises(ValueError, match="seats must be a whole number, at least 1"):
+        run(lambda view: view.legal_actions[0], server="127.0.0.1:1", name="a", token="", seats=0)
+
+
+# Aborted and sealed matches
+
+
+def _ended(outcome: int, winner: int = 0) -> SeatState:
+    state = SeatState()
+    state.apply(
+        [
+            referee_pb2.Event(
+                sequence=1,
+                match_started=referee_pb2.MatchStarted(
+                    match_id="m-1",
+                    seat=cards_pb2.SEAT_NORTH,
+                    config=config_to_wire(GameConfig.contract(format=MatchFormat.DEALS, deals=2)),
+                ),
+            ),
+            referee_pb2.Event(
+                sequence=2,
+                match_ended=game_pb2.MatchResult(
+                    outcome=outcome,  # type: ignore[arg-type]
+                    winner=winner,  # type: ignore[arg-type]
+                    score=game_pb2.Scoreboard(total=game_pb2.PerSide(north_south=42, east_west=62)),
+                    seed="the-seed",
+                ),
+            ),
+        ]
+    )
+    return state
+
+
+def test_an_aborted_match_is_reported_aborted_not_lost() -> None:
+    state = _ended(game_pb2.MATCH_OUTCOME_ABORTED, winner=cards_pb2.SIDE_EAST_WEST)
+    assert state.match_aborted
+    assert state.match_result is not None
+    assert state.match_result.winner is None
+    line = _match_line(state)
+    assert line == "match m-1 aborted by the referee, so it does not count (it stood 42-62)"
+    lost = _match_line(_ended(game_pb2.MATCH_OUTCOME_WIN, winner=cards_pb2.SIDE_EAST_WEST))
+    assert lost.startswith("match m-1 over: lost 42-62")
+
+
+async def test_a_sealed_play_is_not_reported_won_or_lost_by_the_sdk(tmp_path, caplog):
+    """A ladder or tournament play of a duplicate set is decided with its other table:
+    the SDK says so instead of a win or a loss the set may not bear out."""
+    caplog.set_level(logging.INFO, logger="oddtrick.bot")
+    seating = {Seat.NORTH: "alice", Seat.SOUTH: "alice", Seat.EAST: "bob", Seat.WEST: "bob"}
+    config = GameConfig.classic(format=MatchFormat.DEALS, deals=1)
+    async with running_referee(RefereeSettings(port=0, data_dir=tmp_path)) as referee:
+        with trio.fail_after(GUARD_S * 2):
+            async with trio.open_nursery() as bots:
+                for name in ("alice", "bob"):
+                    bots.start_soon(in_thread, run_sdk_bot, referee.address, name, 2, 1)
+                await referee.play_match(MatchSpec(config, seating, seed="sealed-line"), sealed=True)
+        referee.finish()
+    over = [r.getMessage() for r in caplog.records if " over" in r.getMessage()]
+    assert len(over) == 4, over
+    assert all("one play of a duplicate set, whose result comes from both tables" in line for line in over)
+    assert not any(word in line for line in over for word in ("won", "lost", "drawn"))
+
+
+# Mistyped options
+
+
+def test_a_mistyped_option_is_named_with_the_closest_one_in_its_commands_usage() -> None:
+    typo = oddtrick("bot", str(RANDOM_BOT), "--sever", "localhost:1", "--name", "a")
+    assert typo.returncode == 2
+    assert typo.stderr.startswith("usage: oddtrick bot ")
+    assert (
+        typo.stderr.splitlines()[-1]
+        == "oddtrick bot: error: unrecognized option --sever; did you mean --server?"
+    )
+    bots = oddtrick("tournament", "--bots", f"a={RANDOM_BOT}", "--deals", "2")
+    assert bots.returncode == 2
+    assert bots.stderr.startswith("usage: oddtrick tournament ")
+    assert bots.stderr.splitlines()[-1] == (
+        "oddtrick tournament: error: unrecognized option --bots; did you mean --bot?"
+    )
+    nested = oddtrick("ladder", "standings", "--data-dri", "x")
+    assert nested.stderr.splitlines()[-1] == (
+        "oddtrick ladder standings: error: unrecognized option --data-dri; did you mean --data-dir?"
+    )
+    command = oddtrick("tournamnet")
+    assert command.stderr.splitlines()[-1].endswith("; did you mean tournament?")
+    nothing_close = oddtrick("watch", "--xyz")
+    assert "unrecognized option --xyz (`oddtrick watch --help` lists the options)" in nothing_close.stderr
+
+
+def test_abbreviations_and_option_values_are_not_taken_for_typos() -> None:
+    watched = oddtrick("watch", "--serv", "127.0.0.1:1", "--no-wait")  # argparse accepts a prefix
+    assert "unrecognized" not in watched.stderr
+    assert "no referee answers at 127.0.0.1:1" in watched.stderr
+
+
+# serve's start: one line per fact
+
+
+async def test_a_busy_port_is_one_clear_line_without_grpcs_own_log(tmp_path):
+    async with running_referee(RefereeSettings(port=0, data_dir=tmp_path / "one")) as first:
+        busy = await in_thread(
+            oddtrick,
+            "serve",
+            "--port",
+            str(first.port),
+            "--ns",
+            "a",
+            "--ew",
+            "b",
+            "--data-dir",
+            str(tmp_path),
+        )
+        first.finish()
+    assert busy.returncode == 1
+    assert busy.stderr.splitlines() == [
+        f"oddtrick serve: cannot listen on 127.0.0.1:{first.port}: the port is in use (another referee?); "
+        "stop that program or choose another --port (--port 0 picks a free one)"
+    ]
+
+
+def test_serve_says_where_it_listens_once_even_when_verbose(tmp_path):
+    command = [sys.executable, "-m", "oddtrick", "serve", "-v", "--port", "0", "--ns", "a", "--ew", "b",
+               "--data-dir", str(tmp_path)]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
+        assert process.stdout is not None
+        said = []
+        for line in process.stdout:
+            said.append(line)
+            if "waiting for a, b to connect" in line:
+                break
+        else:
+            pytest.fail(f"serve ended before waiting for its bots: {said}")
+        process.send_signal(signal.SIGINT)
+        said += process.stdout.read().splitlines()
+        assert process.wait(timeout=GUARD_S) == 130
+    assert sum("referee listening" in line for line in said) == 1, said
+
+
+# Plurals
+
+
+def test_one_deal_is_one_deal() -> None:
+    assert GameConfig.contract(format=MatchFormat.DEALS, deals=1).describe().endswith(", one deal")
+    assert GameConfig.contract(format=MatchFormat.DEALS, deals=2).describe().endswith(", 2 deals")
+
+
+# Ctrl-C while the command starts
+
+
+INTERRUPTED_WHILE_LOADING = textwrap.dedent(
+    """
+    import importlib.abc, signal, sys
+
+    class CtrlC(importlib.abc.MetaPathFinder):
+        # Ctrl-C arrives while the referee's modules load (a second or two on a busy machine).
+        def find_spec(self, name, path, target=None):
+            if name == "oddtrick_referee.cli":
+                signal.raise_signal(signal.SIGINT)
+            return None
+
+    sys.meta_path.insert(0, CtrlC())
+    from oddtrick._cli import main
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def test_ctrl_c_while_a_command_starts_is_one_line_not_a_traceback(tmp_path):
+    started = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_WHILE_LOADING, "tournament", "--deals", "2",
+         "--data-dir", str(tmp_path), "--bot", f"a={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}"],
+        capture_output=True, text=True, timeout=GUARD_S,
+    )  # fmt: skip
+    assert started.returncode == 130
+    assert started.stderr.splitlines() == ["oddtrick: stopped (Ctrl-C) while starting; nothing was done"]
+    assert not (tmp_path / "oddtrick.sqlite3").exists()
