@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,6 +156,33 @@ def test_a_restarting_referee_aborts_only_its_own_unfinished_matches(store: Ladd
     assert theirs.tables == ["theirs-t1", "theirs-t2"]
 
 
+def test_the_name_filter_is_exact_and_pages_after_filtering(store: LadderStore) -> None:
+    """``_`` and ``%`` are no wildcards, case counts, and a page holds only the entrant's
+    matches however many others were played in between."""
+
+    def lineup(*names: str) -> dict[str, object]:
+        table = dict(zip("NSEW", names, strict=True))
+        return {"tables": [table, table], "teams": [list(names[:2]), list(names[2:])]}
+
+    number = 0
+    for players in (["a%c", "x1", "x2", "x3"], ["ab-c", "x1", "x2", "x3"], ["abxc", "AB-C", "x2", "x3"]):
+        for _ in range(4):
+            number += 1
+            store.plan_match(f"m{number:02}", f"c{number}", lineup(*players), {}, now_ms=number)
+    for _ in range(5):  # played after the rest, by others only
+        number += 1
+        store.plan_match(f"m{number:02}", f"c{number}", lineup("y1", "y2", "y3", "y4"), {}, now_ms=number)
+
+    assert store.matches("ab_c") == []
+    assert store.matches("ab%") == []
+    assert store.matches("%") == []
+    assert [m.match_id for m in store.matches("ab-c", limit=3)] == ["m08", "m07", "m06"]
+    assert [m.match_id for m in store.matches("ab-c", limit=3, offset=3)] == ["m05"]
+    assert [m.match_id for m in store.matches("AB-C")] == ["m12", "m11", "m10", "m09"]
+    assert [m.match_id for m in store.matches("a%c", limit=2)] == ["m04", "m03"]
+    assert [m.match_id for m in store.matches("x1", limit=2, offset=6)] == ["m02", "m01"]
+
+
 def test_a_seed_commitment_is_never_used_twice(store: LadderStore) -> None:
     store.plan_match("m1", "same", LINEUP, {}, now_ms=10)
     with pytest.raises(Exception, match=r"(?i)unique"):
@@ -195,10 +223,16 @@ def test_a_database_made_by_the_first_schema_version_opens_migrated_with_its_dat
         cursor.execute("CREATE TABLE ladder_schema (version INTEGER NOT NULL)")
         cursor.execute("INSERT INTO ladder_schema (version) VALUES (1)")
         for statement in MIGRATIONS[0]:
+            assert isinstance(statement, str)
             cursor.execute(statement)
         cursor.execute(
             "INSERT INTO ladder_entrants (name, token_salt, token_hash, registered_ms, mu, sigma, matches)"
             " VALUES ('veteran', 's', 'h', 1, 31.5, 2.5, 40)"
+        )
+        cursor.execute(
+            "INSERT INTO ladder_matches (match_id, status, created_ms, seed_commitment, lineup, config)"
+            " VALUES ('old', 'finished', 1, 'c', ?, '{}')",
+            (json.dumps(LINEUP),),
         )
     old.close()
     database = open_database(database_url, tmp_path, "x.sqlite3")
@@ -207,6 +241,8 @@ def test_a_database_made_by_the_first_schema_version_opens_migrated_with_its_dat
     veteran = store.entrant("veteran")
     assert veteran is not None
     assert (veteran.mu, veteran.matches, veteran.faults, veteran.forfeits) == (31.5, 40, 0, 0)
+    # The matches it already held are found by the name filter of the new schema.
+    assert [m.match_id for m in store.matches("b3")] == ["old"]
     with database.transaction() as cursor:
         assert cursor.rows("SELECT version FROM ladder_schema") == [{"version": SCHEMA_VERSION}]
     database.close()

@@ -25,7 +25,17 @@ from typing import Any
 
 from oddtrick_referee.storage.database import Cursor, Database, Row
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+Step = str | Callable[[Cursor], None]
+"""One step of a migration: a statement, or a function run in the migration's transaction."""
+
+
+def _index_match_entrants(cursor: Cursor) -> None:
+    """Migration 3's backfill: who played each match already stored, read from its lineup."""
+    for row in cursor.rows("SELECT match_id, lineup FROM ladder_matches"):
+        _insert_entrants(cursor, row["match_id"], json.loads(row["lineup"]))
+
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: entrants, matches, rating history.
     (
         """CREATE TABLE IF NOT EXISTS ladder_entrants (
@@ -73,6 +83,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE ladder_entrants ADD COLUMN forfeits INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE ladder_matches ADD COLUMN deals TEXT NOT NULL DEFAULT '[]'",
         "CREATE INDEX IF NOT EXISTS ladder_matches_by_end ON ladder_matches (ended_ms)",
+    ),
+    # 3: who played in each match, one row per entrant, so that a name filter is an exact
+    # match in SQL (never a LIKE on the lineup's JSON) and runs before LIMIT/OFFSET.
+    (
+        """CREATE TABLE IF NOT EXISTS ladder_match_entrants (
+            match_id    TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            PRIMARY KEY (match_id, name)
+        )""",
+        "CREATE INDEX IF NOT EXISTS ladder_match_entrants_by_name ON ladder_match_entrants (name, match_id)",
+        _index_match_entrants,
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -297,6 +318,7 @@ class LadderStore:
                 " VALUES (?, 'planned', ?, ?, ?, ?)",
                 (match_id, now_ms, seed_commitment, json.dumps(lineup), json.dumps(config)),
             )
+            _insert_entrants(cursor, match_id, lineup)
 
     def claim_match(self, match_id: str, referee_id: str) -> bool:
         """Move a planned match to running for this referee; False if another got it first."""
@@ -323,6 +345,7 @@ class LadderStore:
                 " VALUES (?, 'planned', ?, ?, ?, ?, ?)",
                 (match_id, now_ms, seed_commitment, json.dumps(lineup), json.dumps(config), tables),
             )
+            _insert_entrants(cursor, match_id, lineup)
             return _claim(cursor, match_id, referee_id)
 
     def finish_match(
@@ -401,16 +424,16 @@ class LadderStore:
     def matches(
         self, name: str | None = None, limit: int = 50, offset: int = 0, statuses: Sequence[str] = ()
     ) -> list[MatchRow]:
-        """Newest first; ``name`` keeps the matches it played in."""
+        """Newest first; ``name`` keeps the matches that entrant played in (exactly that name:
+        no wildcards, case counts), filtered before the page is cut."""
         clauses: list[str] = []
         params: list[Any] = []
         if statuses:
             clauses.append(f"status IN ({', '.join('?' for _ in statuses)})")
             params.extend(statuses)
         if name:
-            # The lineup is JSON: the name appears quoted exactly once per seat it held.
-            clauses.append("lineup LIKE ?")
-            params.append(f'%"{name}"%')
+            clauses.append("match_id IN (SELECT match_id FROM ladder_match_entrants WHERE name = ?)")
+            params.append(name)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self.db.transaction() as cursor:
             rows = cursor.rows(
@@ -418,10 +441,7 @@ class LadderStore:
                 " ORDER BY created_ms DESC, match_id DESC LIMIT ? OFFSET ?",
                 (*params, limit, offset),
             )
-        found = [MatchRow.from_row(row) for row in rows]
-        if name:
-            found = [m for m in found if name in _names_in(m.lineup)]
-        return found
+        return [MatchRow.from_row(row) for row in rows]
 
     def rating_history(self, name: str) -> list[Row]:
         with self.db.transaction() as cursor:
@@ -454,6 +474,11 @@ def _apply_change(cursor: Cursor, change: RatingChange, match_id: str, now_ms: i
     )
 
 
+def _insert_entrants(cursor: Cursor, match_id: str, lineup: dict[str, Any]) -> None:
+    for name in sorted(_names_in(lineup)):
+        cursor.execute("INSERT INTO ladder_match_entrants (match_id, name) VALUES (?, ?)", (match_id, name))
+
+
 def _names_in(lineup: dict[str, Any]) -> set[str]:
     return {name for table in lineup.get("tables", []) for name in table.values()}
 
@@ -478,7 +503,10 @@ def migrate(database: Database) -> int:
         )
     for version in range(found + 1, SCHEMA_VERSION + 1):
         with database.transaction() as cursor:
-            for statement in MIGRATIONS[version - 1]:
-                cursor.execute(statement)
+            for step in MIGRATIONS[version - 1]:
+                if isinstance(step, str):
+                    cursor.execute(step)
+                else:
+                    step(cursor)
             cursor.execute("UPDATE ladder_schema SET version = ?", (version,))
     return found
