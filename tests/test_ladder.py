@@ -322,8 +322,8 @@ def _free_port() -> int:
 class _Serving:
     """``oddtrick ladder serve`` as its own process group (its house bots with it)."""
 
-    def __init__(self, data_dir: Path, port: int) -> None:
-        command = [sys.executable, "-m", "oddtrick", "ladder", "serve", "--data-dir", str(data_dir)]
+    def __init__(self, data_dir: Path, port: int, program: tuple[str, ...] = ("-m", "oddtrick")) -> None:
+        command = [sys.executable, *program, "ladder", "serve", "--data-dir", str(data_dir)]
         command += ["--port", str(port), "--match-deals", "4", "--house-bots", "7", "--grace", "20"]
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
@@ -358,6 +358,10 @@ class _Serving:
 
     def kill(self) -> None:
         os.killpg(self.process.pid, signal.SIGKILL)
+        self.reap()
+
+    def reap(self) -> None:
+        """After the process ended: collect it and close its output."""
         self.process.wait(timeout=30)
         self._reader.join(timeout=30)
         assert self.process.stdout is not None
@@ -409,6 +413,53 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
         assert alice_row.matches > rated_before["alice"][2]
         played = [m for m in store.matches("alice", limit=1000) if m.status == "finished"]
         assert len(played) == alice_row.matches
+        store.db.close()
+    finally:
+        alice.terminate()
+        alice.wait(timeout=30)
+        if serving.process.poll() is None:
+            serving.kill()
+
+
+def test_a_match_recorded_just_before_a_sigkill_has_its_logs_published_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL after the match's result is committed and before its tables are released: the
+    next start publishes both tables' logs, and the ladder plays on without a fault."""
+    port = _free_port()
+    settings = ladder_settings(tmp_path)
+    token = register(settings, "alice")["alice"]
+    killed = _Serving(tmp_path, port, program=(str(Path(__file__).with_name("ladder_killed_at_release.py")),))
+    killed.wait_for("ladder listening")
+    alice = bot_process(f"127.0.0.1:{port}", "Heuristic", "alice", token, seats=2)
+    serving = killed
+    try:
+        [line] = killed.wait_for("killed before releasing")
+        match_id = line.split()[-1]
+        killed.reap()
+        assert killed.process.returncode == -signal.SIGKILL
+        store = open_store(settings)
+        [match] = [m for m in store.matches(limit=1000) if m.match_id == match_id]
+        assert match.status == "finished"
+        index = MatchStore(tmp_path / "oddtrick.sqlite3")
+        for table_id in match.tables:
+            row = index.get(table_id)
+            assert row is not None
+            assert log_withheld(row), "the kill came after the tables were released"
+
+        serving = _Serving(tmp_path, port)
+        serving.wait_for("ladder listening")
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            arena = arena_pb2_grpc.ArenaStub(channel)
+            for table_id in match.tables:
+                served = arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=table_id), timeout=30)
+                assert len(served.lines) > 10
+                assert '"match_end"' in served.lines[-1]
+        # The ladder plays on: another match finished, and nobody has a fault.
+        serving.wait_for("ladder match", count=1)
+        finished = [m for m in store.matches(limit=1000) if m.status == "finished"]
+        assert len(finished) >= 2
+        assert all(e.faults == 0 for e in store.entrants())
         store.db.close()
     finally:
         alice.terminate()

@@ -20,7 +20,7 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from oddtrick_referee.storage.database import Cursor, Database, Row
@@ -420,6 +420,20 @@ class LadderStore:
                 (now_ms, cause, *mine_params),
             )
         return [row["match_id"] for row in rows]
+
+    def over(self, match_ids: Collection[str]) -> set[str]:
+        """Which of these matches are over (finished, forfeit or aborted): their deals are
+        never dealt again, so their tables' logs may be published."""
+        ids = sorted(match_ids)
+        if not ids:
+            return set()
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                f"SELECT match_id FROM ladder_matches WHERE match_id IN ({', '.join('?' for _ in ids)})"
+                " AND status IN ('finished', 'forfeit', 'aborted')",
+                ids,
+            )
+        return {row["match_id"] for row in rows}
 
     def matches(
         self, name: str | None = None, limit: int = 50, offset: int = 0, statuses: Sequence[str] = ()

@@ -104,6 +104,18 @@ class MatchStore(Store):
                 (set_id,),
             ).rowcount
 
+    def withheld_sets(self) -> set[str]:
+        """The duplicate sets with a play whose log is still withheld (not yet released):
+        what a competition checks at start against its own records, so that a set decided
+        just before a crash (its release lost) is published then."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT DISTINCT json_extract(details, '$.set_id') AS set_id FROM matches "
+                "WHERE status != 'running' AND json_extract(details, '$.set_id') IS NOT NULL "
+                "AND NOT COALESCE(json_extract(details, '$.released'), 0)"
+            ).fetchall()
+        return {str(row["set_id"]) for row in rows}
+
     def played_run(self, run_id: str) -> dict[str, Any] | None:
         """The match that played ``run_id`` to its end (sealed or finished), if any: a play
         finished but not yet recorded by its tournament when the referee stopped."""

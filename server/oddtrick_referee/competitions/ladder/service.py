@@ -4,7 +4,8 @@ Whenever the lobby changes (a bot connects, leaves, or finishes a match) the
 scheduler seats every match it can (:func:`choose_lineup`), each as two
 sealed tables of the same deals started together, so either both tables of a
 match play or neither does. A finished match is rated and stored in one
-transaction before its tables are unsealed.
+transaction before its tables are unsealed; a start unseals the tables of any
+match a crash left recorded but sealed.
 """
 
 from __future__ import annotations
@@ -546,8 +547,7 @@ async def run_ladder(
                 house_tokens[bot.name] = await trio.to_thread.run_sync(store.ensure_house, bot.name, now_ms())
             ladder = Ladder(settings, referee, store)
             referee.ladder = ladder
-            for match_id in aborted:  # their deals are never dealt again: their logs may be read
-                await referee.release_set(match_id)
+            await _release_decided(referee, store)
             board = LadderLeaderboard(
                 store,
                 ladder.rater,
@@ -570,6 +570,24 @@ async def run_ladder(
                 await ladder.run()
     finally:
         store.db.close()
+
+
+async def _release_decided(referee: Referee, store: LadderStore) -> None:
+    """Publish the tables of every match that is over but whose logs are still sealed.
+
+    The match's record (the ladder's database, perhaps PostgreSQL) and its tables' logs
+    (this referee's own index) are in two databases, so no one transaction covers both: a
+    stop between the match's commit and the release of its tables (a SIGKILL, a power cut)
+    leaves them sealed. Every start therefore releases every sealed set of this referee
+    whose match the ladder records as over (the matches just aborted included); their deals
+    are never dealt again.
+    """
+    sealed = await trio.to_thread.run_sync(referee.store.withheld_sets)
+    decided = await trio.to_thread.run_sync(store.over, sealed)
+    for match_id in sorted(decided):
+        await referee.release_set(match_id)
+    if decided:
+        log.info("published the logs of %d ladder match(es) that were over but still sealed", len(decided))
 
 
 async def _run_house_bot(
