@@ -32,7 +32,7 @@ from oddtrick._codec import card_from_wire, seat_from_wire
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
-from oddtrick_referee.competitions.ladder.service import Ladder, default_house_bots, open_store
+from oddtrick_referee.competitions.ladder.service import Ladder, default_house_bots, house_bot_tag, open_store
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 
 HONEST = [f"p{i}" for i in range(1, 8)]
@@ -529,11 +529,56 @@ async def test_a_ladder_over_tls_seats_an_entrant_on_tls_beside_its_house_bots_o
         stop_all(processes)
 
 
+async def test_two_ladders_on_one_database_each_run_their_own_house_bots(tmp_path: Path) -> None:
+    """Starting a second ladder on the first one's database never replaces the tokens of the
+    first one's house bots: both play on, each with its own entrant and house bots."""
+    database = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    settings = [
+        ladder_settings(tmp_path / name, database=database, house_bots=default_house_bots(7), house_seats=1)
+        for name in ("one", "two")
+    ]
+    tokens = register(settings[0], "alice", "bob")
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def house_tokens(ladder: Ladder) -> dict[str, str]:
+        return {e.name: e.token_id for e in ladder.store.entrants() if e.house}
+
+    try:
+        async with ladder_serving(settings[0]) as one:
+            processes.append(bot_process(one.referee.address, "Heuristic", "alice", tokens["alice"], seats=1))
+            with trio.fail_after(120):
+                await one.wait_outcomes(1)
+            before = await trio.to_thread.run_sync(house_tokens, one)
+            assert sorted(before) == sorted(bot.name for bot in default_house_bots(7))
+            async with ladder_serving(settings[1]) as two:
+                processes.append(bot_process(two.referee.address, "Heuristic", "bob", tokens["bob"], seats=1))
+                after = await trio.to_thread.run_sync(house_tokens, one)
+                assert {name: after[name] for name in before} == before, "the second start replaced tokens"
+                tag = house_bot_tag(two.referee_id)
+                theirs = sorted(set(after) - set(before))
+                assert theirs == sorted(f"{bot.name}-{tag}" for bot in default_house_bots(7))
+                played = len(one.outcomes)
+                with trio.fail_after(240):
+                    await two.wait_outcomes(2)
+                    await one.wait_outcomes(played + 2)
+                one.referee.finish()
+                two.referee.finish()
+            first, second = one.outcomes[: played + 2], two.outcomes[:2]
+        assert all(o.status == "finished" for o in first + second)
+        assert all(o.lineup.names == {"alice", *before} for o in first)
+        assert all(o.lineup.names == {"bob", *theirs} for o in second)
+        store = open_store(settings[0])
+        assert all(e.faults == 0 for e in store.entrants())
+        store.db.close()
+    finally:
+        stop_all(processes)
+
+
 async def test_a_second_ladder_on_a_data_folder_in_use_stops_without_touching_it(tmp_path: Path) -> None:
     settings = ladder_settings(tmp_path)
     async with ladder_serving(settings) as ladder:
         store = ladder.store
-        house_token = await trio.to_thread.run_sync(store.ensure_house, "house-x", 1)
+        house_token = await trio.to_thread.run_sync(store.ensure_house, "house-x", 1, "someone")
         lineup = {"tables": [], "teams": [[], []]}
         await trio.to_thread.run_sync(
             lambda: store.open_match("in-play", "c", lineup, {}, [], settings.referee_id, 2)

@@ -14,6 +14,7 @@ from oddtrick_referee.storage.ladder_store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     EntrantRecord,
+    HouseBotTaken,
     LadderError,
     LadderStore,
     RatingChange,
@@ -181,6 +182,29 @@ def test_the_name_filter_is_exact_and_pages_after_filtering(store: LadderStore) 
     assert [m.match_id for m in store.matches("AB-C")] == ["m12", "m11", "m10", "m09"]
     assert [m.match_id for m in store.matches("a%c", limit=2)] == ["m04", "m03"]
     assert [m.match_id for m in store.matches("x1", limit=2, offset=6)] == ["m02", "m01"]
+
+
+def test_a_house_bot_belongs_to_the_referee_that_first_runs_it(store: LadderStore) -> None:
+    first = store.ensure_house("house-h-1", 1, "referee-a")
+    restarted = store.ensure_house("house-h-1", 2, "referee-a")  # its own restart: a new token
+    assert store.verify("house-h-1", restarted)
+    assert not store.verify("house-h-1", first)
+    with pytest.raises(HouseBotTaken, match="'referee-a'"):
+        store.ensure_house("house-h-1", 3, "referee-b")
+    assert store.verify("house-h-1", restarted), "another referee's start replaced the token"
+    store.register("alice", now_ms=1)
+    with pytest.raises(LadderError, match="not a house bot"):
+        store.ensure_house("alice", 4, "referee-a")
+    with pytest.raises(LadderError, match="not a house bot"):
+        store.ensure_house("HOUSE-H-1", 4, "referee-c")
+    # A house bot from before referees were recorded goes to the next referee that asks.
+    with store.db.transaction() as cursor:
+        cursor.execute("UPDATE ladder_entrants SET house_owner = NULL WHERE name = 'house-h-1'")
+    taken = store.ensure_house("house-h-1", 5, "referee-b")
+    with pytest.raises(HouseBotTaken, match="'referee-b'"):
+        store.ensure_house("house-h-1", 6, "referee-a")
+    assert store.verify("house-h-1", taken)
+    assert [(e.name, e.house) for e in store.entrants()] == [("alice", False), ("house-h-1", True)]
 
 
 def test_a_seed_commitment_is_never_used_twice(store: LadderStore) -> None:

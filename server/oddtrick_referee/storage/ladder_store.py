@@ -94,6 +94,8 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
         )""",
         "CREATE INDEX IF NOT EXISTS ladder_match_entrants_by_name ON ladder_match_entrants (name, match_id)",
         _index_match_entrants,
+        # Which referee runs each house bot (see LadderStore.ensure_house); NULL: none yet.
+        "ALTER TABLE ladder_entrants ADD COLUMN house_owner TEXT",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -103,6 +105,18 @@ ENTRANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 class LadderError(ValueError):
     """An operator's request the ladder refuses; the message says why and what to do."""
+
+
+class HouseBotTaken(LadderError):
+    """The house bot of that name is run by another referee sharing the database."""
+
+    def __init__(self, name: str, owner: str) -> None:
+        super().__init__(
+            f"house bot {name!r} is run by the ladder referee {owner!r} on the same database: "
+            "give this ladder's house bots other names"
+        )
+        self.name = name
+        self.owner = owner
 
 
 @dataclasses.dataclass(frozen=True)
@@ -268,14 +282,54 @@ class LadderStore:
         if not changed:
             raise LadderError(f"no active entrant {name!r} (`oddtrick ladder standings` lists them)")
 
-    def ensure_house(self, name: str, now_ms: int) -> str:
-        """A house bot's entrant, registered on first use; a fresh token at every start."""
-        try:
-            return self.register(name, now_ms, house=True)
-        except LadderError:
-            with self.db.transaction() as cursor:
-                cursor.execute("UPDATE ladder_entrants SET retired_ms = NULL WHERE name = ?", (name,))
-            return self.rotate_token(name)
+    def ensure_house(self, name: str, now_ms: int, referee_id: str) -> str:
+        """A house bot's entrant for this referee: registered on first use, a fresh token at
+        every start of the referee that runs it.
+
+        A house bot belongs to one referee (``referee_id``, stable across its restarts): the
+        first to ask for the name takes it, and a second referee sharing the database is
+        refused it (:class:`HouseBotTaken`) rather than replacing the token the first one's
+        bot is playing with. One made before referees were recorded belongs to the next
+        referee that asks. Claiming and the new token are one conditional update, so two
+        referees starting at once cannot both take a name.
+        """
+        token = new_token()
+        salt = secrets.token_hex(16)
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT name, house, house_owner FROM ladder_entrants WHERE LOWER(name) = ?", (name.lower(),)
+            )
+            if not rows:
+                if not ENTRANT_NAME.fullmatch(name):
+                    raise LadderError(f"{name!r} cannot be a house bot's name: use {ENTRANT_NAME.pattern}")
+                cursor.execute(
+                    "INSERT INTO ladder_entrants (name, token_salt, token_hash, house, house_owner,"
+                    " registered_ms, mu, sigma) VALUES (?, ?, ?, 1, ?, ?, ?, ?)",
+                    (
+                        name,
+                        salt,
+                        hash_token(token, salt),
+                        referee_id,
+                        now_ms,
+                        self.initial_mu,
+                        self.initial_sigma,
+                    ),
+                )
+                return token
+            [row] = rows
+            if row["name"] != name or not row["house"]:
+                raise LadderError(
+                    f"{row['name']!r} is a registered entrant, not a house bot: "
+                    "give the house bot another name"
+                )
+            changed = cursor.execute(
+                "UPDATE ladder_entrants SET token_salt = ?, token_hash = ?, house_owner = ?,"
+                " retired_ms = NULL WHERE name = ? AND (house_owner IS NULL OR house_owner = ?)",
+                (salt, hash_token(token, salt), referee_id, name, referee_id),
+            )
+            if not changed:
+                raise HouseBotTaken(name, str(row["house_owner"]))
+        return token
 
     def verify(self, name: str, token: str) -> str | None:
         """The id of the token that admits this entrant (its salt: it changes when the token

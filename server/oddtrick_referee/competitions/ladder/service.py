@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import hashlib
 import logging
 import os
 import random
@@ -51,7 +52,7 @@ from oddtrick_referee.competitions.ladder.wire import entry_to_wire, match_to_wi
 from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
-from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
+from oddtrick_referee.storage.ladder_store import EntrantRecord, HouseBotTaken, LadderStore, RatingChange
 
 log = logging.getLogger("oddtrick.ladder")
 
@@ -111,9 +112,8 @@ class LadderSettings:
 
     @property
     def referee_id(self) -> str:
-        """Who claims this ladder's matches in a shared database: the same across restarts
-        (host and data folder), so a restart aborts its own unfinished matches, never another
-        referee's."""
+        """Who this ladder's referee is in a shared database, as a data folder is first used
+        (host and folder); :func:`stable_referee_id` keeps it from then on."""
         return f"{socket.gethostname()}:{self.data_dir.resolve()}"
 
     @property
@@ -123,6 +123,30 @@ class LadderSettings:
     @property
     def game(self) -> GameKind:
         return self.config.game
+
+
+REFEREE_ID_FILE = "ladder-referee-id"
+
+
+def stable_referee_id(settings: LadderSettings) -> str:
+    """Who claims this ladder's matches and runs its house bots in a shared database: the
+    same across restarts, so that a restart aborts its own unfinished matches and takes back
+    its own house bots, never another referee's. Kept in the data folder (one referee holds
+    it at a time), so a new host name or a moved folder does not change it."""
+    path = settings.data_dir / REFEREE_ID_FILE
+    try:
+        found = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        found = ""
+    if found:
+        return found
+    path.write_text(settings.referee_id + "\n", encoding="utf-8")
+    return settings.referee_id
+
+
+def house_bot_tag(referee_id: str) -> str:
+    """Six characters naming a referee: appended to a house bot name another referee runs."""
+    return hashlib.sha256(referee_id.encode()).hexdigest()[:6]
 
 
 def open_store(settings: LadderSettings) -> LadderStore:
@@ -149,12 +173,14 @@ class MatchOutcome:
 class Ladder:
     """The scheduler and the match runner over one referee and one store."""
 
-    def __init__(self, settings: LadderSettings, referee: Referee, store: LadderStore) -> None:
+    def __init__(
+        self, settings: LadderSettings, referee: Referee, store: LadderStore, referee_id: str
+    ) -> None:
         self.settings = settings
         self.referee = referee
         self.store = store
         self.rater = Rater(settings.rating)
-        self.referee_id = settings.referee_id
+        self.referee_id = referee_id
         self._rng = random.Random(settings.seed)
         self._entrants: dict[str, EntrantRecord] = {}
         self._reserved: collections.Counter[str] = collections.Counter()
@@ -532,20 +558,19 @@ async def run_ladder(
         async with running_referee(referee_settings) as referee:
             # Only now, holding the data folder, may this run touch what an earlier one left:
             # a second ladder started on a folder in use stops above without changing anything.
+            referee_id = await trio.to_thread.run_sync(stable_referee_id, settings)
             aborted = await trio.to_thread.run_sync(
                 store.abort_unfinished,
                 "the ladder stopped before the match ended",
                 now_ms(),
-                settings.referee_id,
+                referee_id,
             )
             if aborted:
                 log.warning(
                     "%d ladder match(es) an earlier run left unfinished are recorded aborted", len(aborted)
                 )
-            house_tokens = {}
-            for bot in settings.house_bots:
-                house_tokens[bot.name] = await trio.to_thread.run_sync(store.ensure_house, bot.name, now_ms())
-            ladder = Ladder(settings, referee, store)
+            house = await trio.to_thread.run_sync(_claim_house_bots, store, settings.house_bots, referee_id)
+            ladder = Ladder(settings, referee, store, referee_id)
             referee.ladder = ladder
             await _release_decided(referee, store)
             board = LadderLeaderboard(
@@ -555,11 +580,11 @@ async def run_ladder(
                 ladder.connected_names,
             )
             async with web_beside(referee, web, board, announce=on_web), trio.open_nursery() as nursery:
-                for bot in settings.house_bots:
+                for bot, token in house:
                     nursery.start_soon(
                         _run_house_bot,
                         bot,
-                        house_tokens[bot.name],
+                        token,
                         referee.local_address or referee.address,
                         settings.house_seats,
                         output_dir or settings.data_dir / "bot-output",
@@ -570,6 +595,29 @@ async def run_ladder(
                 await ladder.run()
     finally:
         store.db.close()
+
+
+def _claim_house_bots(
+    store: LadderStore, bots: tuple[HouseBot, ...], referee_id: str
+) -> list[tuple[HouseBot, str]]:
+    """This referee's house bots with their fresh tokens (a worker thread).
+
+    A name another referee on the same database already runs is left to it: this one runs
+    its bot under the name with its own tag appended (``house-heuristic-1-3fa2c1``), the
+    same at every restart, so two ladders on one database never replace each other's tokens.
+    """
+    claimed = []
+    for bot in bots:
+        try:
+            token = store.ensure_house(bot.name, now_ms(), referee_id)
+        except HouseBotTaken as taken:
+            own = dataclasses.replace(bot, name=f"{bot.name}-{house_bot_tag(referee_id)}")
+            log.warning(
+                "house bot %s is run by %s; this ladder runs its own as %s", bot.name, taken.owner, own.name
+            )
+            bot, token = own, store.ensure_house(own.name, now_ms(), referee_id)
+        claimed.append((bot, token))
+    return claimed
 
 
 async def _release_decided(referee: Referee, store: LadderStore) -> None:
