@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import os
 import queue
 import signal
@@ -29,7 +31,7 @@ from ladder_support import (
 from referee_support import RawBot, check_hidden_information
 
 from oddtrick._codec import card_from_wire, seat_from_wire
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.service import Ladder, default_house_bots, house_bot_tag, open_store
@@ -571,6 +573,121 @@ async def test_two_ladders_on_one_database_each_run_their_own_house_bots(tmp_pat
         assert all(e.faults == 0 for e in store.entrants())
         store.db.close()
     finally:
+        stop_all(processes)
+
+
+async def test_bad_hellos_and_a_stalled_database_never_stall_a_table_in_play(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """A flood of Hellos with a wrong token while PostgreSQL is stalled (the entrants' table
+    locked by another connection): alice's table plays on to its end meanwhile, the flood is
+    cut to a budget of failures, a known token still gets in, and nobody has a fault."""
+    import psycopg
+    from postgres_support import fresh_database
+
+    database = fresh_database(postgres_url, "ladder_bad_hellos")
+    settings = ladder_settings(
+        tmp_path, database=database, house_bots=default_house_bots(7), house_seats=1, deals=4
+    )
+    tokens = register(settings, "alice", "carol")
+    processes: list[subprocess.Popen[bytes]] = []
+    locked, progressed, stop = threading.Event(), threading.Event(), threading.Event()
+    held: dict[str, bool] = {}
+
+    def hold_lock() -> None:
+        """Stall every read of the entrants until alice's table has ended (or 60 s passed)."""
+        with psycopg.connect(database) as db:
+            db.execute("LOCK TABLE ladder_entrants IN ACCESS EXCLUSIVE MODE")
+            locked.set()
+            held["until_progress"] = progressed.wait(60)
+            db.rollback()
+
+    codes: list[grpc.StatusCode] = []
+
+    def flood(count: int | None = None) -> list[grpc.StatusCode]:
+        """Hellos with a wrong token, one after another, until ``stop`` (or ``count`` of them)."""
+        got: list[grpc.StatusCode] = []
+        while not stop.is_set() and (count is None or len(got) < count):
+            bot = RawBot(address, "alice", "not-the-token")
+            bot.send_hello()
+            got.append(bot.wait_status()[0])
+            bot.close()
+        codes.extend(got)
+        return got
+
+    def flood_of(hellos: int) -> collections.Counter[grpc.StatusCode]:
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            parts = list(pool.map(flood, [hellos // 8] * 8))
+        return collections.Counter(code for part in parts for code in part)
+
+    def known_token_status() -> grpc.StatusCode:
+        """carol's token, known from before: admitted (then refused for asking for a game
+        this ladder does not play, so that no session of hers stays to be seated)."""
+        bot = RawBot(address, "carol", tokens["carol"])
+        bot.send_hello(games=[game_pb2.GAME_KIND_CLASSIC])
+        code = bot.wait_status()[0]
+        bot.close()
+        return code
+
+    try:
+        async with ladder_serving(settings) as ladder:
+            address = ladder.referee.address
+            lobby = ladder.referee.lobby
+            processes.append(bot_process(address, "Heuristic", "alice", tokens["alice"], seats=1))
+            assert await trio.to_thread.run_sync(known_token_status) is grpc.StatusCode.FAILED_PRECONDITION
+            with trio.fail_after(120):
+                await ladder.wait_outcomes(1)
+                while True:  # alice seated in her next match
+                    changed = lobby.change_event
+                    alice = [s for s in list(lobby.sessions.values()) if s.name == "alice"]
+                    if alice and alice[0].link is not None:
+                        break
+                    await changed.wait()
+            played = len(ladder.outcomes)
+            holder = threading.Thread(target=hold_lock)
+            holder.start()
+            await trio.to_thread.run_sync(locked.wait)
+            flooders = [threading.Thread(target=flood) for _ in range(8)]
+            for thread in flooders:
+                thread.start()
+            try:
+                with trio.fail_after(120):
+                    while True:  # her table ends and frees her seat, the database still stalled
+                        changed = lobby.change_event
+                        if lobby.idle_count("alice", settings.game):
+                            break
+                        await changed.wait()
+                progressed.set()
+                await trio.to_thread.run_sync(holder.join)
+                assert held["until_progress"], "the table stalled with the database"
+                with trio.fail_after(120):
+                    await ladder.wait_outcomes(played + 1)
+                stop.set()
+                for thread in flooders:
+                    await trio.to_thread.run_sync(thread.join)
+                stop.clear()
+                # The address's budget is spent: a further flood is refused at once, without a
+                # look at the database, while a token verified before still gets in.
+                later = await trio.to_thread.run_sync(flood_of, 400)
+                assert later[grpc.StatusCode.RESOURCE_EXHAUSTED] >= 300, later
+                assert (
+                    await trio.to_thread.run_sync(known_token_status) is grpc.StatusCode.FAILED_PRECONDITION
+                )
+            finally:
+                progressed.set()
+                stop.set()
+                for thread in flooders:
+                    await trio.to_thread.run_sync(thread.join)
+            ladder.referee.finish()
+            outcomes = ladder.outcomes[: played + 1]
+        assert all(o.status == "finished" for o in outcomes)
+        assert set(codes) <= {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+        store = open_store(settings)
+        assert all(e.faults == 0 for e in store.entrants())
+        store.db.close()
+    finally:
+        progressed.set()
+        stop.set()
         stop_all(processes)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -9,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from oddtrick_referee.storage.database import Database, PostgresDatabase, SQLiteDatabase, open_database
+from oddtrick_referee.storage.database import (
+    Cursor,
+    Database,
+    PostgresDatabase,
+    SQLiteDatabase,
+    open_database,
+)
 from oddtrick_referee.storage.ladder_store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -55,6 +62,62 @@ def test_a_token_is_shown_once_stored_only_as_a_hash_and_checked_exactly(store: 
     with store.db.transaction() as cursor:
         stored = cursor.rows("SELECT * FROM ladder_entrants WHERE name = 'alice'")[0]
     assert token not in {str(value) for value in stored.values()}
+
+
+class CountingDatabase:
+    """The store's real database, counting its transactions."""
+
+    def __init__(self, database: Database) -> None:
+        self.inner = database
+        self.url = database.url
+        self.dialect = database.dialect
+        self.transactions = 0
+
+    def transaction(self) -> contextlib.AbstractContextManager[Cursor]:
+        self.transactions += 1
+        return self.inner.transaction()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_verified_token_is_remembered_until_it_is_rotated_or_retired(
+    database_url: str, tmp_path: Path
+) -> None:
+    counting = CountingDatabase(open_database(database_url, tmp_path, "x.sqlite3"))
+    store = LadderStore(counting, 25.0, 8.0)
+    elsewhere = LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0)  # the CLI
+    alice, bob = store.register("alice", now_ms=1), store.register("bob", now_ms=1)
+    assert store.verified("alice", alice) is None
+    before = counting.transactions
+    token_id = store.verify("alice", alice)
+    assert token_id
+    assert store.verify("alice", alice) == store.verified("alice", alice) == token_id
+    assert counting.transactions == before + 1, "a known token cost a second transaction"
+    for _ in range(3):  # a wrong token is never remembered
+        assert store.verify("alice", alice + "x") is None
+    assert store.verified("alice", alice + "x") is None
+    assert counting.transactions == before + 4
+
+    # Rotated by this store: forgotten at once.
+    new = store.rotate_token("alice")
+    assert store.verified("alice", alice) is None
+    assert store.verify("alice", alice) is None
+    # Rotated or retired by another process: forgotten at the next read of the entrants.
+    assert store.verify("alice", new)
+    assert store.verify("bob", bob)
+    newer = elsewhere.rotate_token("alice")
+    elsewhere.retire("bob", now_ms=2)
+    store.entrants()
+    assert store.verified("alice", new) is None
+    assert store.verified("bob", bob) is None
+    assert store.verify("alice", new) is None
+    assert store.verify("bob", bob) is None
+    assert store.verify("alice", newer)
+    store.retire("alice", now_ms=3)
+    assert store.verify("alice", newer) is None
+    elsewhere.db.close()
+    store.db.close()
 
 
 def test_rotating_a_token_refuses_the_old_one_and_retiring_refuses_both(store: LadderStore) -> None:

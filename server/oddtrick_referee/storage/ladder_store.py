@@ -20,6 +20,7 @@ import hmac
 import json
 import re
 import secrets
+import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -206,6 +207,10 @@ class RatingChange:
     faults: int = 0
 
 
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def hash_token(token: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{token}".encode()).hexdigest()
 
@@ -214,14 +219,31 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+VERIFIED_CACHE_SIZE = 4096
+"""Tokens :meth:`LadderStore.verify` remembers as good (name and token hash → token id)."""
+
+
 class LadderStore:
-    """Every read and write of the ladder, each one transaction; call from a worker thread."""
+    """Every read and write of the ladder, each one transaction; call from a worker thread
+    (except :meth:`verified`, which only reads memory).
+
+    Tokens that :meth:`verify` admitted are remembered (their SHA-256, never the token),
+    so a bot reconnecting costs no transaction. Rotating or retiring through this store
+    forgets the name's at once; a rotation or retirement made by another process (the
+    ``oddtrick ladder`` commands) is seen at the next :meth:`entrants` read, which the
+    running ladder makes every few seconds and which also revokes the sessions the old
+    token opened.
+    """
 
     def __init__(self, database: Database, initial_mu: float, initial_sigma: float) -> None:
         self.db = database
         self.initial_mu = initial_mu
         self.initial_sigma = initial_sigma
         self.migrated_from = migrate(database)
+        self._verified: dict[tuple[str, str], str] = {}
+        self._verified_lock = threading.Lock()
+        self._forgotten = 0
+        """Counts forgettings: a verify that overlapped one does not remember its answer."""
 
     # ------------------------------------------------------------ entrants
 
@@ -268,6 +290,7 @@ class LadderStore:
                 " WHERE name = ? AND retired_ms IS NULL",
                 (salt, hash_token(token, salt), name),
             )
+        self._forget(name)
         if not changed:
             raise LadderError(f"no active entrant {name!r} (`oddtrick ladder standings` lists them)")
         return token
@@ -279,6 +302,7 @@ class LadderStore:
                 "UPDATE ladder_entrants SET retired_ms = ? WHERE name = ? AND retired_ms IS NULL",
                 (now_ms, name),
             )
+        self._forget(name)
         if not changed:
             raise LadderError(f"no active entrant {name!r} (`oddtrick ladder standings` lists them)")
 
@@ -329,11 +353,16 @@ class LadderStore:
             )
             if not changed:
                 raise HouseBotTaken(name, str(row["house_owner"]))
+        self._forget(name)
         return token
 
     def verify(self, name: str, token: str) -> str | None:
         """The id of the token that admits this entrant (its salt: it changes when the token
         is rotated), or None."""
+        known = self.verified(name, token)
+        if known is not None:
+            return known
+        forgotten = self._forgotten
         with self.db.transaction() as cursor:
             rows = cursor.rows(
                 "SELECT token_salt, token_hash FROM ladder_entrants WHERE name = ? AND retired_ms IS NULL",
@@ -341,15 +370,41 @@ class LadderStore:
             )
         # Hash something even for an unknown name, so timing does not tell names apart.
         salt, expected = (rows[0]["token_salt"], rows[0]["token_hash"]) if rows else ("x", "0" * 64)
-        if hmac.compare_digest(hash_token(token, salt), expected) and rows:
-            return str(salt)
-        return None
+        if not (hmac.compare_digest(hash_token(token, salt), expected) and rows):
+            return None
+        with self._verified_lock:
+            if self._forgotten != forgotten:  # rotated or retired meanwhile: not remembered
+                return str(salt)
+            while len(self._verified) >= VERIFIED_CACHE_SIZE:
+                del self._verified[next(iter(self._verified))]
+            self._verified[(name, _digest(token))] = str(salt)
+        return str(salt)
+
+    def verified(self, name: str, token: str) -> str | None:
+        """The token id :meth:`verify` found for this name and token before, if it is still
+        remembered (memory only: safe on any thread, never blocks on the database)."""
+        with self._verified_lock:
+            return self._verified.get((name, _digest(token)))
+
+    def _forget(self, name: str) -> None:
+        with self._verified_lock:
+            self._forgotten += 1
+            for key in [key for key in self._verified if key[0] == name]:
+                del self._verified[key]
 
     def entrants(self, include_retired: bool = False) -> list[EntrantRecord]:
+        """The entrants, by name; remembered tokens that no longer admit theirs are forgotten."""
         where = "" if include_retired else " WHERE retired_ms IS NULL"
         with self.db.transaction() as cursor:
             rows = cursor.rows(f"SELECT * FROM ladder_entrants{where} ORDER BY name")
-        return [EntrantRecord.from_row(row) for row in rows]
+        found = [EntrantRecord.from_row(row) for row in rows]
+        current = {e.name: e.token_id for e in found if e.retired_ms is None}
+        with self._verified_lock:
+            self._forgotten += 1
+            stale = [key for key, salt in self._verified.items() if current.get(key[0]) != salt]
+            for key in stale:
+                del self._verified[key]
+        return found
 
     def entrant(self, name: str) -> EntrantRecord | None:
         with self.db.transaction() as cursor:

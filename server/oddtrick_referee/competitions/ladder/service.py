@@ -549,6 +549,7 @@ async def run_ladder(
         port=settings.port,
         data_dir=settings.data_dir,
         verify_token=store.verify,
+        verify_token_cached=store.verified,
         games=frozenset({settings.game}),
         default_rules=settings.rules,
         tls=settings.tls,
