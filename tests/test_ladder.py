@@ -691,6 +691,61 @@ async def test_bad_hellos_and_a_stalled_database_never_stall_a_table_in_play(
         stop_all(processes)
 
 
+async def test_a_running_match_lists_nobody_s_seat_until_it_is_over(tmp_path: Path) -> None:
+    """As a colluder would look for a partner: while alice plays, no listing says who sits
+    where in her match (ListLadderMatches, ListMatches, with or without a name); once it is
+    over, both list all eight seats."""
+    settings = ladder_settings(tmp_path, house_bots=default_house_bots(7), house_seats=1)
+    token = register(settings, "alice")["alice"]
+    names = {"alice", *(bot.name for bot in default_house_bots(7))}
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def look(address: str) -> list[str]:
+        """Every listing a cheat can ask for, as text."""
+        with grpc.insecure_channel(address) as channel:
+            arena = arena_pb2_grpc.ArenaStub(channel)
+            answers: list[object] = [
+                arena.ListLadderMatches(arena_pb2.ListLadderMatchesRequest()),
+                arena.ListMatches(arena_pb2.ListMatchesRequest()),
+            ]
+            for name in sorted(names):
+                answers.append(arena.ListLadderMatches(arena_pb2.ListLadderMatchesRequest(bot_name=name)))
+                answers.append(arena.ListMatches(arena_pb2.ListMatchesRequest(bot_name=name)))
+        return [str(answer) for answer in answers]
+
+    try:
+        async with ladder_serving(settings) as ladder:
+            address = ladder.referee.address
+            lobby = ladder.referee.lobby
+            processes.append(bot_process(address, "Heuristic", "alice", token, seats=1))
+            with trio.fail_after(120):
+                while True:  # alice seated in her first match
+                    changed = lobby.change_event
+                    alice = [s for s in list(lobby.sessions.values()) if s.name == "alice"]
+                    if alice and alice[0].link is not None:
+                        break
+                    await changed.wait()
+            [running] = await trio.to_thread.run_sync(lambda: ladder.store.matches(statuses=("running",)))
+            during = await trio.to_thread.run_sync(look, address)
+            with trio.fail_after(120):
+                [outcome, *_] = await ladder.wait_outcomes(1)
+            after = await trio.to_thread.run_sync(look, address)
+            ladder.referee.finish()
+        assert outcome.match_id == running.match_id
+        assert outcome.status == "finished"
+        assert running.match_id in during[0], "the running match is listed"
+        for text in during:
+            assert not any(f'"{name}"' in text for name in names), text
+        assert all(f'"{name}"' in after[0] for name in names)
+        assert all(f'"{name}"' in after[1] for name in names)
+        assert running.match_id in after[2]
+        store = open_store(settings)
+        assert all(e.faults == 0 for e in store.entrants())
+        store.db.close()
+    finally:
+        stop_all(processes)
+
+
 async def test_a_second_ladder_on_a_data_folder_in_use_stops_without_touching_it(tmp_path: Path) -> None:
     settings = ladder_settings(tmp_path)
     async with ladder_serving(settings) as ladder:

@@ -140,6 +140,10 @@ class MatchStore(Store):
         """Newest first; filtered in SQL, so pages are full whatever the filters.
 
         ``categories``: any of "in_progress", "sealed", "finished" (all when empty).
+
+        A sealed play is listed without its players, and never by ``bot_name``, until its
+        set is released: where an entrant sits while the twin table still plays its deals
+        is what colluding entrants would want to know (the ladder lists its matches the same way).
         """
         conditions: list[str] = []
         params: list[Any] = []
@@ -148,6 +152,7 @@ class MatchStore(Store):
             params += sorted(categories)
         if bot_name:
             conditions.append("EXISTS (SELECT 1 FROM json_each(matches.players) WHERE json_each.value = ?)")
+            conditions.append("category != 'sealed'")
             params.append(bot_name)
         if game:
             conditions.append("json_extract(config, '$.game') = ?")
@@ -167,7 +172,7 @@ class MatchStore(Store):
                 "started_at": row["started_at"],
                 "finished_at": row["finished_at"],
                 "config": json.loads(row["config"]),
-                "players": json.loads(row["players"]),
+                "players": {} if row["category"] == "sealed" else json.loads(row["players"]),
                 "result": json.loads(row["result"]) if row["result"] else None,
                 "log_path": row["log_path"],
                 "details": json.loads(row["details"]) if row["details"] else {},

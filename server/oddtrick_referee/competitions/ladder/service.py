@@ -48,7 +48,7 @@ from oddtrick_referee.competitions.entrants import (
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
-from oddtrick_referee.competitions.ladder.wire import entry_to_wire, match_to_wire
+from oddtrick_referee.competitions.ladder.wire import OVER, entry_to_wire, match_to_wire
 from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
@@ -217,8 +217,10 @@ class Ladder:
     def list_ladder_matches(
         self, bot_name: str, page_size: int, offset: int
     ) -> tuple[list[arena_pb2.LadderMatch], bool]:
-        """ListLadderMatches (a worker thread)."""
-        rows = self.store.matches(bot_name or None, page_size + 1, offset)
+        """ListLadderMatches (a worker thread): filtered by a name, only the matches that
+        are over (a running one would say where that entrant sits)."""
+        statuses = OVER if bot_name else ()
+        rows = self.store.matches(bot_name or None, page_size + 1, offset, statuses)
         after: dict[str, float] = {}
         if bot_name:
             for point in self.store.rating_history(bot_name):
