@@ -566,6 +566,14 @@ class LadderStore:
             )
         return [MatchRow.from_row(row) for row in rows]
 
+    def finished_matches(self) -> list[MatchRow]:
+        """Every match played to the end and rated, oldest first (the operator's reports)."""
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT * FROM ladder_matches WHERE status = 'finished' ORDER BY created_ms, match_id"
+            )
+        return [MatchRow.from_row(row) for row in rows]
+
     def rating_history(self, name: str) -> list[Row]:
         with self.db.transaction() as cursor:
             return cursor.rows(
