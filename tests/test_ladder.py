@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import os
 import queue
 import signal
@@ -29,10 +31,10 @@ from ladder_support import (
 from referee_support import PATIENCE_S, RawBot, check_hidden_information
 
 from oddtrick._codec import card_from_wire, seat_from_wire
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
-from oddtrick_referee.competitions.ladder.service import Ladder, default_house_bots, open_store
+from oddtrick_referee.competitions.ladder.service import Ladder, default_house_bots, house_bot_tag, open_store
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 
 HONEST = [f"p{i}" for i in range(1, 8)]
@@ -323,8 +325,8 @@ def _free_port() -> int:
 class _Serving:
     """``oddtrick ladder serve`` as its own process group (its house bots with it)."""
 
-    def __init__(self, data_dir: Path, port: int) -> None:
-        command = [sys.executable, "-m", "oddtrick", "ladder", "serve", "--data-dir", str(data_dir)]
+    def __init__(self, data_dir: Path, port: int, program: tuple[str, ...] = ("-m", "oddtrick")) -> None:
+        command = [sys.executable, *program, "ladder", "serve", "--data-dir", str(data_dir)]
         command += ["--port", str(port), "--match-deals", "4", "--house-bots", "7", "--grace", "20"]
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
@@ -359,6 +361,10 @@ class _Serving:
 
     def kill(self) -> None:
         os.killpg(self.process.pid, signal.SIGKILL)
+        self.reap()
+
+    def reap(self) -> None:
+        """After the process ended: collect it and close its output."""
         self.process.wait(timeout=30)
         self._reader.join(timeout=30)
         assert self.process.stdout is not None
@@ -411,6 +417,53 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
         assert alice_row.matches > rated_before["alice"][2]
         played = [m for m in store.matches("alice", limit=1000) if m.status == "finished"]
         assert len(played) == alice_row.matches
+        store.db.close()
+    finally:
+        alice.terminate()
+        alice.wait(timeout=30)
+        if serving.process.poll() is None:
+            serving.kill()
+
+
+def test_a_match_recorded_just_before_a_sigkill_has_its_logs_published_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL after the match's result is committed and before its tables are released: the
+    next start publishes both tables' logs, and the ladder plays on without a fault."""
+    port = _free_port()
+    settings = ladder_settings(tmp_path)
+    token = register(settings, "alice")["alice"]
+    killed = _Serving(tmp_path, port, program=(str(Path(__file__).with_name("ladder_killed_at_release.py")),))
+    killed.wait_for("ladder listening")
+    alice = bot_process(f"127.0.0.1:{port}", "Heuristic", "alice", token, seats=2)
+    serving = killed
+    try:
+        [line] = killed.wait_for("killed before releasing")
+        match_id = line.split()[-1]
+        killed.reap()
+        assert killed.process.returncode == -signal.SIGKILL
+        store = open_store(settings)
+        [match] = [m for m in store.matches(limit=1000) if m.match_id == match_id]
+        assert match.status == "finished"
+        index = MatchStore(tmp_path / "oddtrick.sqlite3")
+        for table_id in match.tables:
+            row = index.get(table_id)
+            assert row is not None
+            assert log_withheld(row), "the kill came after the tables were released"
+
+        serving = _Serving(tmp_path, port)
+        serving.wait_for("ladder listening")
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            arena = arena_pb2_grpc.ArenaStub(channel)
+            for table_id in match.tables:
+                served = arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=table_id), timeout=30)
+                assert len(served.lines) > 10
+                assert '"match_end"' in served.lines[-1]
+        # The ladder plays on: another match finished, and nobody has a fault.
+        serving.wait_for("ladder match", count=1)
+        finished = [m for m in store.matches(limit=1000) if m.status == "finished"]
+        assert len(finished) >= 2
+        assert all(e.faults == 0 for e in store.entrants())
         store.db.close()
     finally:
         alice.terminate()
@@ -480,11 +533,226 @@ async def test_a_ladder_over_tls_seats_an_entrant_on_tls_beside_its_house_bots_o
         stop_all(processes)
 
 
+async def test_two_ladders_on_one_database_each_run_their_own_house_bots(tmp_path: Path) -> None:
+    """Starting a second ladder on the first one's database never replaces the tokens of the
+    first one's house bots: both play on, each with its own entrant and house bots."""
+    database = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    settings = [
+        ladder_settings(tmp_path / name, database=database, house_bots=default_house_bots(7), house_seats=1)
+        for name in ("one", "two")
+    ]
+    tokens = register(settings[0], "alice", "bob")
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def house_tokens(ladder: Ladder) -> dict[str, str]:
+        return {e.name: e.token_id for e in ladder.store.entrants() if e.house}
+
+    try:
+        async with ladder_serving(settings[0]) as one:
+            processes.append(bot_process(one.referee.address, "Heuristic", "alice", tokens["alice"], seats=1))
+            with trio.fail_after(120):
+                await one.wait_outcomes(1)
+            before = await trio.to_thread.run_sync(house_tokens, one)
+            assert sorted(before) == sorted(bot.name for bot in default_house_bots(7))
+            async with ladder_serving(settings[1]) as two:
+                processes.append(bot_process(two.referee.address, "Heuristic", "bob", tokens["bob"], seats=1))
+                after = await trio.to_thread.run_sync(house_tokens, one)
+                assert {name: after[name] for name in before} == before, "the second start replaced tokens"
+                tag = house_bot_tag(two.referee_id)
+                theirs = sorted(set(after) - set(before))
+                assert theirs == sorted(f"{bot.name}-{tag}" for bot in default_house_bots(7))
+                played = len(one.outcomes)
+                with trio.fail_after(240):
+                    await two.wait_outcomes(2)
+                    await one.wait_outcomes(played + 2)
+                one.referee.finish()
+                two.referee.finish()
+            first, second = one.outcomes[: played + 2], two.outcomes[:2]
+        assert all(o.status == "finished" for o in first + second)
+        assert all(o.lineup.names == {"alice", *before} for o in first)
+        assert all(o.lineup.names == {"bob", *theirs} for o in second)
+        store = open_store(settings[0])
+        assert all(e.faults == 0 for e in store.entrants())
+        store.db.close()
+    finally:
+        stop_all(processes)
+
+
+async def test_bad_hellos_and_a_stalled_database_never_stall_a_table_in_play(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """A flood of Hellos with a wrong token while PostgreSQL is stalled (the entrants' table
+    locked by another connection): alice's table plays on to its end meanwhile, the flood is
+    cut to a budget of failures, a known token still gets in, and nobody has a fault."""
+    import psycopg
+    from postgres_support import fresh_database
+
+    database = fresh_database(postgres_url, "ladder_bad_hellos")
+    settings = ladder_settings(
+        tmp_path, database=database, house_bots=default_house_bots(7), house_seats=1, deals=4
+    )
+    tokens = register(settings, "alice", "carol")
+    processes: list[subprocess.Popen[bytes]] = []
+    locked, progressed, stop = threading.Event(), threading.Event(), threading.Event()
+    held: dict[str, bool] = {}
+
+    def hold_lock() -> None:
+        """Stall every read of the entrants until alice's table has ended (or 60 s passed)."""
+        with psycopg.connect(database) as db:
+            db.execute("LOCK TABLE ladder_entrants IN ACCESS EXCLUSIVE MODE")
+            locked.set()
+            held["until_progress"] = progressed.wait(60)
+            db.rollback()
+
+    codes: list[grpc.StatusCode] = []
+
+    def flood(count: int | None = None) -> list[grpc.StatusCode]:
+        """Hellos with a wrong token, one after another, until ``stop`` (or ``count`` of them)."""
+        got: list[grpc.StatusCode] = []
+        while not stop.is_set() and (count is None or len(got) < count):
+            bot = RawBot(address, "alice", "not-the-token")
+            bot.send_hello()
+            got.append(bot.wait_status()[0])
+            bot.close()
+        codes.extend(got)
+        return got
+
+    def flood_of(hellos: int) -> collections.Counter[grpc.StatusCode]:
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            parts = list(pool.map(flood, [hellos // 8] * 8))
+        return collections.Counter(code for part in parts for code in part)
+
+    def known_token_status() -> grpc.StatusCode:
+        """carol's token, known from before: admitted (then refused for asking for a game
+        this ladder does not play, so that no session of hers stays to be seated)."""
+        bot = RawBot(address, "carol", tokens["carol"])
+        bot.send_hello(games=[game_pb2.GAME_KIND_CLASSIC])
+        code = bot.wait_status()[0]
+        bot.close()
+        return code
+
+    try:
+        async with ladder_serving(settings) as ladder:
+            address = ladder.referee.address
+            lobby = ladder.referee.lobby
+            processes.append(bot_process(address, "Heuristic", "alice", tokens["alice"], seats=1))
+            assert await trio.to_thread.run_sync(known_token_status) is grpc.StatusCode.FAILED_PRECONDITION
+            with trio.fail_after(120):
+                await ladder.wait_outcomes(1)
+                while True:  # alice seated in her next match
+                    changed = lobby.change_event
+                    alice = [s for s in list(lobby.sessions.values()) if s.name == "alice"]
+                    if alice and alice[0].link is not None:
+                        break
+                    await changed.wait()
+            played = len(ladder.outcomes)
+            holder = threading.Thread(target=hold_lock)
+            holder.start()
+            await trio.to_thread.run_sync(locked.wait)
+            flooders = [threading.Thread(target=flood) for _ in range(8)]
+            for thread in flooders:
+                thread.start()
+            try:
+                with trio.fail_after(120):
+                    while True:  # her table ends and frees her seat, the database still stalled
+                        changed = lobby.change_event
+                        if lobby.idle_count("alice", settings.game):
+                            break
+                        await changed.wait()
+                progressed.set()
+                await trio.to_thread.run_sync(holder.join)
+                assert held["until_progress"], "the table stalled with the database"
+                with trio.fail_after(120):
+                    await ladder.wait_outcomes(played + 1)
+                stop.set()
+                for thread in flooders:
+                    await trio.to_thread.run_sync(thread.join)
+                stop.clear()
+                # The address's budget is spent: a further flood is refused at once, without a
+                # look at the database, while a token verified before still gets in.
+                later = await trio.to_thread.run_sync(flood_of, 400)
+                assert later[grpc.StatusCode.RESOURCE_EXHAUSTED] >= 300, later
+                assert (
+                    await trio.to_thread.run_sync(known_token_status) is grpc.StatusCode.FAILED_PRECONDITION
+                )
+            finally:
+                progressed.set()
+                stop.set()
+                for thread in flooders:
+                    await trio.to_thread.run_sync(thread.join)
+            ladder.referee.finish()
+            outcomes = ladder.outcomes[: played + 1]
+        assert all(o.status == "finished" for o in outcomes)
+        assert set(codes) <= {grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+        store = open_store(settings)
+        assert all(e.faults == 0 for e in store.entrants())
+        store.db.close()
+    finally:
+        progressed.set()
+        stop.set()
+        stop_all(processes)
+
+
+async def test_a_running_match_lists_nobody_s_seat_until_it_is_over(tmp_path: Path) -> None:
+    """As a colluder would look for a partner: while alice plays, no listing says who sits
+    where in her match (ListLadderMatches, ListMatches, with or without a name); once it is
+    over, both list all eight seats."""
+    settings = ladder_settings(tmp_path, house_bots=default_house_bots(7), house_seats=1)
+    token = register(settings, "alice")["alice"]
+    names = {"alice", *(bot.name for bot in default_house_bots(7))}
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def look(address: str) -> list[str]:
+        """Every listing a cheat can ask for, as text."""
+        with grpc.insecure_channel(address) as channel:
+            arena = arena_pb2_grpc.ArenaStub(channel)
+            answers: list[object] = [
+                arena.ListLadderMatches(arena_pb2.ListLadderMatchesRequest()),
+                arena.ListMatches(arena_pb2.ListMatchesRequest()),
+            ]
+            for name in sorted(names):
+                answers.append(arena.ListLadderMatches(arena_pb2.ListLadderMatchesRequest(bot_name=name)))
+                answers.append(arena.ListMatches(arena_pb2.ListMatchesRequest(bot_name=name)))
+        return [str(answer) for answer in answers]
+
+    try:
+        async with ladder_serving(settings) as ladder:
+            address = ladder.referee.address
+            lobby = ladder.referee.lobby
+            processes.append(bot_process(address, "Heuristic", "alice", token, seats=1))
+            with trio.fail_after(120):
+                while True:  # alice seated in her first match
+                    changed = lobby.change_event
+                    alice = [s for s in list(lobby.sessions.values()) if s.name == "alice"]
+                    if alice and alice[0].link is not None:
+                        break
+                    await changed.wait()
+            [running] = await trio.to_thread.run_sync(lambda: ladder.store.matches(statuses=("running",)))
+            during = await trio.to_thread.run_sync(look, address)
+            with trio.fail_after(120):
+                [outcome, *_] = await ladder.wait_outcomes(1)
+            after = await trio.to_thread.run_sync(look, address)
+            ladder.referee.finish()
+        assert outcome.match_id == running.match_id
+        assert outcome.status == "finished"
+        assert running.match_id in during[0], "the running match is listed"
+        for text in during:
+            assert not any(f'"{name}"' in text for name in names), text
+        assert all(f'"{name}"' in after[0] for name in names)
+        assert all(f'"{name}"' in after[1] for name in names)
+        assert running.match_id in after[2]
+        store = open_store(settings)
+        assert all(e.faults == 0 for e in store.entrants())
+        store.db.close()
+    finally:
+        stop_all(processes)
+
+
 async def test_a_second_ladder_on_a_data_folder_in_use_stops_without_touching_it(tmp_path: Path) -> None:
     settings = ladder_settings(tmp_path)
     async with ladder_serving(settings) as ladder:
         store = ladder.store
-        house_token = await trio.to_thread.run_sync(store.ensure_house, "house-x", 1)
+        house_token = await trio.to_thread.run_sync(store.ensure_house, "house-x", 1, "someone")
         lineup = {"tables": [], "teams": [[], []]}
         await trio.to_thread.run_sync(
             lambda: store.open_match("in-play", "c", lineup, {}, [], settings.referee_id, 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -103,8 +104,75 @@ def test_register_rotate_retire_and_read_the_standings(where: list[str]) -> None
     assert "no entrant 'carol'" in missing.stderr
 
 
+def _played(where: list[str], tmp_path: Path) -> None:
+    """Finished matches straight into the ladder's database, as a ladder would leave them:
+    sy1 and sy2 meet in three of their four matches each."""
+    from oddtrick_referee.storage.database import open_database
+    from oddtrick_referee.storage.ladder_store import LadderStore
+
+    url = where[1] if where[0] == "--database" else f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
+    store = LadderStore(open_database(url, tmp_path, "unused.sqlite3"), 25.0, 8.0)
+    for name in ("sy1", "sy2", "h1", "h2", "h3", "h4", "h5", "h6"):
+        store.register(name, now_ms=1)
+    store.ensure_house("house-h-1", 1, "referee")
+    house = "house-h-1"
+    played = [
+        (["sy1", "sy2", "h1", "h2"], ["h3", "h4", "h5", "h6"], 30),
+        (["sy1", "h1", "sy2", "h3"], ["h2", "h4", "h5", "h6"], 20),
+        (["sy1", "h1", "h2", "h3"], ["sy2", "h4", "h5", "h6"], -10),
+        (["sy1", "h1", "h2", "h3"], ["h4", "h5", "h6", house], -5),
+        (["sy2", "h4", "h5", "h6"], ["h1", "h2", "h3", house], 5),
+    ]
+    for number, (a, b, score) in enumerate(played, start=1):
+        tables = [{"N": a[0], "S": a[1], "E": b[0], "W": b[1]}, {"N": b[2], "S": b[3], "E": a[2], "W": a[3]}]
+        lineup = {"tables": tables, "teams": [a, b]}
+        match_id = f"m{number}"
+        store.open_match(match_id, f"c{number}", lineup, {}, [], "referee", now_ms=number)
+        store.finish_match(
+            match_id, "finished", "s", score, "a", [(1, score)], lambda _: [], {}, now_ms=number
+        )
+    store.open_match("m6", "c6", {"tables": [], "teams": [["sy1", "sy2"], []]}, {}, [], "referee", now_ms=9)
+    store.db.close()
+
+
+def test_the_pairs_report_shows_who_keeps_meeting_and_how_they_score_together(
+    where: list[str], tmp_path: Path
+) -> None:
+    ladder("register", "first", *where)  # makes the SQLite file as an operator would
+    _played(where, tmp_path)
+    records = json.loads(ladder("pairs", "--json", *where).stdout)
+    by_pair = {(r["first"], r["second"]): r for r in records}
+    assert by_pair[("sy1", "sy2")] == {
+        "first": "sy1",
+        "second": "sy2",
+        "together": 3,  # the running match m6 does not count
+        "teammates": 2,
+        "opponents": 1,
+        "share": 0.75,
+        "team_score": 25.0,
+        "first_vs_second": -10.0,
+        "first_apart": -5.0,
+        "second_apart": 5.0,
+    }
+    assert not any("house-h-1" in pair for pair in by_pair)
+    assert ("first", "sy1") not in by_pair  # never played
+    shares = [r["share"] for r in records]
+    assert shares == sorted(shares, reverse=True)
+    with_house = json.loads(ladder("pairs", "--json", "--include-house", *where).stdout)
+    assert any(r["second"] == "house-h-1" for r in with_house)
+    often = json.loads(ladder("pairs", "--json", "--min-together", "5", *where).stdout)
+    honest = [f"h{number}" for number in range(1, 7)]
+    assert {(r["first"], r["second"]) for r in often} == set(itertools.combinations(honest, 2))
+    text = ladder("pairs", "--limit", "2", *where).stdout
+    assert "together" in text
+    assert len([line for line in text.splitlines() if line.startswith(("h", "sy"))]) == 2
+    bad = ladder("pairs", "--min-together", "0", *where, check=False)
+    assert bad.returncode == 2
+    assert "at least 1" in bad.stderr
+
+
 def test_every_ladder_command_explains_itself() -> None:
-    for command in ("serve", "register", "retire", "rotate-token", "standings", "history"):
+    for command in ("serve", "register", "retire", "rotate-token", "standings", "history", "pairs"):
         helped = ladder(command, "--help")
         assert "usage: oddtrick ladder " + command in helped.stdout
     serve = ladder("serve", "--help").stdout

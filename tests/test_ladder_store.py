@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from oddtrick_referee.storage.database import Database, PostgresDatabase, SQLiteDatabase, open_database
+from oddtrick_referee.storage.database import (
+    Cursor,
+    Database,
+    PostgresDatabase,
+    SQLiteDatabase,
+    open_database,
+)
 from oddtrick_referee.storage.ladder_store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     EntrantRecord,
+    HouseBotTaken,
     LadderError,
     LadderStore,
     RatingChange,
@@ -53,6 +62,62 @@ def test_a_token_is_shown_once_stored_only_as_a_hash_and_checked_exactly(store: 
     with store.db.transaction() as cursor:
         stored = cursor.rows("SELECT * FROM ladder_entrants WHERE name = 'alice'")[0]
     assert token not in {str(value) for value in stored.values()}
+
+
+class CountingDatabase:
+    """The store's real database, counting its transactions."""
+
+    def __init__(self, database: Database) -> None:
+        self.inner = database
+        self.url = database.url
+        self.dialect = database.dialect
+        self.transactions = 0
+
+    def transaction(self) -> contextlib.AbstractContextManager[Cursor]:
+        self.transactions += 1
+        return self.inner.transaction()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_verified_token_is_remembered_until_it_is_rotated_or_retired(
+    database_url: str, tmp_path: Path
+) -> None:
+    counting = CountingDatabase(open_database(database_url, tmp_path, "x.sqlite3"))
+    store = LadderStore(counting, 25.0, 8.0)
+    elsewhere = LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0)  # the CLI
+    alice, bob = store.register("alice", now_ms=1), store.register("bob", now_ms=1)
+    assert store.verified("alice", alice) is None
+    before = counting.transactions
+    token_id = store.verify("alice", alice)
+    assert token_id
+    assert store.verify("alice", alice) == store.verified("alice", alice) == token_id
+    assert counting.transactions == before + 1, "a known token cost a second transaction"
+    for _ in range(3):  # a wrong token is never remembered
+        assert store.verify("alice", alice + "x") is None
+    assert store.verified("alice", alice + "x") is None
+    assert counting.transactions == before + 4
+
+    # Rotated by this store: forgotten at once.
+    new = store.rotate_token("alice")
+    assert store.verified("alice", alice) is None
+    assert store.verify("alice", alice) is None
+    # Rotated or retired by another process: forgotten at the next read of the entrants.
+    assert store.verify("alice", new)
+    assert store.verify("bob", bob)
+    newer = elsewhere.rotate_token("alice")
+    elsewhere.retire("bob", now_ms=2)
+    store.entrants()
+    assert store.verified("alice", new) is None
+    assert store.verified("bob", bob) is None
+    assert store.verify("alice", new) is None
+    assert store.verify("bob", bob) is None
+    assert store.verify("alice", newer)
+    store.retire("alice", now_ms=3)
+    assert store.verify("alice", newer) is None
+    elsewhere.db.close()
+    store.db.close()
 
 
 def test_rotating_a_token_refuses_the_old_one_and_retiring_refuses_both(store: LadderStore) -> None:
@@ -155,6 +220,56 @@ def test_a_restarting_referee_aborts_only_its_own_unfinished_matches(store: Ladd
     assert theirs.tables == ["theirs-t1", "theirs-t2"]
 
 
+def test_the_name_filter_is_exact_and_pages_after_filtering(store: LadderStore) -> None:
+    """``_`` and ``%`` are no wildcards, case counts, and a page holds only the entrant's
+    matches however many others were played in between."""
+
+    def lineup(*names: str) -> dict[str, object]:
+        table = dict(zip("NSEW", names, strict=True))
+        return {"tables": [table, table], "teams": [list(names[:2]), list(names[2:])]}
+
+    number = 0
+    for players in (["a%c", "x1", "x2", "x3"], ["ab-c", "x1", "x2", "x3"], ["abxc", "AB-C", "x2", "x3"]):
+        for _ in range(4):
+            number += 1
+            store.plan_match(f"m{number:02}", f"c{number}", lineup(*players), {}, now_ms=number)
+    for _ in range(5):  # played after the rest, by others only
+        number += 1
+        store.plan_match(f"m{number:02}", f"c{number}", lineup("y1", "y2", "y3", "y4"), {}, now_ms=number)
+
+    assert store.matches("ab_c") == []
+    assert store.matches("ab%") == []
+    assert store.matches("%") == []
+    assert [m.match_id for m in store.matches("ab-c", limit=3)] == ["m08", "m07", "m06"]
+    assert [m.match_id for m in store.matches("ab-c", limit=3, offset=3)] == ["m05"]
+    assert [m.match_id for m in store.matches("AB-C")] == ["m12", "m11", "m10", "m09"]
+    assert [m.match_id for m in store.matches("a%c", limit=2)] == ["m04", "m03"]
+    assert [m.match_id for m in store.matches("x1", limit=2, offset=6)] == ["m02", "m01"]
+
+
+def test_a_house_bot_belongs_to_the_referee_that_first_runs_it(store: LadderStore) -> None:
+    first = store.ensure_house("house-h-1", 1, "referee-a")
+    restarted = store.ensure_house("house-h-1", 2, "referee-a")  # its own restart: a new token
+    assert store.verify("house-h-1", restarted)
+    assert not store.verify("house-h-1", first)
+    with pytest.raises(HouseBotTaken, match="'referee-a'"):
+        store.ensure_house("house-h-1", 3, "referee-b")
+    assert store.verify("house-h-1", restarted), "another referee's start replaced the token"
+    store.register("alice", now_ms=1)
+    with pytest.raises(LadderError, match="not a house bot"):
+        store.ensure_house("alice", 4, "referee-a")
+    with pytest.raises(LadderError, match="not a house bot"):
+        store.ensure_house("HOUSE-H-1", 4, "referee-c")
+    # A house bot from before referees were recorded goes to the next referee that asks.
+    with store.db.transaction() as cursor:
+        cursor.execute("UPDATE ladder_entrants SET house_owner = NULL WHERE name = 'house-h-1'")
+    taken = store.ensure_house("house-h-1", 5, "referee-b")
+    with pytest.raises(HouseBotTaken, match="'referee-b'"):
+        store.ensure_house("house-h-1", 6, "referee-a")
+    assert store.verify("house-h-1", taken)
+    assert [(e.name, e.house) for e in store.entrants()] == [("alice", False), ("house-h-1", True)]
+
+
 def test_a_seed_commitment_is_never_used_twice(store: LadderStore) -> None:
     store.plan_match("m1", "same", LINEUP, {}, now_ms=10)
     with pytest.raises(Exception, match=r"(?i)unique"):
@@ -195,10 +310,16 @@ def test_a_database_made_by_the_first_schema_version_opens_migrated_with_its_dat
         cursor.execute("CREATE TABLE ladder_schema (version INTEGER NOT NULL)")
         cursor.execute("INSERT INTO ladder_schema (version) VALUES (1)")
         for statement in MIGRATIONS[0]:
+            assert isinstance(statement, str)
             cursor.execute(statement)
         cursor.execute(
             "INSERT INTO ladder_entrants (name, token_salt, token_hash, registered_ms, mu, sigma, matches)"
             " VALUES ('veteran', 's', 'h', 1, 31.5, 2.5, 40)"
+        )
+        cursor.execute(
+            "INSERT INTO ladder_matches (match_id, status, created_ms, seed_commitment, lineup, config)"
+            " VALUES ('old', 'finished', 1, 'c', ?, '{}')",
+            (json.dumps(LINEUP),),
         )
     old.close()
     database = open_database(database_url, tmp_path, "x.sqlite3")
@@ -207,6 +328,8 @@ def test_a_database_made_by_the_first_schema_version_opens_migrated_with_its_dat
     veteran = store.entrant("veteran")
     assert veteran is not None
     assert (veteran.mu, veteran.matches, veteran.faults, veteran.forfeits) == (31.5, 40, 0, 0)
+    # The matches it already held are found by the name filter of the new schema.
+    assert [m.match_id for m in store.matches("b3")] == ["old"]
     with database.transaction() as cursor:
         assert cursor.rows("SELECT version FROM ladder_schema") == [{"version": SCHEMA_VERSION}]
     database.close()

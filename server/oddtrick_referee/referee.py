@@ -71,7 +71,10 @@ class RefereeSettings:
     """Without tokens, listen on a non-loopback address all the same (anyone may play)."""
     verify_token: Callable[[str, str], str | None] | None = None
     """Checks a bot's name and token instead of the above (the ladder asks its database):
-    the id of the credential that admits it, or None."""
+    the id of the credential that admits it, or None. Called on a worker thread."""
+    verify_token_cached: Callable[[str, str], str | None] | None = None
+    """What ``verify_token`` admitted before and still would, from memory (no I/O, called
+    on trio's thread): the credential's id, or None to ask ``verify_token``."""
     limits: SessionLimits = dataclasses.field(default_factory=SessionLimits)
     games: frozenset[GameKind] = ALL_GAMES
     default_rules: TableRules = dataclasses.field(default_factory=TableRules)
@@ -151,7 +154,9 @@ class Referee:
     def __init__(self, settings: RefereeSettings, nursery: trio.Nursery) -> None:
         self.settings = settings
         self._nursery = nursery
-        credentials = Credentials(settings.tokens, settings.token_hashes, settings.verify_token)
+        credentials = Credentials(
+            settings.tokens, settings.token_hashes, settings.verify_token, settings.verify_token_cached
+        )
         self.lobby = Lobby(credentials, settings.limits, settings.games)
         self.log_dir = settings.data_dir / "logs"
         self.store = MatchStore(settings.data_dir / "oddtrick.sqlite3", keep_connections=True)

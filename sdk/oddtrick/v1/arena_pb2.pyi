@@ -392,7 +392,8 @@ class ListMatchesRequest(_message.Message):
     """
     bot_name: _builtins.str
     """Only matches in which a seat is held by the bot of this name; empty
-    means any.
+    means any. A sealed play is never found this way, and is listed without
+    its players, until both plays of its deals are over.
     """
     game_kind: _game_pb2.GameKind.ValueType
     """Only matches of this game; GAME_KIND_UNSPECIFIED means any."""
@@ -789,7 +790,12 @@ class LadderMatch(_message.Message):
     after this match (absent when it was not rated).
     """
     @_builtins.property
-    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___LadderSeat]: ...
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___LadderSeat]:
+        """Who sat where, once the match is over; empty while it runs (where an
+        entrant sits while its deals are still being played is what colluding
+        entrants would want to know).
+        """
+
     @_builtins.property
     def table_match_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The match ids of its two tables (GetMatchLog serves their logs once the
@@ -842,7 +848,9 @@ class ListLadderMatchesRequest(_message.Message):
     response to the same request.
     """
     bot_name: _builtins.str
-    """Only this entrant's matches; empty means all."""
+    """Only this entrant's matches, and only those that are over (a running
+    one would say where it sits); empty means all.
+    """
     def __init__(
         self,
         *,

@@ -20,12 +20,23 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from oddtrick_referee.storage.database import Cursor, Database, Row
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+Step = str | Callable[[Cursor], None]
+"""One step of a migration: a statement, or a function run in the migration's transaction."""
+
+
+def _index_match_entrants(cursor: Cursor) -> None:
+    """Migration 3's backfill: who played each match already stored, read from its lineup."""
+    for row in cursor.rows("SELECT match_id, lineup FROM ladder_matches"):
+        _insert_entrants(cursor, row["match_id"], json.loads(row["lineup"]))
+
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: entrants, matches, rating history.
     (
         """CREATE TABLE IF NOT EXISTS ladder_entrants (
@@ -74,6 +85,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE ladder_matches ADD COLUMN deals TEXT NOT NULL DEFAULT '[]'",
         "CREATE INDEX IF NOT EXISTS ladder_matches_by_end ON ladder_matches (ended_ms)",
     ),
+    # 3: who played in each match, one row per entrant, so that a name filter is an exact
+    # match in SQL (never a LIKE on the lineup's JSON) and runs before LIMIT/OFFSET.
+    (
+        """CREATE TABLE IF NOT EXISTS ladder_match_entrants (
+            match_id    TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            PRIMARY KEY (match_id, name)
+        )""",
+        "CREATE INDEX IF NOT EXISTS ladder_match_entrants_by_name ON ladder_match_entrants (name, match_id)",
+        _index_match_entrants,
+        # Which referee runs each house bot (see LadderStore.ensure_house); NULL: none yet.
+        "ALTER TABLE ladder_entrants ADD COLUMN house_owner TEXT",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 ENTRANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -82,6 +106,18 @@ ENTRANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 class LadderError(ValueError):
     """An operator's request the ladder refuses; the message says why and what to do."""
+
+
+class HouseBotTaken(LadderError):
+    """The house bot of that name is run by another referee sharing the database."""
+
+    def __init__(self, name: str, owner: str) -> None:
+        super().__init__(
+            f"house bot {name!r} is run by the ladder referee {owner!r} on the same database: "
+            "give this ladder's house bots other names"
+        )
+        self.name = name
+        self.owner = owner
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,6 +207,10 @@ class RatingChange:
     faults: int = 0
 
 
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def hash_token(token: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{token}".encode()).hexdigest()
 
@@ -179,14 +219,31 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+VERIFIED_CACHE_SIZE = 4096
+"""Tokens :meth:`LadderStore.verify` remembers as good (name and token hash → token id)."""
+
+
 class LadderStore:
-    """Every read and write of the ladder, each one transaction; call from a worker thread."""
+    """Every read and write of the ladder, each one transaction; call from a worker thread
+    (except :meth:`verified`, which only reads memory).
+
+    Tokens that :meth:`verify` admitted are remembered (their SHA-256, never the token),
+    so a bot reconnecting costs no transaction. Rotating or retiring through this store
+    forgets the name's at once; a rotation or retirement made by another process (the
+    ``oddtrick ladder`` commands) is seen at the next :meth:`entrants` read, which the
+    running ladder makes every few seconds and which also revokes the sessions the old
+    token opened.
+    """
 
     def __init__(self, database: Database, initial_mu: float, initial_sigma: float) -> None:
         self.db = database
         self.initial_mu = initial_mu
         self.initial_sigma = initial_sigma
         self.migrated_from = migrate(database)
+        self._verified: dict[tuple[str, str], str] = {}
+        self._verified_lock = threading.Lock()
+        self._forgotten = 0
+        """Counts forgettings: a verify that overlapped one does not remember its answer."""
 
     # ------------------------------------------------------------ entrants
 
@@ -233,6 +290,7 @@ class LadderStore:
                 " WHERE name = ? AND retired_ms IS NULL",
                 (salt, hash_token(token, salt), name),
             )
+        self._forget(name)
         if not changed:
             raise LadderError(f"no active entrant {name!r} (`oddtrick ladder standings` lists them)")
         return token
@@ -244,21 +302,67 @@ class LadderStore:
                 "UPDATE ladder_entrants SET retired_ms = ? WHERE name = ? AND retired_ms IS NULL",
                 (now_ms, name),
             )
+        self._forget(name)
         if not changed:
             raise LadderError(f"no active entrant {name!r} (`oddtrick ladder standings` lists them)")
 
-    def ensure_house(self, name: str, now_ms: int) -> str:
-        """A house bot's entrant, registered on first use; a fresh token at every start."""
-        try:
-            return self.register(name, now_ms, house=True)
-        except LadderError:
-            with self.db.transaction() as cursor:
-                cursor.execute("UPDATE ladder_entrants SET retired_ms = NULL WHERE name = ?", (name,))
-            return self.rotate_token(name)
+    def ensure_house(self, name: str, now_ms: int, referee_id: str) -> str:
+        """A house bot's entrant for this referee: registered on first use, a fresh token at
+        every start of the referee that runs it.
+
+        A house bot belongs to one referee (``referee_id``, stable across its restarts): the
+        first to ask for the name takes it, and a second referee sharing the database is
+        refused it (:class:`HouseBotTaken`) rather than replacing the token the first one's
+        bot is playing with. One made before referees were recorded belongs to the next
+        referee that asks. Claiming and the new token are one conditional update, so two
+        referees starting at once cannot both take a name.
+        """
+        token = new_token()
+        salt = secrets.token_hex(16)
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT name, house, house_owner FROM ladder_entrants WHERE LOWER(name) = ?", (name.lower(),)
+            )
+            if not rows:
+                if not ENTRANT_NAME.fullmatch(name):
+                    raise LadderError(f"{name!r} cannot be a house bot's name: use {ENTRANT_NAME.pattern}")
+                cursor.execute(
+                    "INSERT INTO ladder_entrants (name, token_salt, token_hash, house, house_owner,"
+                    " registered_ms, mu, sigma) VALUES (?, ?, ?, 1, ?, ?, ?, ?)",
+                    (
+                        name,
+                        salt,
+                        hash_token(token, salt),
+                        referee_id,
+                        now_ms,
+                        self.initial_mu,
+                        self.initial_sigma,
+                    ),
+                )
+                return token
+            [row] = rows
+            if row["name"] != name or not row["house"]:
+                raise LadderError(
+                    f"{row['name']!r} is a registered entrant, not a house bot: "
+                    "give the house bot another name"
+                )
+            changed = cursor.execute(
+                "UPDATE ladder_entrants SET token_salt = ?, token_hash = ?, house_owner = ?,"
+                " retired_ms = NULL WHERE name = ? AND (house_owner IS NULL OR house_owner = ?)",
+                (salt, hash_token(token, salt), referee_id, name, referee_id),
+            )
+            if not changed:
+                raise HouseBotTaken(name, str(row["house_owner"]))
+        self._forget(name)
+        return token
 
     def verify(self, name: str, token: str) -> str | None:
         """The id of the token that admits this entrant (its salt: it changes when the token
         is rotated), or None."""
+        known = self.verified(name, token)
+        if known is not None:
+            return known
+        forgotten = self._forgotten
         with self.db.transaction() as cursor:
             rows = cursor.rows(
                 "SELECT token_salt, token_hash FROM ladder_entrants WHERE name = ? AND retired_ms IS NULL",
@@ -266,15 +370,41 @@ class LadderStore:
             )
         # Hash something even for an unknown name, so timing does not tell names apart.
         salt, expected = (rows[0]["token_salt"], rows[0]["token_hash"]) if rows else ("x", "0" * 64)
-        if hmac.compare_digest(hash_token(token, salt), expected) and rows:
-            return str(salt)
-        return None
+        if not (hmac.compare_digest(hash_token(token, salt), expected) and rows):
+            return None
+        with self._verified_lock:
+            if self._forgotten != forgotten:  # rotated or retired meanwhile: not remembered
+                return str(salt)
+            while len(self._verified) >= VERIFIED_CACHE_SIZE:
+                del self._verified[next(iter(self._verified))]
+            self._verified[(name, _digest(token))] = str(salt)
+        return str(salt)
+
+    def verified(self, name: str, token: str) -> str | None:
+        """The token id :meth:`verify` found for this name and token before, if it is still
+        remembered (memory only: safe on any thread, never blocks on the database)."""
+        with self._verified_lock:
+            return self._verified.get((name, _digest(token)))
+
+    def _forget(self, name: str) -> None:
+        with self._verified_lock:
+            self._forgotten += 1
+            for key in [key for key in self._verified if key[0] == name]:
+                del self._verified[key]
 
     def entrants(self, include_retired: bool = False) -> list[EntrantRecord]:
+        """The entrants, by name; remembered tokens that no longer admit theirs are forgotten."""
         where = "" if include_retired else " WHERE retired_ms IS NULL"
         with self.db.transaction() as cursor:
             rows = cursor.rows(f"SELECT * FROM ladder_entrants{where} ORDER BY name")
-        return [EntrantRecord.from_row(row) for row in rows]
+        found = [EntrantRecord.from_row(row) for row in rows]
+        current = {e.name: e.token_id for e in found if e.retired_ms is None}
+        with self._verified_lock:
+            self._forgotten += 1
+            stale = [key for key, salt in self._verified.items() if current.get(key[0]) != salt]
+            for key in stale:
+                del self._verified[key]
+        return found
 
     def entrant(self, name: str) -> EntrantRecord | None:
         with self.db.transaction() as cursor:
@@ -297,6 +427,7 @@ class LadderStore:
                 " VALUES (?, 'planned', ?, ?, ?, ?)",
                 (match_id, now_ms, seed_commitment, json.dumps(lineup), json.dumps(config)),
             )
+            _insert_entrants(cursor, match_id, lineup)
 
     def claim_match(self, match_id: str, referee_id: str) -> bool:
         """Move a planned match to running for this referee; False if another got it first."""
@@ -323,6 +454,7 @@ class LadderStore:
                 " VALUES (?, 'planned', ?, ?, ?, ?, ?)",
                 (match_id, now_ms, seed_commitment, json.dumps(lineup), json.dumps(config), tables),
             )
+            _insert_entrants(cursor, match_id, lineup)
             return _claim(cursor, match_id, referee_id)
 
     def finish_match(
@@ -398,19 +530,33 @@ class LadderStore:
             )
         return [row["match_id"] for row in rows]
 
+    def over(self, match_ids: Collection[str]) -> set[str]:
+        """Which of these matches are over (finished, forfeit or aborted): their deals are
+        never dealt again, so their tables' logs may be published."""
+        ids = sorted(match_ids)
+        if not ids:
+            return set()
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                f"SELECT match_id FROM ladder_matches WHERE match_id IN ({', '.join('?' for _ in ids)})"
+                " AND status IN ('finished', 'forfeit', 'aborted')",
+                ids,
+            )
+        return {row["match_id"] for row in rows}
+
     def matches(
         self, name: str | None = None, limit: int = 50, offset: int = 0, statuses: Sequence[str] = ()
     ) -> list[MatchRow]:
-        """Newest first; ``name`` keeps the matches it played in."""
+        """Newest first; ``name`` keeps the matches that entrant played in (exactly that name:
+        no wildcards, case counts), filtered before the page is cut."""
         clauses: list[str] = []
         params: list[Any] = []
         if statuses:
             clauses.append(f"status IN ({', '.join('?' for _ in statuses)})")
             params.extend(statuses)
         if name:
-            # The lineup is JSON: the name appears quoted exactly once per seat it held.
-            clauses.append("lineup LIKE ?")
-            params.append(f'%"{name}"%')
+            clauses.append("match_id IN (SELECT match_id FROM ladder_match_entrants WHERE name = ?)")
+            params.append(name)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self.db.transaction() as cursor:
             rows = cursor.rows(
@@ -418,10 +564,15 @@ class LadderStore:
                 " ORDER BY created_ms DESC, match_id DESC LIMIT ? OFFSET ?",
                 (*params, limit, offset),
             )
-        found = [MatchRow.from_row(row) for row in rows]
-        if name:
-            found = [m for m in found if name in _names_in(m.lineup)]
-        return found
+        return [MatchRow.from_row(row) for row in rows]
+
+    def finished_matches(self) -> list[MatchRow]:
+        """Every match played to the end and rated, oldest first (the operator's reports)."""
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT * FROM ladder_matches WHERE status = 'finished' ORDER BY created_ms, match_id"
+            )
+        return [MatchRow.from_row(row) for row in rows]
 
     def rating_history(self, name: str) -> list[Row]:
         with self.db.transaction() as cursor:
@@ -454,6 +605,11 @@ def _apply_change(cursor: Cursor, change: RatingChange, match_id: str, now_ms: i
     )
 
 
+def _insert_entrants(cursor: Cursor, match_id: str, lineup: dict[str, Any]) -> None:
+    for name in sorted(_names_in(lineup)):
+        cursor.execute("INSERT INTO ladder_match_entrants (match_id, name) VALUES (?, ?)", (match_id, name))
+
+
 def _names_in(lineup: dict[str, Any]) -> set[str]:
     return {name for table in lineup.get("tables", []) for name in table.values()}
 
@@ -478,7 +634,10 @@ def migrate(database: Database) -> int:
         )
     for version in range(found + 1, SCHEMA_VERSION + 1):
         with database.transaction() as cursor:
-            for statement in MIGRATIONS[version - 1]:
-                cursor.execute(statement)
+            for step in MIGRATIONS[version - 1]:
+                if isinstance(step, str):
+                    cursor.execute(step)
+                else:
+                    step(cursor)
             cursor.execute("UPDATE ladder_schema SET version = ?", (version,))
     return found

@@ -104,6 +104,18 @@ class MatchStore(Store):
                 (set_id,),
             ).rowcount
 
+    def withheld_sets(self) -> set[str]:
+        """The duplicate sets with a play whose log is still withheld (not yet released):
+        what a competition checks at start against its own records, so that a set decided
+        just before a crash (its release lost) is published then."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT DISTINCT json_extract(details, '$.set_id') AS set_id FROM matches "
+                "WHERE status != 'running' AND json_extract(details, '$.set_id') IS NOT NULL "
+                "AND NOT COALESCE(json_extract(details, '$.released'), 0)"
+            ).fetchall()
+        return {str(row["set_id"]) for row in rows}
+
     def played_run(self, run_id: str) -> dict[str, Any] | None:
         """The match that played ``run_id`` to its end (sealed or finished), if any: a play
         finished but not yet recorded by its tournament when the referee stopped."""
@@ -128,6 +140,10 @@ class MatchStore(Store):
         """Newest first; filtered in SQL, so pages are full whatever the filters.
 
         ``categories``: any of "in_progress", "sealed", "finished" (all when empty).
+
+        A sealed play is listed without its players, and never by ``bot_name``, until its
+        set is released: where an entrant sits while the twin table still plays its deals
+        is what colluding entrants would want to know (the ladder lists its matches the same way).
         """
         conditions: list[str] = []
         params: list[Any] = []
@@ -136,6 +152,7 @@ class MatchStore(Store):
             params += sorted(categories)
         if bot_name:
             conditions.append("EXISTS (SELECT 1 FROM json_each(matches.players) WHERE json_each.value = ?)")
+            conditions.append("category != 'sealed'")
             params.append(bot_name)
         if game:
             conditions.append("json_extract(config, '$.game') = ?")
@@ -155,7 +172,7 @@ class MatchStore(Store):
                 "started_at": row["started_at"],
                 "finished_at": row["finished_at"],
                 "config": json.loads(row["config"]),
-                "players": json.loads(row["players"]),
+                "players": {} if row["category"] == "sealed" else json.loads(row["players"]),
                 "result": json.loads(row["result"]) if row["result"] else None,
                 "log_path": row["log_path"],
                 "details": json.loads(row["details"]) if row["details"] else {},

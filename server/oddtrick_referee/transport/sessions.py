@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import logging
+import math
 import re
 import secrets
 from collections.abc import Callable, Mapping
@@ -25,6 +26,7 @@ from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee.transport.bridge import BotStream, Close
+from oddtrick_referee.transport.hello_limits import FailedHellos, address_of
 from oddtrick_referee.transport.tokens import verify_token
 
 log = logging.getLogger("oddtrick.referee.sessions")
@@ -45,6 +47,10 @@ class SessionLimits:
     max_message_bytes: int = 64 * 1024
     max_comment_bytes: int = 256
     max_seats_per_bot: int = 64
+    failed_hello_burst: int = 20
+    failed_hellos_per_s: float = 2.0
+    """Hellos with a bad token one address may send at once, and then per second (see
+    transport/hello_limits.py); more are refused at once, without checking the token."""
     flood_pause_s: float = 1.0
     """A seat whose stream was cut off for too many messages is resumed no sooner than this
     after the cut (the resuming Hello waits): a flooder that reconnects at once costs the
@@ -74,31 +80,56 @@ class Credentials:
     loopback unless asked, and the referee says so at start).
     """
 
+    VERIFY_THREADS = 4
+    """Tokens checked by ``verify`` at once (each in a worker thread): a flood of Hellos
+    waits here, never taking the threads that record finished matches."""
+
     def __init__(
         self,
         tokens: Mapping[str, str] | None = None,
         hashes: Mapping[str, str] | None = None,
         verify: Callable[[str, str], str | None] | None = None,
+        verified: Callable[[str, str], str | None] | None = None,
     ) -> None:
         self._tokens = dict(tokens or {})
         self._hashes = dict(hashes or {})
         self._verify = verify
+        self._verified = verified
+        self._limiter: trio.CapacityLimiter | None = None
 
     @property
     def open(self) -> bool:
         return not self._tokens and not self._hashes and self._verify is None
 
-    def credential(self, name: str, token: str) -> str | None:
+    @property
+    def remote(self) -> bool:
+        """Whether checking a token may cost I/O (``verify``): failed Hellos are then
+        budgeted per address (see transport/hello_limits.py)."""
+        return self._verify is not None
+
+    def known(self, name: str, token: str) -> str | None:
+        """The credential that admits this name and token if memory alone can say (the
+        in-memory tokens, or a token ``verify`` admitted before, as ``verified`` recalls);
+        None when it cannot, or when it refuses. Never blocks."""
+        if self._verify is None:
+            return "" if self._accepts(name, token) else None
+        return self._verified(name, token) if self._verified is not None else None
+
+    async def credential(self, name: str, token: str) -> str | None:
         """Which credential admits this name and token (``verify``'s id for it, else ""),
         or None when none does. A session remembers it, so that when the credential is
-        revoked (a ladder entrant retired, or its token rotated) the session can be too."""
-        if self._verify is not None:
-            return self._verify(name, token)
-        return "" if self.accepts(name, token) else None
+        revoked (a ladder entrant retired, or its token rotated) the session can be too.
 
-    def accepts(self, name: str, token: str) -> bool:
-        if self._verify is not None:
-            return self._verify(name, token) is not None
+        ``verify`` may read a database: it runs in a worker thread, never on trio's, so a
+        slow database or a stream of bad Hellos delays only the Hellos, not the tables."""
+        found = self.known(name, token)
+        if found is not None or self._verify is None:
+            return found
+        if self._limiter is None:
+            self._limiter = trio.CapacityLimiter(self.VERIFY_THREADS)
+        return await trio.to_thread.run_sync(self._verify, name, token, limiter=self._limiter)
+
+    def _accepts(self, name: str, token: str) -> bool:
         if self.open:
             return True
         stored = self._hashes.get(name)
@@ -246,6 +277,7 @@ class Lobby:
         self._links: dict[str, SeatLink] = {}
         self._changed = trio.Event()
         self.sessions: dict[str, Session] = {}
+        self._failed_hellos = FailedHellos(limits.failed_hello_burst, limits.failed_hellos_per_s)
 
     # ------------------------------------------------------------ handshake
 
@@ -256,7 +288,7 @@ class Lobby:
             with trio.fail_after(self.limits.hello_timeout_s):
                 first = await stream.inbox.receive()
             await self._pause_after_flood(first)
-            session = self._admit(stream, first)
+            session = await self._admit(stream, first)
         except trio.TooSlowError:
             log.info("dropped %s: no Hello within %g s", stream.peer, self.limits.hello_timeout_s)
             stream.close(grpc.StatusCode.INVALID_ARGUMENT, "no Hello within the time allowed")
@@ -293,7 +325,7 @@ class Lobby:
             if link is not None and link.resume_after > trio.current_time():
                 await trio.sleep_until(link.resume_after)
 
-    def _admit(self, stream: BotStream, message: referee_pb2.BotMessage) -> Session:
+    async def _admit(self, stream: BotStream, message: referee_pb2.BotMessage) -> Session:
         if message.WhichOneof("kind") != "hello":
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         hello = message.hello
@@ -314,13 +346,7 @@ class Lobby:
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol {hello.protocol.name!r} is not spoken here; use {PROTOCOL_NAME!r}",
             )
-        credential = self.credentials.credential(name, hello.token)
-        if credential is None:
-            if not hello.token:
-                raise Refused(
-                    grpc.StatusCode.UNAUTHENTICATED, f"no token given for bot {name!r} (Hello.token)"
-                )
-            raise Refused(grpc.StatusCode.UNAUTHENTICATED, f"the token for bot {name!r} is not valid")
+        credential = await self._credential(stream, name, hello.token)
         wanted = {game_kind_from_wire(g) for g in hello.games} - {None}
         games = frozenset(g for g in wanted if g is not None) & self.games
         if not games:
@@ -375,6 +401,35 @@ class Lobby:
             self._idle.setdefault(name, []).append(session)
             self._notify()
         return session
+
+    async def _credential(self, stream: BotStream, name: str, token: str) -> str:
+        """What admits this Hello, checked in memory first, then (within the address's
+        budget of failures) by the credentials' ``verify``; else the Hello is refused."""
+        credential = self.credentials.known(name, token)
+        if credential is not None:
+            return credential
+        if not self.credentials.remote:  # refused from memory, at no cost to anyone
+            raise self._bad_token(name, token)
+        address = address_of(stream.peer)
+        wait = self._failed_hellos.wait_s(address, trio.current_time())
+        if wait > 0:
+            raise Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many Hellos with a bad token from {address}: "
+                f"try again in {math.ceil(wait)} s with the right token",
+            )
+        if token:
+            credential = await self.credentials.credential(name, token)
+        if credential is not None:
+            return credential
+        self._failed_hellos.failed(address, trio.current_time())
+        raise self._bad_token(name, token)
+
+    @staticmethod
+    def _bad_token(name: str, token: str) -> Refused:
+        if not token:
+            return Refused(grpc.StatusCode.UNAUTHENTICATED, f"no token given for bot {name!r} (Hello.token)")
+        return Refused(grpc.StatusCode.UNAUTHENTICATED, f"the token for bot {name!r} is not valid")
 
     # -------------------------------------------------------------- reading
 

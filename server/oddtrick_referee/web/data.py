@@ -135,6 +135,8 @@ class WebData:
             raw["category"] = "finished"
         else:
             raw["category"] = "sealed" if sealed else "in_progress"
+        if raw["category"] == "sealed":
+            raw["players"] = {}  # who sits where is shown once the set is released
         return _row(raw)
 
     def log_text(self, match_id: str) -> str:

@@ -1,8 +1,8 @@
 """``oddtrick ladder``: serve a ladder, manage its entrants, read its leaderboard.
 
-``register``, ``retire``, ``rotate-token``, ``standings`` and ``history``
-work on the database directly, whether or not the ladder is running; only
-``serve`` creates a ladder, so they never make one in the wrong folder.
+``register``, ``retire``, ``rotate-token``, ``standings``, ``history`` and
+``pairs`` work on the database directly, whether or not the ladder is running;
+only ``serve`` creates a ladder, so they never make one in the wrong folder.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import trio
 from oddtrick._terminal import plural
 from oddtrick.rules import ConfigError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
+from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
 from oddtrick_referee.competitions.ladder.service import (
     HouseBot,
@@ -174,6 +175,32 @@ def add_ladder_command(
     history.add_argument("--limit", type=int, default=50, metavar="N", help="newest N matches (default 50)")
     history.add_argument("--json", action="store_true", help="print as JSON")
     history.set_defaults(handler=_history)
+
+    pairs = sub.add_parser(
+        "pairs",
+        help="pairs of entrants that keep meeting, and how they score together: a check for "
+        "one party running several names",
+        description=(
+            "For every two entrants that finished matches together: how many (as teammates and "
+            "as opponents), that as a share of the matches of whichever played fewer, their "
+            "team's mean duplicate score per match as teammates, the first's against the "
+            "second's as opponents, and each one's mean without the other. Most suspicious "
+            "first (highest share). House bots are left out unless asked. See docs/ladder.md, "
+            "'One party, several names'."
+        ),
+    )
+    _add_storage(pairs, add_data_dir)
+    pairs.add_argument(
+        "--min-together",
+        type=int,
+        default=1,
+        metavar="N",
+        help="only pairs that finished at least N matches together (default 1)",
+    )
+    pairs.add_argument("--limit", type=int, default=50, metavar="N", help="the first N pairs (default 50)")
+    pairs.add_argument("--include-house", action="store_true", help="count the house bots too")
+    pairs.add_argument("--json", action="store_true", help="print as JSON")
+    pairs.set_defaults(handler=_pairs)
 
 
 def _add_storage(
@@ -360,6 +387,24 @@ def _history(args: argparse.Namespace) -> int:
             f"{item['score']:+5d} over {plural(int(str(item['deals'])), 'deal')}  "
             f"{item['result']:<5} {after}{cause}"
         )
+    return 0
+
+
+def _pairs(args: argparse.Namespace) -> int:
+    if args.min_together < 1 or args.limit < 1:
+        return _fail("pairs", ValueError("--min-together and --limit must be at least 1"))
+    try:
+        store = _store(args)
+        entrants = store.entrants(include_retired=True)
+        matches = store.finished_matches()
+    except (LadderError, DatabaseError) as error:
+        return _fail("pairs", error)
+    house = set() if args.include_house else {e.name for e in entrants if e.house}
+    records = pair_report(matches, house, args.min_together)[: args.limit]
+    if args.json:
+        print(json.dumps([record.to_dict() for record in records], indent=2))
+        return 0
+    print(format_pairs(records))
     return 0
 
 

@@ -4,13 +4,15 @@ Whenever the lobby changes (a bot connects, leaves, or finishes a match) the
 scheduler seats every match it can (:func:`choose_lineup`), each as two
 sealed tables of the same deals started together, so either both tables of a
 match play or neither does. A finished match is rated and stored in one
-transaction before its tables are unsealed.
+transaction before its tables are unsealed; a start unseals the tables of any
+match a crash left recorded but sealed.
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
+import hashlib
 import logging
 import os
 import random
@@ -47,11 +49,11 @@ from oddtrick_referee.competitions.entrants import (
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
-from oddtrick_referee.competitions.ladder.wire import entry_to_wire, match_to_wire
+from oddtrick_referee.competitions.ladder.wire import OVER, entry_to_wire, match_to_wire
 from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
-from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
+from oddtrick_referee.storage.ladder_store import EntrantRecord, HouseBotTaken, LadderStore, RatingChange
 
 log = logging.getLogger("oddtrick.ladder")
 
@@ -109,9 +111,8 @@ class LadderSettings:
 
     @property
     def referee_id(self) -> str:
-        """Who claims this ladder's matches in a shared database: the same across restarts
-        (host and data folder), so a restart aborts its own unfinished matches, never another
-        referee's."""
+        """Who this ladder's referee is in a shared database, as a data folder is first used
+        (host and folder); :func:`stable_referee_id` keeps it from then on."""
         return f"{socket.gethostname()}:{self.data_dir.resolve()}"
 
     @property
@@ -121,6 +122,30 @@ class LadderSettings:
     @property
     def game(self) -> GameKind:
         return self.config.game
+
+
+REFEREE_ID_FILE = "ladder-referee-id"
+
+
+def stable_referee_id(settings: LadderSettings) -> str:
+    """Who claims this ladder's matches and runs its house bots in a shared database: the
+    same across restarts, so that a restart aborts its own unfinished matches and takes back
+    its own house bots, never another referee's. Kept in the data folder (one referee holds
+    it at a time), so a new host name or a moved folder does not change it."""
+    path = settings.data_dir / REFEREE_ID_FILE
+    try:
+        found = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        found = ""
+    if found:
+        return found
+    path.write_text(settings.referee_id + "\n", encoding="utf-8")
+    return settings.referee_id
+
+
+def house_bot_tag(referee_id: str) -> str:
+    """Six characters naming a referee: appended to a house bot name another referee runs."""
+    return hashlib.sha256(referee_id.encode()).hexdigest()[:6]
 
 
 def open_store(settings: LadderSettings) -> LadderStore:
@@ -147,12 +172,14 @@ class MatchOutcome:
 class Ladder:
     """The scheduler and the match runner over one referee and one store."""
 
-    def __init__(self, settings: LadderSettings, referee: Referee, store: LadderStore) -> None:
+    def __init__(
+        self, settings: LadderSettings, referee: Referee, store: LadderStore, referee_id: str
+    ) -> None:
         self.settings = settings
         self.referee = referee
         self.store = store
         self.rater = Rater(settings.rating)
-        self.referee_id = settings.referee_id
+        self.referee_id = referee_id
         self._rng = random.Random(settings.seed)
         self._entrants: dict[str, EntrantRecord] = {}
         self._reserved: collections.Counter[str] = collections.Counter()
@@ -189,8 +216,10 @@ class Ladder:
     def list_ladder_matches(
         self, bot_name: str, page_size: int, offset: int
     ) -> tuple[list[arena_pb2.LadderMatch], bool]:
-        """ListLadderMatches (a worker thread)."""
-        rows = self.store.matches(bot_name or None, page_size + 1, offset)
+        """ListLadderMatches (a worker thread): filtered by a name, only the matches that
+        are over (a running one would say where that entrant sits)."""
+        statuses = OVER if bot_name else ()
+        rows = self.store.matches(bot_name or None, page_size + 1, offset, statuses)
         after: dict[str, float] = {}
         if bot_name:
             for point in self.store.rating_history(bot_name):
@@ -521,6 +550,7 @@ async def run_ladder(
         port=settings.port,
         data_dir=settings.data_dir,
         verify_token=store.verify,
+        verify_token_cached=store.verified,
         games=frozenset({settings.game}),
         default_rules=settings.rules,
         tls=settings.tls,
@@ -530,23 +560,21 @@ async def run_ladder(
         async with running_referee(referee_settings) as referee:
             # Only now, holding the data folder, may this run touch what an earlier one left:
             # a second ladder started on a folder in use stops above without changing anything.
+            referee_id = await trio.to_thread.run_sync(stable_referee_id, settings)
             aborted = await trio.to_thread.run_sync(
                 store.abort_unfinished,
                 "the ladder stopped before the match ended",
                 now_ms(),
-                settings.referee_id,
+                referee_id,
             )
             if aborted:
                 log.warning(
                     "%d ladder match(es) an earlier run left unfinished are recorded aborted", len(aborted)
                 )
-            house_tokens = {}
-            for bot in settings.house_bots:
-                house_tokens[bot.name] = await trio.to_thread.run_sync(store.ensure_house, bot.name, now_ms())
-            ladder = Ladder(settings, referee, store)
+            house = await trio.to_thread.run_sync(_claim_house_bots, store, settings.house_bots, referee_id)
+            ladder = Ladder(settings, referee, store, referee_id)
             referee.ladder = ladder
-            for match_id in aborted:  # their deals are never dealt again: their logs may be read
-                await referee.release_set(match_id)
+            await _release_decided(referee, store)
             board = LadderLeaderboard(
                 store,
                 ladder.rater,
@@ -554,11 +582,11 @@ async def run_ladder(
                 ladder.connected_names,
             )
             async with web_beside(referee, web, board, announce=on_web), trio.open_nursery() as nursery:
-                for bot in settings.house_bots:
+                for bot, token in house:
                     nursery.start_soon(
                         _run_house_bot,
                         bot,
-                        house_tokens[bot.name],
+                        token,
                         referee.local_address or referee.address,
                         settings.house_seats,
                         output_dir or settings.data_dir / "bot-output",
@@ -569,6 +597,47 @@ async def run_ladder(
                 await ladder.run()
     finally:
         store.db.close()
+
+
+def _claim_house_bots(
+    store: LadderStore, bots: tuple[HouseBot, ...], referee_id: str
+) -> list[tuple[HouseBot, str]]:
+    """This referee's house bots with their fresh tokens (a worker thread).
+
+    A name another referee on the same database already runs is left to it: this one runs
+    its bot under the name with its own tag appended (``house-heuristic-1-3fa2c1``), the
+    same at every restart, so two ladders on one database never replace each other's tokens.
+    """
+    claimed = []
+    for bot in bots:
+        try:
+            token = store.ensure_house(bot.name, now_ms(), referee_id)
+        except HouseBotTaken as taken:
+            own = dataclasses.replace(bot, name=f"{bot.name}-{house_bot_tag(referee_id)}")
+            log.warning(
+                "house bot %s is run by %s; this ladder runs its own as %s", bot.name, taken.owner, own.name
+            )
+            bot, token = own, store.ensure_house(own.name, now_ms(), referee_id)
+        claimed.append((bot, token))
+    return claimed
+
+
+async def _release_decided(referee: Referee, store: LadderStore) -> None:
+    """Publish the tables of every match that is over but whose logs are still sealed.
+
+    The match's record (the ladder's database, perhaps PostgreSQL) and its tables' logs
+    (this referee's own index) are in two databases, so no one transaction covers both: a
+    stop between the match's commit and the release of its tables (a SIGKILL, a power cut)
+    leaves them sealed. Every start therefore releases every sealed set of this referee
+    whose match the ladder records as over (the matches just aborted included); their deals
+    are never dealt again.
+    """
+    sealed = await trio.to_thread.run_sync(referee.store.withheld_sets)
+    decided = await trio.to_thread.run_sync(store.over, sealed)
+    for match_id in sorted(decided):
+        await referee.release_set(match_id)
+    if decided:
+        log.info("published the logs of %d ladder match(es) that were over but still sealed", len(decided))
 
 
 async def _run_house_bot(

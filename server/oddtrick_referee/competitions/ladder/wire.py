@@ -40,10 +40,17 @@ def entry_to_wire(row: LeaderRow) -> arena_pb2.LadderEntry:
     return entry
 
 
+OVER = ("finished", "forfeit", "aborted")
+
+
 def match_to_wire(match: MatchRow, rating_after: float | None = None) -> arena_pb2.LadderMatch:
+    """A ladder match for ListLadderMatches: a running one without its seats (nor seed),
+    since where each entrant sits while the deals are still being played is what colluding
+    entrants would want to know."""
     teams = match.lineup.get("teams", [[], []])
+    over = match.status in OVER
     seats = []
-    for number, table in enumerate(match.lineup.get("tables", []), start=1):
+    for number, table in enumerate(match.lineup.get("tables", []) if over else [], start=1):
         for seat_text, name in table.items():
             seats.append(
                 arena_pb2.LadderSeat(
@@ -53,7 +60,6 @@ def match_to_wire(match: MatchRow, rating_after: float | None = None) -> arena_p
                     team=0 if name in teams[0] else 1,
                 )
             )
-    over = match.status in ("finished", "forfeit", "aborted")
     wire = arena_pb2.LadderMatch(
         match_id=match.match_id,
         status=_STATUS[match.status],
