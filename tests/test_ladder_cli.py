@@ -110,7 +110,7 @@ def _played(where: list[str], tmp_path: Path) -> None:
     from oddtrick_referee.storage.database import open_database
     from oddtrick_referee.storage.ladder_store import LadderStore
 
-    url = where[1] if where[0] == "--database" else f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
+    url = where[1] if where[0] == "--database" else f"sqlite:///{Path(where[1]) / 'ladder.sqlite3'}"
     store = LadderStore(open_database(url, tmp_path, "unused.sqlite3"), 25.0, 8.0)
     for name in ("sy1", "sy2", "h1", "h2", "h3", "h4", "h5", "h6"):
         store.register(name, now_ms=1)
@@ -138,7 +138,7 @@ def _played(where: list[str], tmp_path: Path) -> None:
 def test_the_pairs_report_shows_who_keeps_meeting_and_how_they_score_together(
     where: list[str], tmp_path: Path
 ) -> None:
-    ladder("register", "first", *where)  # makes the SQLite file as an operator would
+    ladder("register", "first", *where)
     _played(where, tmp_path)
     records = json.loads(ladder("pairs", "--json", *where).stdout)
     by_pair = {(r["first"], r["second"]): r for r in records}
