@@ -24,6 +24,16 @@ def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixtur
     assert "usage: oddtrick" in capsys.readouterr().out
 
 
+def test_the_top_level_help_lists_every_command_and_the_rules_file() -> None:
+    shown = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "--help"], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    for command in ("bot", "watch", "serve", "tournament", "ladder", "play", "check", "conformance"):
+        assert f"    {command}" in shown, command
+    assert "docs/rules.md" in shown
+    assert "RULES.md" not in shown.replace("docs/rules.md", "")
+
+
 def test_a_config_file_gives_defaults_and_the_command_line_wins(tmp_path: Path) -> None:
     path = tmp_path / "match.json"
     path.write_text(json.dumps({"game": "classic", "honours": True, "deals": 3, "ns": "a", "deadline": 2}))

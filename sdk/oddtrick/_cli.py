@@ -258,6 +258,10 @@ def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="oddtrick",
         description="Bots play classic Whist and Contract Whist over gRPC; oddtrick referees.",
+        epilog="first steps: `oddtrick demo` plays the sample bots; `oddtrick play` seats you at the "
+        "terminal; `oddtrick bot my_bot.py --server HOST:PORT --name NAME` plays your bot; "
+        '`oddtrick conformance --bot-command "oddtrick bot my_bot.py"` checks a bot in any language '
+        "before it joins a ladder. `oddtrick COMMAND --help` says more. The rules: docs/rules.md.",
     )
     parser.add_argument("--version", action="version", version=f"oddtrick {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")

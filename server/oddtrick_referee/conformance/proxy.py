@@ -257,7 +257,17 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         to_referee: queue.Queue[Any] = queue.Queue()
         to_bot: queue.Queue[Any] = queue.Queue()
         call = self._play(iter(to_referee.get, _CLOSE))
-        context.add_callback(call.cancel)  # the bot hung up: hang up on the referee too
+
+        def hung_up() -> None:
+            # The call is over. If nothing ended it here (the referee, or a probe), the bot did:
+            # say so before the referee's side ends too, so no race decides who closed it.
+            with self._lock:
+                if connection.status is None:
+                    connection.closed_by_bot = True
+                    connection.closed_in = self.scenario
+            call.cancel()  # hang up on the referee too
+
+        context.add_callback(hung_up)
 
         def from_bot() -> None:
             try:

@@ -110,7 +110,7 @@ _REFUSAL_WIRE = {
 
 @dataclasses.dataclass(frozen=True)
 class TableRules:
-    """The arena's rules for one match (RULES.md, "Illegal actions and time")."""
+    """The arena's rules for one match (docs/rules.md, "Illegal actions and time")."""
 
     deadline_s: float = 5.0
     grace_s: float = 30.0
