@@ -189,6 +189,7 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
             response_deserializer=referee_pb2.RefereeMessage.FromString,
         )
         self._server: grpc.Server | None = None
+        self._stopping = False
         self.port = 0
         self.connected = threading.Condition(self._lock)
 
@@ -214,6 +215,8 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         return self.port
 
     def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
         if self._server is not None:
             self._server.stop(grace=1.0).wait()
         self._channel.close()
@@ -261,10 +264,15 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         def hung_up() -> None:
             # The call is over. If nothing ended it here (the referee, or a probe), the bot did:
             # say so before the referee's side ends too, so no race decides who closed it.
-            with self._lock:
-                if connection.status is None:
+            with self.connected:
+                # (When the proxy itself stops, a stream still open stays on record as open.)
+                if connection.status is None and not self._stopping:
                     connection.closed_by_bot = True
                     connection.closed_in = self.scenario
+                    connection.status = (grpc.StatusCode.CANCELLED, "the bot closed the stream")
+                    connection.ended_at = time.monotonic()
+                    connection.ended_by = "bot"
+                    self.connected.notify_all()
             call.cancel()  # hang up on the referee too
 
         context.add_callback(hung_up)
