@@ -1,15 +1,22 @@
 """A bot with one deliberate protocol bug, for the conformance check's own tests.
 
-    python tests/broken_bot.py --bug wrong-id|never-resume|strict-enums|none
+    python tests/broken_bot.py --bug BUG [--pid-file FILE]
 
-It reads ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN and ODDTRICK_SEATS like
-any tournament entry, plays the first legal action, and otherwise behaves:
-resumes dropped streams, retries refused answers, stops on OK. The bugs:
+It reads ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS and the token (from
+ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN) like any tournament entry, plays the
+first legal action, and otherwise behaves: resumes dropped streams and gaps in
+the event numbers, retries refused answers, stops on OK. The bugs:
 
 - wrong-id: answers its 5th request with an id the referee never sent;
 - never-resume: after a dropped stream, opens a new session instead of resuming;
 - strict-enums: dies on an enum value it does not know (as code that maps
-  every value through a closed switch would).
+  every value through a closed switch would);
+- no-retry: never answers a request again after a refusal;
+- ignore-gaps: does not look at Event.sequence;
+- never-answers: holds its seats but answers nothing;
+- none: no bug.
+
+``--pid-file`` writes the process id there (to see that it was stopped).
 """
 
 from __future__ import annotations
@@ -37,13 +44,33 @@ def strict(enum: Any, value: int) -> str:
     return name
 
 
-def session(stub: referee_pb2_grpc.RefereeStub, bug: str, failures: list[str]) -> None:
+def gap(update: referee_pb2.Update, sequence: list[int]) -> bool:
+    """Whether an event skips a number (``sequence[0]`` is the last one seen, and is advanced)."""
+    for event in update.events:
+        if event.sequence != sequence[0] + 1:
+            print(f"broken bot: event {event.sequence} after {sequence[0]}; resuming", file=sys.stderr)
+            return True
+        sequence[0] = event.sequence
+    return False
+
+
+def read_token() -> str:
+    """From the pipe a tournament hands its entries (no newline at the end), else the variable."""
+    fd = os.environ.get("ODDTRICK_TOKEN_FD", "")
+    if fd.isdigit():
+        with os.fdopen(int(fd), "rb") as pipe:
+            return pipe.read().decode("utf-8")
+    return os.environ["ODDTRICK_TOKEN"]
+
+
+def session(stub: referee_pb2_grpc.RefereeStub, bug: str, token: str, failures: list[str]) -> None:
     resume_token: str | None = None
+    sequence = [0]
     while True:
         outbox: queue.Queue[Any] = queue.Queue()
         hello = referee_pb2.Hello(
             bot_name=os.environ["ODDTRICK_NAME"],
-            token=os.environ["ODDTRICK_TOKEN"],
+            token=token,
             protocol=referee_pb2.ProtocolVersion(name="oddtrick.v1"),
             games=[game_pb2.GAME_KIND_CLASSIC, game_pb2.GAME_KIND_CONTRACT],
         )
@@ -56,13 +83,20 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, failures: list[str]) -
             for message in call:
                 kind = message.WhichOneof("kind")
                 request = None
+                if kind == "update" and bug != "ignore-gaps" and gap(message.update, sequence):
+                    call.cancel()  # events were lost: close the stream and resume
+                    break
                 if kind == "welcome":
                     resume_token = message.welcome.resume_token
+                    if not message.welcome.resumed:
+                        sequence[0] = 0
                 elif kind == "update" and message.update.HasField("request"):
                     request = message.update.request
-                elif kind == "resync" and message.resync.HasField("request"):
-                    request = message.resync.request
-                elif kind == "refusal" and last is not None:
+                elif kind == "resync":
+                    sequence[0] = message.resync.last_sequence
+                    if message.resync.HasField("request"):
+                        request = message.resync.request
+                elif kind == "refusal" and last is not None and bug != "no-retry":
                     if bug == "strict-enums":
                         strict(referee_pb2.RefusalReason, message.refusal.reason)
                     retry = message.refusal.reason != referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST
@@ -76,7 +110,7 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, failures: list[str]) -
                         )
                         outbox.put(referee_pb2.BotMessage(decision=decision))
                         last = None
-                if request is None:
+                if request is None or bug == "never-answers":
                     continue
                 if bug == "strict-enums":
                     strict(referee_pb2.DecisionKind, request.kind)
@@ -88,6 +122,8 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, failures: list[str]) -
                 outbox.put(referee_pb2.BotMessage(decision=decision))
                 last = request
         except grpc.RpcError as error:
+            if error.code() is grpc.StatusCode.NOT_FOUND and bug == "never-answers":
+                return  # forfeited: the seat is gone
             if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
                 failures.append(f"{error.code()}: {error.details()}")
                 return
@@ -96,6 +132,9 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, failures: list[str]) -
             print(f"broken bot: {error}", file=sys.stderr, flush=True)
             os._exit(3)
         else:
+            if call.code() is grpc.StatusCode.CANCELLED:
+                time.sleep(0.05)  # closed here, on a gap: resume
+                continue
             return  # the call ended with OK
         finally:
             outbox.put(_CLOSE)
@@ -103,13 +142,20 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, failures: list[str]) -
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--bug", choices=["wrong-id", "never-resume", "strict-enums", "none"], required=True)
-    bug = parser.parse_args().bug
+    bugs = ["wrong-id", "never-resume", "strict-enums", "no-retry", "ignore-gaps", "never-answers", "none"]
+    parser.add_argument("--bug", choices=bugs, required=True)
+    parser.add_argument("--pid-file", default=None)
+    args = parser.parse_args()
+    bug = args.bug
+    if args.pid_file:
+        with open(args.pid_file, "w") as out:
+            out.write(str(os.getpid()))
+    token = read_token()
     channel = grpc.insecure_channel(os.environ["ODDTRICK_SERVER"])
     stub = referee_pb2_grpc.RefereeStub(channel)
     failures: list[str] = []
     threads = [
-        threading.Thread(target=session, args=(stub, bug, failures), daemon=True)
+        threading.Thread(target=session, args=(stub, bug, token, failures), daemon=True)
         for _ in range(int(os.environ.get("ODDTRICK_SEATS", "1")))
     ]
     for thread in threads:

@@ -24,6 +24,16 @@ def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixtur
     assert "usage: oddtrick" in capsys.readouterr().out
 
 
+def test_the_top_level_help_lists_every_command_and_the_rules_file() -> None:
+    shown = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "--help"], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    for command in ("bot", "watch", "serve", "tournament", "ladder", "play", "check", "conformance"):
+        assert f"    {command}" in shown, command
+    assert "docs/rules.md" in shown
+    assert "RULES.md" not in shown.replace("docs/rules.md", "")
+
+
 def test_a_config_file_gives_defaults_and_the_command_line_wins(tmp_path: Path) -> None:
     path = tmp_path / "match.json"
     path.write_text(json.dumps({"game": "classic", "honours": True, "deals": 3, "ns": "a", "deadline": 2}))
@@ -68,6 +78,50 @@ def test_a_missing_bot_file_says_what_was_expected() -> None:
     )
     assert run.returncode == 2
     assert "no bot file nowhere.py" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("environment", "options", "said"),
+    [
+        ({}, [], "no referee address: pass --server HOST:PORT (or set ODDTRICK_SERVER)"),
+        ({"ODDTRICK_SERVER": "x:1"}, [], "no bot name: pass --name NAME (or set ODDTRICK_NAME)"),
+        (
+            {"ODDTRICK_SERVER": "x:1", "ODDTRICK_NAME": "n", "ODDTRICK_SEATS": "two"},
+            [],
+            "ODDTRICK_SEATS is 'two'",
+        ),
+        (
+            {"ODDTRICK_SERVER": "x:1", "ODDTRICK_NAME": "n"},
+            ["--seats", "0"],
+            "--seats 0: a bot holds at least one",
+        ),
+    ],
+)
+def test_bot_takes_what_it_lacks_from_the_cmd_environment_or_says_which_is_missing(
+    environment: dict[str, str],
+    options: list[str],
+    said: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for key in ("ODDTRICK_SERVER", "ODDTRICK_NAME", "ODDTRICK_SEATS"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    assert main(["bot", str(ROOT / "sample_bots" / "random_bot.py"), *options]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_options_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oddtrick._cli import _connection_from_environment
+
+    monkeypatch.setenv("ODDTRICK_SERVER", "env:1")
+    monkeypatch.setenv("ODDTRICK_NAME", "from-env")
+    monkeypatch.setenv("ODDTRICK_SEATS", "2")
+    parser = build_parser(with_referee=False)
+    assert _connection_from_environment(parser.parse_args(["bot", "b.py"])) == ("env:1", "from-env", 2)
+    given = parser.parse_args(["bot", "b.py", "--server", "cli:2", "--name", "cli", "--seats", "3"])
+    assert _connection_from_environment(given) == ("cli:2", "cli", 3)
 
 
 def test_check_reports_a_log_that_did_not_finish(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,21 +7,25 @@ bug) on a real socket; the starter bots' passing runs are in test_starter_bots.p
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import grpc
 import pytest
 import trio
 
-from oddtrick_referee.conformance.runner import Options, run_conformance
+from oddtrick_referee.conformance.proxy import ProbingProxy
+from oddtrick_referee.conformance.runner import Options, conformance_run, run_conformance
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN_BOT = ROOT / "tests" / "broken_bot.py"
 FORWARD_COMPATIBILITY = {
-    "unknown-fields-and-enums",
+    "unknown-fields",
+    "unknown-enums",
     "unknown-message",
     "unknown-decision-kind",
     "unknown-refusal-reason",
@@ -48,15 +52,59 @@ def conformance(*args: str, timeout: float = 180) -> subprocess.CompletedProcess
     [
         # The wrong id is refused, so that request times out: its match has a fault too.
         ("wrong-id", {"request-id", "play:classic-turned-card"}),
-        ("never-resume", {"resume"}),
-        # The bot dies at the first unknown enum value: it never answers again, nor exits 0.
-        ("strict-enums", FORWARD_COMPATIBILITY | {"session-ok"}),
+        # A bot that never resumes cannot resume after a gap either.
+        ("never-resume", {"resume", "event-gap"}),
+        # The bot dies at each unknown enum value it is sent; started again after each death,
+        # it fails those probes only, and ends well.
+        ("strict-enums", {"unknown-enums", "unknown-decision-kind", "unknown-refusal-reason"}),
+        # The refused request times out: that match has a fault too.
+        ("no-retry", {"refusal-retry", "unknown-refusal-reason", "play:classic-cut"}),
+        ("ignore-gaps", {"event-gap"}),
     ],
 )
 def test_a_broken_bot_fails_the_checks_of_its_bug_and_only_those(bug: str, failing: set[str]) -> None:
     report = trio.run(run_conformance, Options(command=broken(bug)))
     assert set(report.failed()) == failing, [c for c in report.checks if not c.passed]
     assert not report.passed
+
+
+def test_a_bot_that_never_answers_is_stopped_in_each_scenario_once_that_is_known() -> None:
+    report, run = trio.run(conformance_run, Options(command=broken("never-answers")))
+    assert not report.passed
+    assert run.outcomes
+    for outcome in run.outcomes:
+        assert outcome.record is None, outcome.scenario.name
+        assert outcome.problem.startswith("stopped after 2 fallbacks in a row"), outcome.problem
+    deadline = next(c for c in report.checks if c.name == "deadline")
+    assert "stopped after 2 fallbacks in a row" in deadline.actual, deadline
+
+
+def test_a_wrapper_that_does_not_exec_leaves_no_bot_behind(tmp_path: Path) -> None:
+    pid_file = tmp_path / "bot.pid"
+    wrapper = f"sh -c '{broken('none')} --pid-file {pid_file}; echo wrapper done'"
+    report = trio.run(run_conformance, Options(command=wrapper))
+    assert report.passed, [c for c in report.checks if not c.passed]
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def test_bytes_that_are_no_message_get_invalid_argument_and_no_traceback(tmp_path, caplog):
+    from referee_support import RawBot, in_thread, referee_running
+
+    caplog.set_level(logging.DEBUG)
+    async with referee_running(tmp_path, ["candidate"]) as referee:
+        proxy = ProbingProxy(referee.address, "candidate")
+        port = proxy.start("127.0.0.1", 0)
+        try:
+            bot = RawBot(f"127.0.0.1:{port}", "candidate")
+            bot.send_bytes(b"\xff\xff\xff")
+            code, details = await in_thread(bot.wait_status)
+        finally:
+            proxy.stop()
+    assert code is grpc.StatusCode.INVALID_ARGUMENT, details
+    assert "BotMessage" in details
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
 
 
 def test_the_report_says_what_was_expected_and_what_the_bot_did_and_exits_1() -> None:
@@ -69,8 +117,9 @@ def test_the_report_says_what_was_expected_and_what_the_bot_did_and_exits_1() ->
     assert "resume_token" in lines[failed + 1]
     assert "actual:" in lines[failed + 2]
     assert "new session without the resume token" in lines[failed + 2]
-    assert "does not conform: 22 of 23 checks passed, 1 failed." in result.stdout
+    assert "does not conform: 24 of 26 checks passed, 2 failed." in result.stdout
     assert "conformance: resume:" in result.stderr  # progress, scenario by scenario
+    assert "Traceback" not in result.stderr
 
 
 def test_json_for_ci_and_exit_0_when_every_check_passes() -> None:
@@ -86,6 +135,8 @@ def test_json_for_ci_and_exit_0_when_every_check_passes() -> None:
         "deadline",
         "session-ok",
         "several-seats",
+        "environment",
+        "event-gap",
     } | FORWARD_COMPATIBILITY <= names
     assert all(set(check) == {"name", "title", "passed", "expected", "actual"} for check in report["checks"])
 

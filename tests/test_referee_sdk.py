@@ -31,6 +31,7 @@ PUBLIC_NAMES = [
     "Call",
     "Card",
     "Contract",
+    "Decision",
     "Denomination",
     "FakeReferee",
     "FunctionBot",

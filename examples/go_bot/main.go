@@ -1,18 +1,23 @@
 // Command gobot is a starter oddtrick bot in Go: copy it and change choose().
 //
 // It plays Classic Whist and Contract Whist with a simple legal strategy,
-// opens one Referee.Play stream per seat, resumes a dropped stream with its
-// resume token, logs one line per match and stops cleanly on SIGINT/SIGTERM.
+// opens one Referee.Play stream per seat, resumes a dropped stream (or one
+// whose event numbers skip) with its resume token, checks each match's
+// revealed seed against its commitment, logs one line per match and stops
+// cleanly on SIGINT/SIGTERM.
 //
 //	gobot [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]
 //
-// Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN and
-// ODDTRICK_SEATS: how `oddtrick tournament --bot NAME=cmd:...` starts a bot.
+// Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS and
+// the token from the pipe ODDTRICK_TOKEN_FD (else ODDTRICK_TOKEN): how
+// `oddtrick tournament --bot NAME=cmd:...` starts a bot.
 // The protocol code in gen/ is generated from ../../proto (see README.md).
 package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,9 +53,16 @@ func parseOptions() (options, error) {
 	var o options
 	flag.StringVar(&o.server, "server", os.Getenv("ODDTRICK_SERVER"), "referee address HOST:PORT (ODDTRICK_SERVER)")
 	flag.StringVar(&o.name, "name", os.Getenv("ODDTRICK_NAME"), "bot name sent in the Hello (ODDTRICK_NAME)")
-	flag.StringVar(&o.token, "token", os.Getenv("ODDTRICK_TOKEN"), "the arena's token for this bot (ODDTRICK_TOKEN)")
+	flag.StringVar(&o.token, "token", "", "the arena's token for this bot (default: read from ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)")
 	flag.IntVar(&o.seats, "seats", seats, "streams (seats) to hold at once (ODDTRICK_SEATS)")
 	flag.Parse()
+	if o.token == "" {
+		token, err := tokenFromEnvironment()
+		if err != nil {
+			return o, err
+		}
+		o.token = token
+	}
 	if o.server == "" || o.name == "" || o.token == "" {
 		return o, errors.New("give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN)")
 	}
@@ -58,6 +70,22 @@ func parseOptions() (options, error) {
 		return o, errors.New("--seats must be at least 1")
 	}
 	return o, nil
+}
+
+// tokenFromEnvironment reads the token from the pipe a tournament hands its
+// entries (ODDTRICK_TOKEN_FD: the token's bytes, no newline), else ODDTRICK_TOKEN.
+// The pipe is preferred: other processes of the user can read the environment.
+func tokenFromEnvironment() (string, error) {
+	if fd, err := strconv.Atoi(os.Getenv("ODDTRICK_TOKEN_FD")); err == nil {
+		pipe := os.NewFile(uintptr(fd), "ODDTRICK_TOKEN_FD")
+		defer pipe.Close()
+		token, err := io.ReadAll(pipe)
+		if err != nil {
+			return "", fmt.Errorf("cannot read the token from ODDTRICK_TOKEN_FD=%d: %w", fd, err)
+		}
+		return string(token), nil
+	}
+	return os.Getenv("ODDTRICK_TOKEN"), nil
 }
 
 func envOr(key, fallback string) string {
@@ -156,6 +184,16 @@ func beats(card, best *pb.Card, trumps pb.Suit) bool {
 // several seats of one match, it still logs the match once.
 var reported sync.Map
 
+// errEventsLost ends a stream whose event numbers skipped: resume at once.
+var errEventsLost = errors.New("events lost")
+
+// seedMatches checks a revealed seed against the commitment published when the
+// match started: the SHA-256 of its UTF-8 bytes, in lowercase hex.
+func seedMatches(seed, commitment string) bool {
+	sum := sha256.Sum256([]byte(seed))
+	return hex.EncodeToString(sum[:]) == commitment
+}
+
 // seat runs one session until the referee ends it with OK (returns nil), the
 // context is cancelled (SIGINT/SIGTERM), or it cannot go on.
 func seat(ctx context.Context, client pb.RefereeClient, o options) error {
@@ -168,6 +206,9 @@ func seat(ctx context.Context, client pb.RefereeClient, o options) error {
 		}
 		if welcomed {
 			failures = 0
+		}
+		if errors.Is(err, errEventsLost) {
+			continue // the stream is closed: resume now, the Resync has what was lost
 		}
 		switch status.Code(err) {
 		case codes.Unavailable, codes.Internal, codes.Unknown, codes.Canceled, codes.DeadlineExceeded:
@@ -197,6 +238,8 @@ func seat(ctx context.Context, client pb.RefereeClient, o options) error {
 // play runs one stream: Hello, then answers every request. It returns nil when
 // the referee ends the call with OK.
 func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken **string) (bool, error) {
+	ctx, closeStream := context.WithCancel(ctx)
+	defer closeStream()             // returning closes the stream (after a gap, say)
 	stream, err := client.Play(ctx) // no deadline: the call lasts as long as the session
 	if err != nil {
 		return false, err
@@ -212,7 +255,8 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 		return false, err
 	}
 	welcomed := false
-	matchID := ""
+	matchID, commitment := "", ""
+	var last uint64              // the last Event.sequence seen: the next must be one more
 	var open *pb.DecisionRequest // the request answered last, for a retry after a refusal
 	answer := func(r *pb.DecisionRequest, action *pb.Action) error {
 		open = r
@@ -232,12 +276,24 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 			welcomed = true
 			token := m.Welcome.GetResumeToken()
 			*resumeToken = &token
+			if !m.Welcome.GetResumed() {
+				last = 0 // a new session numbers its events from 1
+			}
 		case *pb.RefereeMessage_Update:
 			for _, event := range m.Update.GetEvents() { // events first, in order
+				if event.GetSequence() != last+1 {
+					log.Printf("%s: event %d came after %d: events were lost; resuming", o.name, event.GetSequence(), last)
+					return welcomed, errEventsLost
+				}
+				last = event.GetSequence()
 				if started := event.GetMatchStarted(); started != nil {
-					matchID = started.GetMatchId()
+					matchID, commitment = started.GetMatchId(), started.GetSeedCommitment()
 				}
 				if ended := event.GetMatchEnded(); ended != nil {
+					// An empty seed is withheld for now (one play of a duplicate pair).
+					if seed := ended.GetSeed(); seed != "" && !seedMatches(seed, commitment) {
+						log.Printf("%s: match %s: the revealed seed does not match its commitment", o.name, matchID)
+					}
 					if _, seen := reported.LoadOrStore(matchID, true); !seen {
 						total := ended.GetScore().GetTotal()
 						log.Printf("match %s over: NS %d EW %d", matchID, total.GetNorthSouth(), total.GetEastWest())
@@ -252,6 +308,8 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 		case *pb.RefereeMessage_Resync:
 			// A resumed session: the snapshot replaces what we knew.
 			matchID = m.Resync.GetMatch().GetMatchId()
+			commitment = m.Resync.GetMatch().GetSeedCommitment()
+			last = m.Resync.GetLastSequence()
 			if r := m.Resync.GetRequest(); r != nil {
 				err = answer(r, choose(r))
 			}

@@ -3,11 +3,14 @@
 //
 //   node bot.js --server HOST:PORT --name NAME --token TOKEN --seats N
 //
-// Any option left out is read from ODDTRICK_SERVER, ODDTRICK_NAME,
-// ODDTRICK_TOKEN and ODDTRICK_SEATS (how `oddtrick tournament` starts a
-// `cmd:` entry). The .proto files are loaded at run time: no code generation.
+// Any option left out is read from ODDTRICK_SERVER, ODDTRICK_NAME and
+// ODDTRICK_SEATS, the token from the pipe ODDTRICK_TOKEN_FD (else
+// ODDTRICK_TOKEN): how `oddtrick tournament` starts a `cmd:` entry. The .proto
+// files are loaded at run time: no code generation.
 'use strict';
 
+const { createHash } = require('node:crypto');
+const fs = require('node:fs');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -33,6 +36,25 @@ function log(text) {
 // ---------------------------------------------------------------------------
 // Command line
 
+// The token from the pipe a tournament hands its entries (ODDTRICK_TOKEN_FD: the
+// token's bytes, no newline), else ODDTRICK_TOKEN. The pipe is preferred: other
+// processes of the user can read the environment.
+function tokenFromEnvironment(env) {
+  const fd = Number(env.ODDTRICK_TOKEN_FD);
+  if (env.ODDTRICK_TOKEN_FD && Number.isInteger(fd)) {
+    const token = fs.readFileSync(fd, 'utf8');
+    fs.closeSync(fd);
+    return token;
+  }
+  return env.ODDTRICK_TOKEN;
+}
+
+// Whether a revealed seed is the one committed to when the match started: the
+// SHA-256 of its UTF-8 bytes, in lowercase hex.
+function seedMatches(seed, commitment) {
+  return createHash('sha256').update(seed, 'utf8').digest('hex') === commitment;
+}
+
 function parseOptions(argv, env) {
   const flags = {};
   for (let i = 0; i < argv.length; i++) {
@@ -53,7 +75,7 @@ function parseOptions(argv, env) {
   const options = {
     server: flags.server ?? env.ODDTRICK_SERVER,
     name: flags.name ?? env.ODDTRICK_NAME,
-    token: flags.token ?? env.ODDTRICK_TOKEN,
+    token: flags.token ?? tokenFromEnvironment(env),
     seats: flags.seats ?? env.ODDTRICK_SEATS ?? '1',
   };
   for (const key of ['server', 'name', 'token']) {
@@ -255,6 +277,7 @@ class Session {
   resetState() {
     this.lastSequence = 0n;
     this.matchId = null;
+    this.commitment = '';
     this.openRequest = null;
     this.retried = new Set(); // request ids answered again after a refusal
   }
@@ -325,15 +348,7 @@ class Session {
 
   onUpdate(update) {
     for (const event of update.events) {
-      const sequence = BigInt(event.sequence);
-      if (sequence === 1n && event.kind === 'match_started' && this.lastSequence > 0n) {
-        // referee.proto says numbering is per session and never reset between
-        // matches, but this referee starts again at 1 in each match. Accept
-        // that rather than resume (which would drop the seat for a moment).
-        if (!this.warnedRestart) log(`${this.label}: event numbering restarted with a new match`);
-        this.warnedRestart = true;
-        this.lastSequence = 0n;
-      }
+      const sequence = BigInt(event.sequence); // per session: 1, 2, 3... across matches
       if (sequence !== this.lastSequence + 1n) {
         log(`${this.label}: event ${sequence} after ${this.lastSequence}: events lost, resuming`);
         this.wantResume = true;
@@ -350,8 +365,14 @@ class Session {
     switch (event.kind) {
       case 'match_started':
         this.matchId = event.match_started.match_id;
+        this.commitment = event.match_started.seed_commitment;
         break;
       case 'match_ended': {
+        // An empty seed is withheld for now (one play of a duplicate pair).
+        const seed = event.match_ended.seed;
+        if (seed && !seedMatches(seed, this.commitment)) {
+          log(`${this.label}: match ${this.matchId}: the revealed seed does not match its commitment`);
+        }
         // Both seats of a partnership may be on this process: one line per match.
         if (!matchesOver.has(this.matchId)) {
           matchesOver.add(this.matchId);
@@ -369,6 +390,7 @@ class Session {
   onResync(resync) {
     this.lastSequence = BigInt(resync.last_sequence);
     this.matchId = resync.match ? resync.match.match_id : null;
+    this.commitment = resync.match ? resync.match.seed_commitment : '';
     this.openRequest = null;
     if (resync.request) this.answer(resync.request);
   }

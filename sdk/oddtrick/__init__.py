@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 from typing import TYPE_CHECKING
 
-from oddtrick._bot import Bot, BotView, FunctionBot
+from oddtrick._bot import Bot, BotView, Decision, FunctionBot
 from oddtrick._fake import FakeReferee
 from oddtrick._local import play_local
 from oddtrick.rules import (
@@ -60,6 +60,7 @@ __all__ = [
     "Call",
     "Card",
     "Contract",
+    "Decision",
     "Denomination",
     "FakeReferee",
     "FunctionBot",

@@ -42,7 +42,27 @@ class BotView(SeatView):
     request_id: int = 0
 
 
-Decision: TypeAlias = Action | Awaitable[Action]
+@dataclasses.dataclass(frozen=True, slots=True)
+class Decision:
+    """An action with the bot's note on it, for whoever reads the match log.
+
+    Return one from :meth:`Bot.choose_call` or :meth:`Bot.choose_card`
+    (``return Decision(card, "finesse")``, or just ``return card, "finesse"``)
+    to say why: the comment goes to the referee with the action, is written to
+    the match log beside it and shown in replays, and is never sent to any
+    seat. The referee keeps at most its ``max_comment_bytes`` (256 by
+    default) of UTF-8 and cuts the rest.
+    """
+
+    action: Action
+    comment: str = ""
+
+
+Choice: TypeAlias = Action | Decision | tuple[Action, str]
+"""What a decision method returns: an action, a :class:`Decision`, or ``(action, comment)``."""
+
+Answer: TypeAlias = Choice | Awaitable[Choice]
+"""A :data:`Choice`, or an awaitable of one (from an ``async`` method)."""
 
 
 class Bot:
@@ -57,12 +77,14 @@ class Bot:
     name: ClassVar[str] = "bot"
     version: ClassVar[str] = "0"
 
-    def choose_call(self, view: BotView) -> Decision:
-        """Contract Whist auction: return one of ``view.legal_actions`` (all Calls)."""
+    def choose_call(self, view: BotView) -> Answer:
+        """Contract Whist auction: return one of ``view.legal_actions`` (all Calls), alone or
+        with a comment for the match log: ``return call, "why"`` or a :class:`Decision`."""
         raise NotImplementedError(f"{type(self).__name__} does not implement choose_call")
 
-    def choose_card(self, view: BotView) -> Decision:
-        """Play: return one of ``view.legal_actions`` (all Cards)."""
+    def choose_card(self, view: BotView) -> Answer:
+        """Play: return one of ``view.legal_actions`` (all Cards), alone or with a comment
+        for the match log: ``return card, "finesse"`` or a :class:`Decision`."""
         raise NotImplementedError(f"{type(self).__name__} does not implement choose_card")
 
     def on_match_start(self, view: BotView) -> None:
@@ -93,14 +115,14 @@ class Bot:
 class FunctionBot(Bot):
     """Wraps a plain function ``f(view) -> action`` as a bot for both decisions."""
 
-    def __init__(self, function: Callable[[BotView], Decision], name: str = "") -> None:
+    def __init__(self, function: Callable[[BotView], Answer], name: str = "") -> None:
         self._function = function
         self.display_name = name or getattr(function, "__name__", "bot")
 
-    def choose_call(self, view: BotView) -> Decision:
+    def choose_call(self, view: BotView) -> Answer:
         return self._function(view)
 
-    def choose_card(self, view: BotView) -> Decision:
+    def choose_card(self, view: BotView) -> Answer:
         return self._function(view)
 
 
@@ -115,28 +137,45 @@ def make_bot(target: Any) -> Bot:
     raise TypeError(f"not a bot: {target!r} (expected a Bot subclass or a function of a view)")
 
 
-async def decide(bot: Bot, view: BotView) -> Action:
+def as_decision(choice: object) -> Decision:
+    """A :class:`Decision` from whatever a decision method returned; TypeError for anything else."""
+    if isinstance(choice, Decision):
+        return choice
+    if isinstance(choice, Card | Call):
+        return Decision(choice)
+    if isinstance(choice, tuple) and len(choice) == 2 and isinstance(choice[0], Card | Call):
+        comment = choice[1]
+        if not isinstance(comment, str):
+            raise TypeError(f"the comment of {choice!r} is a {type(comment).__name__}, not a str")
+        return Decision(choice[0], comment)
+    raise TypeError(
+        f"the bot returned {choice!r}: expected one of view.legal_actions, (action, comment) "
+        "or oddtrick.Decision(action, comment)"
+    )
+
+
+async def decide(bot: Bot, view: BotView) -> Decision:
     """Ask ``bot`` for the decision ``view`` needs, awaiting it if it is async."""
     first = view.legal_actions[0] if view.legal_actions else None
     choice = bot.choose_call(view) if isinstance(first, Call) else bot.choose_card(view)
     if inspect.isawaitable(choice):
         choice = await choice
-    return choice
+    return as_decision(choice)
 
 
-def decide_sync(bot: Bot, view: BotView) -> Action:
+def decide_sync(bot: Bot, view: BotView) -> Decision:
     """:func:`decide` for synchronous callers; an async decision is run to completion."""
     first = view.legal_actions[0] if view.legal_actions else None
     choice = bot.choose_call(view) if isinstance(first, Call) else bot.choose_card(view)
     if inspect.isawaitable(choice):
-        return _run_awaitable(choice)
-    return choice
+        return as_decision(_run_awaitable(choice))
+    return as_decision(choice)
 
 
-def _run_awaitable(awaitable: Awaitable[Action]) -> Action:
+def _run_awaitable(awaitable: Awaitable[Choice]) -> Choice:
     import asyncio
 
-    async def wait() -> Action:
+    async def wait() -> Choice:
         return await awaitable
 
     return asyncio.run(wait())

@@ -35,27 +35,39 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
             "as --seats, reconnecting when the connection drops, until Ctrl-C."
         ),
         epilog="example: oddtrick bot sample_bots/random_bot.py:RandomBot --server localhost:50051 "
-        "--name alice --token s3cret --seats 2",
+        "--name alice --token s3cret --seats 2. As a tournament or conformance `cmd:` entry, "
+        "`oddtrick bot FILE.py` alone is enough: the address, name, seats and token come from "
+        "ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS and ODDTRICK_TOKEN_FD (or ODDTRICK_TOKEN); "
+        "an option given on the command line wins over its variable.",
     )
     bot.add_argument(
         "bot", metavar="FILE.py:NAME", help="the bot: a Bot subclass or a function in a Python file"
     )
     bot.add_argument(
         "--server",
-        required=True,
+        default=None,
         type=_server,
         metavar="HOST:PORT",
-        help=f"the referee's address (port {DEFAULT_PORT} if none is given)",
+        help=f"the referee's address, port {DEFAULT_PORT} if none is given (default: $ODDTRICK_SERVER)",
     )
-    bot.add_argument("--name", required=True, help="the bot's name at the referee (what standings show)")
+    bot.add_argument(
+        "--name",
+        default=None,
+        help="the bot's name at the referee, what standings show (default: $ODDTRICK_NAME)",
+    )
     bot.add_argument(
         "--token",
         default=None,
-        help="the credential the referee gave this name (default: $ODDTRICK_TOKEN; on a shared "
-        "machine prefer the variable, since every user can read a command line)",
+        help="the credential the referee gave this name (default: read from the file descriptor "
+        "$ODDTRICK_TOKEN_FD, else $ODDTRICK_TOKEN; on a shared machine prefer these, since every "
+        "user can read a command line)",
     )
     bot.add_argument(
-        "--seats", type=_seat_count, default=1, metavar="N", help="seats to hold at once (default 1)"
+        "--seats",
+        type=_seat_count,
+        default=None,
+        metavar="N",
+        help="seats to hold at once (default: $ODDTRICK_SEATS, else 1)",
     )
     bot.add_argument("--version", dest="bot_version", default="0", help="the bot's version, shown in logs")
     bot.add_argument(
@@ -119,6 +131,11 @@ def _tls(args: argparse.Namespace) -> TlsOptions | None:
 def _run_bot(args: argparse.Namespace) -> int:
     from oddtrick._run import BotRefused, load_bot, run
 
+    try:
+        server, name, seats = _connection_from_environment(args)
+    except ValueError as error:
+        print(f"oddtrick bot: {error}", file=sys.stderr)
+        return 2
     token = args.token if args.token is not None else _token_from_environment()
     try:
         bot = load_bot(args.bot)
@@ -132,17 +149,17 @@ def _run_bot(args: argparse.Namespace) -> int:
     try:
         run(
             bot,
-            server=args.server,
-            name=args.name,
+            server=server,
+            name=name,
             token=token,
-            seats=args.seats,
+            seats=seats,
             version=args.bot_version,
             games=games,
             max_matches=args.max_matches,
             tls=tls,
         )
     except BotRefused as refused:
-        print(refusal_line(refused, args.server, args.name, token), file=sys.stderr)
+        print(refusal_line(refused, server, name, token), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -173,6 +190,27 @@ def _bot_logging(args: argparse.Namespace) -> None:
     bot_log.handlers[:] = [handler]
     bot_log.propagate = False
     bot_log.setLevel(logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO)
+
+
+def _connection_from_environment(args: argparse.Namespace) -> tuple[str, str, int]:
+    """Server, name and seats: each from its option, else from the variable every
+    tournament ``cmd:`` entry is given; ValueError (one line, what to do) when missing."""
+    server = args.server or os.environ.get("ODDTRICK_SERVER", "")
+    if not server:
+        raise ValueError("no referee address: pass --server HOST:PORT (or set ODDTRICK_SERVER)")
+    server = with_default_port(server)
+    name = args.name or os.environ.get("ODDTRICK_NAME", "")
+    if not name:
+        raise ValueError("no bot name: pass --name NAME (or set ODDTRICK_NAME)")
+    seats = args.seats
+    if seats is None:
+        text = os.environ.get("ODDTRICK_SEATS", "").strip() or "1"
+        if not text.isdigit():
+            raise ValueError(f"ODDTRICK_SEATS is {text!r}, not a number of seats: set it to 1 or more")
+        seats = int(text)
+    if seats < 1:
+        raise ValueError(f"--seats {seats}: a bot holds at least one seat; give 1 or more")
+    return server, name, seats
 
 
 def _token_from_environment() -> str:
@@ -261,6 +299,10 @@ def build_parser(with_referee: bool = True) -> argparse.ArgumentParser:
     parser = Parser(
         prog="oddtrick",
         description="Bots play classic Whist and Contract Whist over gRPC; oddtrick referees.",
+        epilog="first steps: `oddtrick demo` plays the sample bots; `oddtrick play` seats you at the "
+        "terminal; `oddtrick bot my_bot.py --server HOST:PORT --name NAME` plays your bot; "
+        '`oddtrick conformance --bot-command "oddtrick bot my_bot.py"` checks a bot in any language '
+        "before it joins a ladder. `oddtrick COMMAND --help` says more. The rules: docs/rules.md.",
     )
     parser.add_argument("--version", action="version", version=f"oddtrick {__version__}")
     # Parsers of the subcommands are Parsers too (argparse makes them of the parent's class).

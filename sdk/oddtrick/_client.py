@@ -15,12 +15,14 @@ import dataclasses
 import logging
 import random
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 
 from oddtrick._bot import Bot, decide
 from oddtrick._codec import (
     MalformedMessage,
+    action_from_wire,
     action_to_wire,
     config_from_wire,
     game_kind_to_wire,
@@ -29,7 +31,7 @@ from oddtrick._codec import (
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions, aio_channel
 from oddtrick.rules import GameKind
-from oddtrick.v1 import referee_pb2, referee_pb2_grpc
+from oddtrick.v1 import cards_pb2, referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger("oddtrick.bot")
 
@@ -76,6 +78,10 @@ class ClientOptions:
     """Connect over TLS (None: plaintext, for a referee on your own machine or network)."""
 
 
+class _EventsLost(Exception):
+    """Event.sequence skipped a number: events were lost on the way."""
+
+
 class _Writer:
     """Sends on a call, quietly doing nothing once the call has ended."""
 
@@ -105,6 +111,14 @@ class _Seat:
         self.connected = False
         self.welcomed = False
         """A Welcome came on the current stream (so a failure now is a new one)."""
+        self.open_request: referee_pb2.DecisionRequest | None = None
+        """The latest request answered, so that a refusal of it can be answered again."""
+        self.sent: cards_pb2.Action | None = None
+        """The action last sent for :attr:`open_request`."""
+        self.max_comment_bytes = 256
+        self.sequence = 0
+        """The session's last Event.sequence: the next must be one more (a gap: resume)."""
+        """From the Welcome's SessionLimits: the longest comment the referee keeps."""
 
     async def run(self, channel: grpc.aio.Channel) -> None:
         stub = referee_pb2_grpc.RefereeStub(channel)
@@ -174,6 +188,15 @@ class _Seat:
         call = stub.Play()
         outbox = _Writer(call)
         await outbox.send(referee_pb2.BotMessage(hello=hello))
+        try:
+            return await self._stream(call, outbox)
+        except _EventsLost as lost:
+            # As the protocol advises: close this stream and resume; the Resync has it all.
+            log.warning("seat %d: %s; resuming the session", self.index, lost)
+            call.cancel()
+            return False
+
+    async def _stream(self, call: grpc.aio.StreamStreamCall, outbox: _Writer) -> bool:
         while True:
             message = await call.read()
             if message is grpc.aio.EOF:
@@ -188,7 +211,11 @@ class _Seat:
             kind = message.WhichOneof("kind")
             if kind == "welcome":
                 self.welcomed = True
+                if not message.welcome.resumed:
+                    self.sequence = 0
                 self.resume_token = message.welcome.resume_token
+                if message.welcome.limits.max_comment_bytes:
+                    self.max_comment_bytes = message.welcome.limits.max_comment_bytes
                 if message.welcome.resumed:
                     log.info("seat %d: resumed its session after a dropped connection", self.index)
                 else:
@@ -206,23 +233,20 @@ class _Seat:
                 if done:
                     await outbox.send(referee_pb2.BotMessage(leave=referee_pb2.Leave()))
             elif kind == "refusal":
-                refusal = message.refusal
-                log.warning(
-                    "seat %d: %s refused: %s",
-                    self.index,
-                    referee_pb2.RefusalReason.Name(refusal.reason),
-                    refusal.message,
-                )
+                await self._refused(message.refusal, outbox)
             elif kind == "resync":
                 resync = message.resync
                 # The snapshot replaces what the seat knew; without a match it is between matches.
                 if resync.HasField("match"):
-                    self.state.start_match(resync.match)
+                    try:
+                        self.state.start_match(resync.match)
+                    except MalformedMessage as error:
+                        log.warning("seat %d: cannot read the resync's match: %s", self.index, error)
                     self.seated = True
                 if resync.HasField("hand"):
                     self.state.hand = referee_pb2.HandState()
                     self.state.hand.CopyFrom(resync.hand)
-                self.state.last_sequence = resync.last_sequence
+                self.state.last_sequence = self.sequence = resync.last_sequence
                 if resync.HasField("request"):
                     await self._answer(resync.request, outbox)
         self.seated = False
@@ -233,6 +257,9 @@ class _Seat:
         # event by event is only needed for hooks, which see the state after each event.
         has_request = update.HasField("request")
         for event in update.events:
+            if event.sequence != self.sequence + 1:
+                raise _EventsLost(f"event {event.sequence} came after event {self.sequence}")
+            self.sequence = event.sequence
             kind = event.WhichOneof("kind")
             if kind == "match_started":
                 self.seated = True
@@ -240,14 +267,24 @@ class _Seat:
                     self.bot = self.make()
                     self.listens = listens(self.bot)
                 started = event.match_started
-                log.info(
-                    "seat %d: seated at match %s as %s (%s)",
-                    self.index,
-                    started.match_id,
-                    seat_from_wire(started.seat).name.title(),
-                    config_from_wire(started.config).describe(),
+                with contextlib.suppress(MalformedMessage):  # said below, once, if it matters
+                    log.info(
+                        "seat %d: seated at match %s as %s (%s)",
+                        self.index,
+                        started.match_id,
+                        seat_from_wire(started.seat).name.title(),
+                        config_from_wire(started.config).describe(),
+                    )
+            try:
+                self.state.apply([event], track_hand=self.listens or not has_request)
+            except MalformedMessage as error:
+                # A value from a later version (or a bug): the event is skipped, never fatal;
+                # the next request carries the whole hand anyway.
+                self.state.last_sequence = event.sequence
+                log.warning(
+                    "seat %d: skipped an event this SDK cannot read (%s): %s", self.index, kind, error
                 )
-            self.state.apply([event], track_hand=self.listens or not has_request)
+                continue
             if self.listens:
                 dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
@@ -263,14 +300,22 @@ class _Seat:
         request: referee_pb2.DecisionRequest,
         outbox: _Writer,
     ) -> None:
+        self.open_request = request
+        self.sent = None
         try:
             view = self.state.view(request)
         except MalformedMessage:
-            log.exception("seat %d: cannot read the request", self.index)
+            # Still answer: a request always lists its legal actions, and the first is accepted.
+            log.exception(
+                "seat %d: cannot read the request; answering with its first legal action", self.index
+            )
+            await self._send(outbox, request.request_id, request.legal_actions[0])
             return
         error_text = None
+        comment = ""
         try:
-            action = await decide(self.bot, view)
+            decision = await decide(self.bot, view)
+            action, comment = decision.action, decision.comment
         except Exception as error:
             # The game goes on with the first legal action, and the referee is told, so
             # the crash counts as a fault of its own kind in the log and the standings.
@@ -279,10 +324,73 @@ class _Seat:
             )
             action = view.legal_actions[0]
             error_text = bot_error_text(error)
-        decision = referee_pb2.Decision(request_id=request.request_id, action=action_to_wire(action))
+        try:
+            wire = action_to_wire(action)
+        except Exception as error:
+            log.exception(
+                "seat %d: the bot chose %r, which is not an action; playing the first legal one",
+                self.index,
+                action,
+            )
+            wire = request.legal_actions[0]
+            error_text = bot_error_text(error)
+        await self._send(outbox, request.request_id, wire, comment, error_text)
+
+    async def _send(
+        self,
+        outbox: _Writer,
+        request_id: int,
+        action: cards_pb2.Action,
+        comment: str = "",
+        error_text: str | None = None,
+    ) -> None:
+        decision = referee_pb2.Decision(request_id=request_id, action=action)
+        if comment:
+            # The referee keeps at most max_comment_bytes: send no more than it keeps.
+            decision.comment = cut_utf8(comment, self.max_comment_bytes)
         if error_text is not None:
             decision.bot_error = error_text
+        self.sent = action
         await outbox.send(referee_pb2.BotMessage(decision=decision))
+
+    async def _refused(self, refusal: referee_pb2.Refusal, outbox: _Writer) -> None:
+        """Answer a refused request again at once, so that a refusal never costs the deadline.
+
+        A reason this SDK does not know is taken as REFUSAL_REASON_NOT_LEGAL, as the
+        protocol says. The second answer is the refused action again when the request
+        lists it (re-sending is allowed, and a refusal of a listed action is not the
+        bot's doing), else the request's first legal action: asking the bot again would
+        most often bring back the same illegal action and spend the time left on it.
+        """
+        reason = _enum_name(referee_pb2.RefusalReason, refusal.reason, "REFUSAL_REASON_")
+        request = self.open_request
+        if refusal.reason == referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST:
+            log.warning(
+                "seat %d: the referee knows no request %d: %s",
+                self.index,
+                refusal.request_id,
+                refusal.message,
+            )
+            return
+        if request is None or refusal.request_id != request.request_id:
+            log.debug(
+                "seat %d: a refusal of request %d, not the open one; ignored", self.index, refusal.request_id
+            )
+            return
+        if not refusal.attempts_left:
+            log.warning(
+                "seat %d: request %d refused (%s: %s) with no attempt left; the referee plays for the seat",
+                self.index, refusal.request_id, reason, refusal.message,
+            )  # fmt: skip
+            return
+        refused = self.sent
+        legal = list(request.legal_actions)
+        retry = refused if refused is not None and refused in legal else legal[0]
+        log.warning(
+            "seat %d: the referee refused the answer to request %d (%s: %s); answered again with %s",
+            self.index, refusal.request_id, reason, refusal.message, _action_text(retry),
+        )  # fmt: skip
+        await self._send(outbox, request.request_id, retry)
 
 
 def _match_line(state: SeatState) -> str:
@@ -310,7 +418,28 @@ def _match_line(state: SeatState) -> str:
 def bot_error_text(error: BaseException, limit: int = 256) -> str:
     """``Type: message`` of a bot's exception, at most ``limit`` bytes of UTF-8."""
     text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return cut_utf8(text, limit)
+
+
+def cut_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, at a character boundary."""
     return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+
+
+def _enum_name(enum: Any, value: int, prefix: str) -> str:
+    """``NOT_LEGAL`` for a value this SDK knows, ``value 77`` for one a later version added."""
+    try:
+        name: str = enum.Name(value)
+    except ValueError:
+        return f"unknown value {value}"
+    return name.removeprefix(prefix)
+
+
+def _action_text(action: cards_pb2.Action) -> str:
+    try:
+        return str(action_from_wire(action))
+    except MalformedMessage:
+        return "an action this SDK cannot read"
 
 
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oddtrick._bot import Bot, BotView, decide_sync, make_bot
+from oddtrick._bot import Bot, BotView, Decision, decide_sync, make_bot
 from oddtrick._codec_text import parse_action
 from oddtrick._local import bot_view
 from oddtrick.rules import Action, GameConfig, GameState, Phase, Seat
@@ -84,11 +84,15 @@ class FakeReferee:
 
     def ask(self) -> Action:
         """The bot's decision now (it must be its turn); not applied."""
+        return self.ask_decision().action
+
+    def ask_decision(self) -> Decision:
+        """The bot's decision now with its comment (``""`` when it gave none); not applied."""
         self.play_until_bot_turn()
         view = self.view()
-        action = decide_sync(self.bot, view)
-        self.decisions.append((view, action))
-        return action
+        decision = decide_sync(self.bot, view)
+        self.decisions.append((view, decision.action))
+        return decision
 
     def step(self) -> Action:
         """Ask the bot and apply its decision; raises IllegalAction if it is illegal."""

@@ -115,7 +115,7 @@ def play_local(
             continue
         to_act = state.to_act
         assert to_act is not None
-        action = decide_sync(players_bots[to_act], bot_view(state, to_act, names))
+        action = decide_sync(players_bots[to_act], bot_view(state, to_act, names)).action
         state.apply(action, to_act)
 
 

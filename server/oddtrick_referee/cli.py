@@ -22,8 +22,8 @@ log = logging.getLogger("oddtrick.referee")
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
-    """Every RULES.md option, shared by the commands that start matches."""
-    group = parser.add_argument_group("game (RULES.md options)")
+    """Every option of the rules (docs/rules.md), shared by the commands that start matches."""
+    group = parser.add_argument_group("game (the options of docs/rules.md)")
     group.add_argument("--game", choices=[g.value for g in GameKind], default=None, help="default: contract")
     group.add_argument(
         "--trumps",

@@ -1,18 +1,24 @@
 //! rustbot: a starter oddtrick bot in Rust (tonic). Copy it and change `choose`.
 //!
 //! It plays Classic Whist and Contract Whist with a simple legal strategy,
-//! opens one Referee.Play stream per seat, resumes a dropped stream with its
-//! resume token, logs one line per match and stops cleanly on SIGINT/SIGTERM.
+//! opens one Referee.Play stream per seat, resumes a dropped stream (or one
+//! whose event numbers skip) with its resume token, checks each match's
+//! revealed seed against its commitment, logs one line per match and stops
+//! cleanly on SIGINT/SIGTERM.
 //!
 //!     rustbot [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]
 //!
-//! Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN and
-//! ODDTRICK_SEATS: how `oddtrick tournament --bot NAME=cmd:...` starts a bot.
+//! Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS and
+//! the token from the pipe ODDTRICK_TOKEN_FD (else ODDTRICK_TOKEN): how
+//! `oddtrick tournament --bot NAME=cmd:...` starts a bot.
 
 use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::os::fd::FromRawFd;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::{Channel, Endpoint};
@@ -42,13 +48,20 @@ fn parse_options() -> Result<Options, String> {
         }
     }
     let mut args = std::env::args().skip(1);
+    let mut given_token = false;
     while let Some(arg) = args.next() {
         let key = arg.strip_prefix("--").ok_or(format!("unexpected argument {arg}"))?;
         if !["server", "name", "token", "seats"].contains(&key) {
             return Err(format!("unknown option --{key}"));
         }
         let value = args.next().ok_or(format!("--{key} needs a value"))?;
+        given_token |= key == "token";
         values.insert(key.to_string(), value);
+    }
+    if !given_token {
+        if let Some(token) = token_from_pipe()? {
+            values.insert("token".to_string(), token);
+        }
     }
     let get = |key: &str| values.get(key).cloned().ok_or(format!("give --{key} (or ODDTRICK_{})", key.to_uppercase()));
     let seats: usize = values.get("seats").map_or(Ok(1), |s| s.parse()).map_err(|_| "--seats must be a number")?;
@@ -56,6 +69,28 @@ fn parse_options() -> Result<Options, String> {
         return Err("--seats must be at least 1".into());
     }
     Ok(Options { server: get("server")?, name: get("name")?, token: get("token")?, seats })
+}
+
+/// The token from the pipe a tournament hands its entries (ODDTRICK_TOKEN_FD: the
+/// token's bytes, no newline), read to its end and closed. Preferred to
+/// ODDTRICK_TOKEN: other processes of the user can read the environment.
+fn token_from_pipe() -> Result<Option<String>, String> {
+    let Some(fd) = std::env::var("ODDTRICK_TOKEN_FD").ok().and_then(|fd| fd.parse::<i32>().ok()) else {
+        return Ok(None);
+    };
+    // SAFETY: the launcher opened this descriptor for this process, and nothing
+    // else here uses it; the File owns it from now on and closes it.
+    let mut pipe = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut token = String::new();
+    pipe.read_to_string(&mut token).map_err(|e| format!("cannot read the token from ODDTRICK_TOKEN_FD={fd}: {e}"))?;
+    Ok(Some(token))
+}
+
+/// Whether a revealed seed is the one committed to when the match started: the
+/// SHA-256 of its UTF-8 bytes, in lowercase hex.
+fn seed_matches(seed: &str, commitment: &str) -> bool {
+    let digest = Sha256::digest(seed.as_bytes());
+    digest.iter().map(|byte| format!("{byte:02x}")).collect::<String>() == commitment
 }
 
 // ---------------------------------------------------------------------------
@@ -126,14 +161,18 @@ type Reported = Arc<Mutex<HashSet<String>>>;
 /// Runs one session until the referee ends it with OK.
 async fn seat(channel: Channel, o: Options, reported: Reported) -> Result<(), Status> {
     let mut resume_token: Option<String> = None;
+    let mut last = 0u64; // the session's last Event.sequence: the next must be one more
     let mut failures = 0u32;
     loop {
-        let (welcomed, result) = play(channel.clone(), &o, &mut resume_token, &reported).await;
+        let (welcomed, result) = play(channel.clone(), &o, &mut resume_token, &mut last, &reported).await;
         let Err(status) = result else { return Ok(()) };
         if welcomed {
             failures = 0;
         }
         match status.code() {
+            // Events were lost (their numbers skipped): the stream is closed; resume
+            // now, the Resync has what was missed.
+            Code::DataLoss => continue,
             // The seat is kept for its grace period: reconnect with the token.
             Code::Unavailable | Code::Internal | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded => {}
             Code::NotFound => resume_token = None, // grace over: start a new session
@@ -152,7 +191,13 @@ async fn seat(channel: Channel, o: Options, reported: Reported) -> Result<(), St
 
 /// One stream: Hello, then an answer to every request. Ok when the referee
 /// ends the call with OK. Also says whether a Welcome came.
-async fn play(channel: Channel, o: &Options, resume_token: &mut Option<String>, reported: &Reported) -> (bool, Result<(), Status>) {
+async fn play(
+    channel: Channel,
+    o: &Options,
+    resume_token: &mut Option<String>,
+    last: &mut u64,
+    reported: &Reported,
+) -> (bool, Result<(), Status>) {
     let (tx, rx) = mpsc::channel(16);
     let send = |kind| {
         let tx = tx.clone();
@@ -178,7 +223,7 @@ async fn play(channel: Channel, o: &Options, resume_token: &mut Option<String>, 
     let answer = |r: &DecisionRequest, action: Action| {
         send(bot_message::Kind::Decision(pb::Decision { request_id: r.request_id, action: Some(action), ..Default::default() }))
     };
-    let (mut welcomed, mut match_id) = (false, String::new());
+    let (mut welcomed, mut match_id, mut commitment) = (false, String::new(), String::new());
     let mut open: Option<DecisionRequest> = None; // the request answered last, for a retry
     loop {
         let message = match stream.message().await {
@@ -190,12 +235,28 @@ async fn play(channel: Channel, o: &Options, resume_token: &mut Option<String>, 
             Some(referee_message::Kind::Welcome(w)) => {
                 welcomed = true;
                 *resume_token = Some(w.resume_token);
+                if !w.resumed {
+                    *last = 0; // a new session numbers its events from 1
+                }
             }
             Some(referee_message::Kind::Update(update)) => {
                 for event in update.events { // events first, in order
+                    if event.sequence != *last + 1 {
+                        eprintln!("{}: event {} came after {}: events were lost; resuming", o.name, event.sequence, last);
+                        // Returning drops the stream, which closes the call.
+                        return (welcomed, Err(Status::new(Code::DataLoss, "events lost")));
+                    }
+                    *last = event.sequence;
                     match event.kind {
-                        Some(pb::event::Kind::MatchStarted(started)) => match_id = started.match_id,
+                        Some(pb::event::Kind::MatchStarted(started)) => {
+                            match_id = started.match_id;
+                            commitment = started.seed_commitment;
+                        }
                         Some(pb::event::Kind::MatchEnded(ended)) => {
+                            // An empty seed is withheld for now (one play of a duplicate pair).
+                            if !ended.seed.is_empty() && !seed_matches(&ended.seed, &commitment) {
+                                eprintln!("{}: match {match_id}: the revealed seed does not match its commitment", o.name);
+                            }
                             if reported.lock().unwrap().insert(match_id.clone()) {
                                 let total = ended.score.and_then(|s| s.total).unwrap_or_default();
                                 eprintln!("match {match_id} over: NS {} EW {}", total.north_south, total.east_west);
@@ -213,7 +274,8 @@ async fn play(channel: Channel, o: &Options, resume_token: &mut Option<String>, 
             }
             Some(referee_message::Kind::Resync(resync)) => {
                 // A resumed session: the snapshot replaces what we knew.
-                match_id = resync.r#match.map(|m| m.match_id).unwrap_or_default();
+                (match_id, commitment) = resync.r#match.map(|m| (m.match_id, m.seed_commitment)).unwrap_or_default();
+                *last = resync.last_sequence;
                 if let Some(r) = resync.request {
                     answer(&r, choose(&r)).await;
                     open = Some(r);

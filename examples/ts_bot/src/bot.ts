@@ -1,14 +1,19 @@
 // A starter oddtrick bot in TypeScript: copy it and change choose().
 //
 // It plays Classic Whist and Contract Whist with a simple legal strategy,
-// opens one Referee.Play stream per seat, resumes a dropped stream with its
-// resume token, logs one line per match and stops cleanly on SIGINT/SIGTERM.
+// opens one Referee.Play stream per seat, resumes a dropped stream (or one
+// whose event numbers skip) with its resume token, checks each match's revealed
+// seed against its commitment, logs one line per match and stops cleanly on
+// SIGINT/SIGTERM.
 //
 //   node dist/bot.js [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]
 //
-// Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN and
-// ODDTRICK_SEATS: how `oddtrick tournament --bot NAME=cmd:...` starts a bot.
+// Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS and
+// the token from the pipe ODDTRICK_TOKEN_FD (else ODDTRICK_TOKEN): how
+// `oddtrick tournament --bot NAME=cmd:...` starts a bot.
 // The types in src/gen are generated from ../../proto (`npm run generate`).
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -46,13 +51,32 @@ function parseOptions(): Options {
   const env = process.env;
   const server = values.server ?? env.ODDTRICK_SERVER;
   const name = values.name ?? env.ODDTRICK_NAME;
-  const token = values.token ?? env.ODDTRICK_TOKEN;
+  const token = values.token ?? tokenFromEnvironment();
   const seats = Number(values.seats ?? env.ODDTRICK_SEATS ?? '1');
   if (!server || !name || !token) {
     throw new Error('give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN)');
   }
   if (!Number.isInteger(seats) || seats < 1) throw new Error('--seats must be a positive integer');
   return { server, name, token, seats };
+}
+
+// The token from the pipe a tournament hands its entries (ODDTRICK_TOKEN_FD: the
+// token's bytes, no newline), else ODDTRICK_TOKEN. The pipe is preferred: other
+// processes of the user can read the environment.
+function tokenFromEnvironment(): string | undefined {
+  const fd = Number(process.env.ODDTRICK_TOKEN_FD ?? '');
+  if (process.env.ODDTRICK_TOKEN_FD && Number.isInteger(fd)) {
+    const token = fs.readFileSync(fd, 'utf8');
+    fs.closeSync(fd);
+    return token;
+  }
+  return process.env.ODDTRICK_TOKEN;
+}
+
+// Whether a revealed seed is the one committed to when the match started: the
+// SHA-256 of its UTF-8 bytes, in lowercase hex.
+function seedMatches(seed: string, commitment: string): boolean {
+  return createHash('sha256').update(seed, 'utf8').digest('hex') === commitment;
 }
 
 // ---------------------------------------------------------------------------
@@ -111,6 +135,8 @@ class Seat {
   private failures = 0;
   private call: grpc.ClientDuplexStream<BotMessage, RefereeMessage> | null = null;
   private stopped = false;
+  private lastSequence = 0n; // the last Event.sequence seen: the next must be one more
+  private resuming = false; // this side closed the stream after a gap: resume at once
 
   constructor(
     private readonly client: RefereeClient,
@@ -123,22 +149,42 @@ class Seat {
     const call = this.client.Play(); // no deadline: the call lasts as long as the session
     this.call = call;
     let matchId = '';
+    let commitment = '';
+    let closed = false; // closed here (a gap): whatever still arrives is not read
     let open: DecisionRequest | null = null; // the request answered last, for a retry
     const answer = (request: DecisionRequest, action: Action) => {
       open = request;
       call.write({ decision: { request_id: request.request_id, action: wire(action) } });
     };
     call.on('data', (message: RefereeMessage) => {
+      if (closed) return;
       switch (message.kind) {
         case 'welcome':
           this.failures = 0;
           this.resumeToken = message.welcome!.resume_token;
+          if (!message.welcome!.resumed) this.lastSequence = 0n; // a new session counts from 1
           break;
         case 'update':
           for (const event of message.update!.events) {
             // Events first, in order. Others (and kinds added later) need no
             // tracking: every request carries the whole hand.
-            if (event.match_started) matchId = event.match_started.match_id;
+            const sequence = BigInt(event.sequence);
+            if (sequence !== this.lastSequence + 1n) {
+              log(`${this.options.name}: event ${sequence} came after ${this.lastSequence}: events were lost; resuming`);
+              closed = this.resuming = true;
+              call.cancel();
+              return;
+            }
+            this.lastSequence = sequence;
+            if (event.match_started) {
+              matchId = event.match_started.match_id;
+              commitment = event.match_started.seed_commitment;
+            }
+            // An empty seed is withheld for now (one play of a duplicate pair).
+            const seed = event.match_ended?.seed;
+            if (seed && !seedMatches(seed, commitment)) {
+              log(`${this.options.name}: match ${matchId}: the revealed seed does not match its commitment`);
+            }
             if (event.match_ended && !reported.has(matchId)) {
               reported.add(matchId);
               const total = event.match_ended.score?.total;
@@ -149,6 +195,8 @@ class Seat {
           break;
         case 'resync': // a resumed session: the snapshot replaces what we knew
           matchId = message.resync!.match?.match_id ?? '';
+          commitment = message.resync!.match?.seed_commitment ?? '';
+          this.lastSequence = BigInt(message.resync!.last_sequence);
           if (message.resync!.request) answer(message.resync!.request, choose(message.resync!.request));
           break;
         case 'refusal': {
@@ -188,6 +236,10 @@ class Seat {
   private ended(status: grpc.StatusObject): void {
     this.call = null;
     if (this.stopped) return;
+    if (this.resuming) {
+      this.resuming = false;
+      return this.start(); // after a gap: the Resync has what was lost
+    }
     if (status.code === grpc.status.OK) return this.done(true);
     if (status.code === grpc.status.NOT_FOUND) this.resumeToken = undefined; // grace over: new session
     const retry = RETRY.has(status.code) || status.code === grpc.status.NOT_FOUND || status.code === grpc.status.RESOURCE_EXHAUSTED;

@@ -17,14 +17,13 @@ from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import game_pb2, referee_pb2
 from oddtrick_referee.conformance.proxy import Entry, ProbingProxy
 from oddtrick_referee.conformance.report import Check
-from oddtrick_referee.conformance.scenarios import GRACE_S, SHORT_DEADLINE_S, Scenario
+from oddtrick_referee.conformance.scenarios import GRACE_S, PROBED_LATE, SCENARIOS, SHORT_DEADLINE_S, Scenario
 from oddtrick_referee.play.table import Fault
 from oddtrick_referee.referee import MatchRecord
 
 PROTOCOL = "oddtrick.v1"
 CANDIDATE_SEATS = (Seat.NORTH, Seat.SOUTH)
-_PROBED_LATE = ("resume", "forward-compatibility")
-"""Scenarios judged by their own checks: what a bot does there does not count against the others."""
+_PROBED_LATE = PROBED_LATE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +43,10 @@ class Run:
     proxy: ProbingProxy
     started_here: bool
     exit_code: int | None
+    address: str = ""
+    """Where the bot was to connect (ODDTRICK_SERVER, when started here)."""
+    died_in: tuple[str, ...] = ()
+    """The scenarios in which the bot's process exited (it was started again after each)."""
 
 
 def _short(message: Message) -> str:
@@ -62,21 +65,28 @@ def _requests_in(message: referee_pb2.RefereeMessage) -> referee_pb2.DecisionReq
 
 @dataclasses.dataclass
 class _Answer:
-    """A Decision from the bot, with the request it should be answering."""
+    """A Decision from the bot, with the request it answers."""
 
     entry: Entry
     decision: referee_pb2.Decision
     request: referee_pb2.DecisionRequest | None
-    """The latest request delivered on that connection before the decision."""
+    """The request the decision names, if that connection was sent it; else the latest
+    request delivered on that connection (None: there was none)."""
     request_at: float
+    """When that request was delivered."""
     refused_since: bool
     """A refusal of that request came after the bot's previous answer to it."""
     answered_before: bool
+    late: bool = False
+    """A newer request had been delivered on the connection before this answer came."""
+    known_id: bool = True
+    """The id is one the connection was sent."""
 
 
 def _answers(entries: list[Entry]) -> list[_Answer]:
-    """Every Decision the bot sent, paired with the request it should answer."""
+    """Every Decision the bot sent, paired with the request it answers."""
     latest: dict[int, tuple[referee_pb2.DecisionRequest, float]] = {}
+    sent: dict[int, dict[int, tuple[referee_pb2.DecisionRequest, float]]] = {}
     answered: dict[int, set[int]] = {}
     refused: dict[int, set[int]] = {}
     out: list[_Answer] = []
@@ -88,16 +98,31 @@ def _answers(entries: list[Entry]) -> list[_Answer]:
             request = _requests_in(message)
             if request is not None:
                 latest[entry.connection] = (request, entry.at)
+                sent.setdefault(entry.connection, {})[request.request_id] = (request, entry.at)
             if message.WhichOneof("kind") == "refusal":
                 refused.setdefault(entry.connection, set()).add(message.refusal.request_id)
             continue
         if message.WhichOneof("kind") != "decision":
             continue
         decision = message.decision
-        request, at = latest.get(entry.connection, (None, 0.0))
+        named = sent.get(entry.connection, {}).get(decision.request_id)
+        newest = latest.get(entry.connection)
+        request, at = named or newest or (None, 0.0)
+        late = named is not None and newest is not None and newest[0].request_id != decision.request_id
         done = answered.setdefault(entry.connection, set())
         was_refused = decision.request_id in refused.get(entry.connection, set())
-        out.append(_Answer(entry, decision, request, at, was_refused, decision.request_id in done))
+        out.append(
+            _Answer(
+                entry,
+                decision,
+                request,
+                at,
+                was_refused,
+                decision.request_id in done,
+                late,
+                named is not None,
+            )
+        )
         done.add(decision.request_id)
         refused.get(entry.connection, set()).discard(decision.request_id)
     return out
@@ -230,25 +255,22 @@ class _Judge:
         )
 
     def request_ids(self) -> Check:
-        wrong = [
-            a
-            for a in self.answers
-            if a.request is None
-            or a.decision.request_id != a.request.request_id
-            or (a.answered_before and not a.refused_since)
-        ]
+        # A late answer (to a request that was already settled) names a real request: it is
+        # judged by the deadline, not here.
+        wrong = [a for a in self.answers if not a.known_id or (a.answered_before and not a.refused_since)]
         actual = f"{len(self.answers)} answers, each to the request it answered"
         if wrong:
             first = wrong[0]
-            open_id = first.request.request_id if first.request is not None else "none"
             why = (
                 "answered again without a refusal"
-                if first.request is not None and (first.decision.request_id == first.request.request_id)
-                else f"the open request was {open_id}"
+                if first.known_id
+                else "an id this stream was never sent"
+                + (f"; the open request was {first.request.request_id}" if first.request is not None else "")
             )
             actual = (
-                f"{len(wrong)} of {len(self.answers)} answers carried another id; first: request_id "
-                f"{first.decision.request_id} ({why}) in {first.entry.scenario}"
+                f"{len(wrong)} of {len(self.answers)} answers carried a wrong id; first: request_id "
+                f"{first.decision.request_id} ({why}) in {first.entry.scenario}: copy the request_id of "
+                "the request being answered, and answer each once unless it is refused"
             )
         return Check(
             "request-id",
@@ -262,12 +284,14 @@ class _Judge:
         illegal = [
             a
             for a in self.answers
-            if a.request is not None and a.decision.action not in a.request.legal_actions
+            if a.request is not None and a.known_id and a.decision.action not in a.request.legal_actions
         ]
         actual = f"{len(self.answers)} answers, all among legal_actions"
         if illegal:
             actual = (
-                f"{len(illegal)} answers were not among legal_actions; first: {_short(illegal[0].decision)}"
+                f"{len(illegal)} answers were not among their request's legal_actions; first: "
+                f"{_short(illegal[0].decision)} in {illegal[0].entry.scenario}: answer with one of them, "
+                "compared by value"
             )
         return Check(
             "legal-action",
@@ -316,7 +340,7 @@ class _Judge:
 
     def unknown_refusal_reason(self) -> Check:
         return self._retry(
-            "forward-compatibility",
+            "unknown-refusal-reason",
             "unknown-refusal-reason",
             "Treats a refusal reason it does not know as NOT_LEGAL and answers again",
             "a reason value no version defines",
@@ -360,22 +384,35 @@ class _Judge:
     def deadline(self) -> Check:
         outcome = self.outcomes.get("classic-rotation")
         limit = round(SHORT_DEADLINE_S * 1000)
-        delays = [
-            round((a.entry.at - a.request_at) * 1000)
+        timed = [
+            (round((a.entry.at - a.request_at) * 1000), a)
             for a in self.answers
-            if a.entry.scenario == "classic-rotation" and a.request is not None and not a.answered_before
-        ]
+            if a.entry.scenario == "classic-rotation" and a.request is not None and a.known_id
+            and not a.answered_before
+        ]  # fmt: skip
+        delays = [delay for delay, _ in timed]
+        late = [(delay, a) for delay, a in timed if a.request is not None and delay > a.request.time_left_ms]
         timeouts = 0
         if outcome is not None and outcome.record is not None:
             timeouts = sum(outcome.record.seats[s].faults.get(Fault.TIMEOUT, 0) for s in CANDIDATE_SEATS)
-        ok = outcome is not None and outcome.record is not None and not timeouts and bool(delays)
-        actual = (
-            f"{len(delays)} answers, the slowest in {max(delays)} ms, "
-            f"median {sorted(delays)[len(delays) // 2]} ms; "
-            f"{timeouts} timeout(s)"
-            if delays
-            else "no answer: " + self._why_not("classic-rotation")
-        )
+        played = outcome is not None and outcome.record is not None
+        ok = played and not timeouts and not late and bool(delays)
+        if delays:
+            actual = (
+                f"{len(delays)} answers, the slowest in {max(delays)} ms, "
+                f"median {sorted(delays)[len(delays) // 2]} ms"
+            )
+            if late:
+                actual += (
+                    f"; {len(late)} came after their time_left_ms (the referee had played for the seat): "
+                    "answer sooner, measuring from when the request arrives"
+                )
+            if timeouts:
+                actual += f"; {timeouts} timeout fault(s)"
+            if not played and outcome is not None:
+                actual += f"; {outcome.problem}"
+        else:
+            actual = "no answer: " + self._why_not("classic-rotation")
         return Check(
             "deadline",
             f"Meets a {limit} ms decision deadline",
@@ -482,21 +519,26 @@ class _Judge:
         return Check("resume", title, not problems, expected, actual)
 
     def keeps_sessions(self) -> Check:
+        # Streams of a process that died, and the new sessions of its restart, are the
+        # death's (reported by its own scenario), not this check's.
         closed = [
             c for c in self.connections
-            if c.closed_by_bot and c.closed_in not in ("end", *_PROBED_LATE) and c.ended_by != "probe"
+            if c.closed_by_bot and c.closed_in not in ("end", *_PROBED_LATE, *self.run.died_in)
+            and c.ended_by != "probe"
         ]  # fmt: skip
         fresh = [
             e for e in self.entries
             if e.direction == "up" and e.message.WhichOneof("kind") == "hello"
             and not e.message.hello.HasField("resume_token")
-            and e.scenario not in ("connect", "resume", "end")
+            and e.scenario not in ("connect", "end", *_PROBED_LATE) and not e.scenario.startswith("restart:")
         ]  # fmt: skip
         problems = []
         if closed:
             problems.append(f"the bot closed {len(closed)} stream(s) itself")
         if fresh:
             problems.append(f"opened {len(fresh)} new session(s) between matches")
+        if problems:
+            problems.append("keep each stream open after match_ended: the next match is seated on it")
         played = sum(1 for o in self.run.outcomes if o.record is not None)
         return Check(
             "match-end",
@@ -524,13 +566,84 @@ class _Judge:
         expected = "when the referee ends the sessions with OK, the bot stops: no reconnection" + (
             ", and the process exits with status 0" if self.run.started_here else ""
         )
-        ok = not problems and end_start is not None and bool(self.run.outcomes)
+        exercised = end_start is not None and bool(self.run.outcomes)
+        ok = not problems and exercised
+        if not exercised:
+            actual = "not exercised: no scenario was played, so no session was ended with OK"
+        elif problems:
+            actual = "; ".join(problems) + ": on status OK, stop (do not reconnect) and exit 0"
+        else:
+            actual = "stopped" + (" and exited 0" if self.run.started_here else "")
+        return Check("session-ok", "Stops when the session ends with OK", ok, expected, actual)
+
+    def environment(self) -> Check:
+        name, title = "environment", "Reads the environment a tournament gives a cmd: entry"
+        expected = (
+            "connects to ODDTRICK_SERVER, says bot_name ODDTRICK_NAME with the token from "
+            f"ODDTRICK_TOKEN_FD (or ODDTRICK_TOKEN), and opens ODDTRICK_SEATS ({self.run.seats}) streams"
+        )
+        if not self.run.started_here:
+            return Check(name, title, True, expected, "not checked: the bot was started by hand (--port)")
+        hellos = [c.hello for c in self.connections if c.hello is not None]
+        problems = []
+        if not self.connections:
+            problems.append(f"no stream reached ODDTRICK_SERVER ({self.run.address})")
+        names = sorted({h.bot_name for h in hellos if h.bot_name != self.run.name})
+        if names:
+            problems.append(f"bot_name {names[0]!r}, not ODDTRICK_NAME ({self.run.name!r})")
+        if any(h.token != self.run.token for h in hellos):
+            problems.append("a token other than the one in ODDTRICK_TOKEN_FD and ODDTRICK_TOKEN")
+        opened = [
+            c for c in self.connections if c.welcome is not None and c.opened_at <= self._first_match_at()
+        ]
+        if self.connections and len(opened) < self.run.seats:
+            problems.append(
+                f"{len(opened)} session(s) before the first match, not ODDTRICK_SEATS={self.run.seats}"
+            )
         actual = (
             "; ".join(problems)
             if problems
-            else "stopped" + (" and exited 0" if self.run.started_here else "")
+            else f"connected to ODDTRICK_SERVER as ODDTRICK_NAME with the token, {len(opened)} streams"
         )
-        return Check("session-ok", "Stops when the session ends with OK", ok, expected, actual)
+        return Check(name, title, not problems, expected, actual)
+
+    def event_gap(self) -> Check:
+        name, title = "event-gap", "Resumes when Event.sequence skips a number"
+        expected = (
+            "on an event numbered other than one more than the last, the bot closes the stream and "
+            f"resumes the session with its resume_token within {GRACE_S:g} s (a Resync follows)"
+        )
+        gap = next((e for e in self.in_scenario("event-gap") if "left out" in e.note), None)
+        if gap is None:
+            return Check(name, title, False, expected, "not exercised: " + self._why_not("event-gap"))
+        connection = next(c for c in self.connections if c.number == gap.connection)
+        left_out = gap.note.split("event ")[1].split(" ")[0]
+        if not connection.closed_by_bot:
+            return Check(
+                name, title, False, expected,
+                f"the bot went on after event {left_out} was missing: compare each Event.sequence with the "
+                "last one seen, and on a gap close the stream and resume",
+            )  # fmt: skip
+        closed_at = connection.ended_at or gap.at
+        token = connection.welcome.resume_token if connection.welcome is not None else ""
+        resumed = next(
+            (c for c in self.connections if c.opened_at >= gap.at and c.hello is not None
+             and c.hello.HasField("resume_token") and c.hello.resume_token == token),
+            None,
+        )  # fmt: skip
+        if resumed is None:
+            return Check(
+                name, title, False, expected,
+                "the bot closed the stream but did not resume: open a new stream whose Hello carries the "
+                "resume_token",
+            )  # fmt: skip
+        took = round((resumed.opened_at - gap.at) * 1000)
+        problems = self.seat_problems(self.outcomes.get("event-gap"), allow=frozenset({Fault.DISCONNECTED}))
+        actual = f"closed the stream and resumed {took} ms after the gap" + (
+            f"; {problems}" if problems else ""
+        )
+        del closed_at
+        return Check(name, title, not problems and took <= GRACE_S * 1000, expected, actual)
 
     def turned_card(self) -> Check:
         name, title = "turned-card", "As dealer, plays the turned card once and never again"
@@ -583,7 +696,7 @@ class _Judge:
         label = "Classic" if game is GameKind.CLASSIC else "Contract"
         scenarios = [
             name for name, o in self.outcomes.items()
-            if o.scenario.config.game is game and name not in ("resume", "forward-compatibility")
+            if o.scenario.config.game is game and name not in _PROBED_LATE
         ]  # fmt: skip
         counts = {"hand_ended": 0, "game_ended": 0, "match_ended": 0}
         outcomes: set[Any] = set()
@@ -646,47 +759,65 @@ class _Judge:
                 pending[entry.connection] = False
         return count + sum(pending.values())
 
-    def forward_compatibility(self) -> Check:
-        outcome = self.outcomes.get("forward-compatibility")
-        dropped = [
-            c for c in self.connections
-            if c.closed_by_bot and c.closed_in == "forward-compatibility"
-        ]  # fmt: skip
+    def _tolerates(self, scenario: str, name: str, title: str, expected: str) -> Check:
+        """A probe scenario passes when its match is played without a fault and every stream stays open."""
+        outcome = self.outcomes.get(scenario)
+        dropped = [c for c in self.connections if c.closed_by_bot and c.closed_in == scenario]
         problems = self.seat_problems(outcome)
         if dropped:
             problems = (problems + "; " if problems else "") + f"the bot closed {len(dropped)} stream(s)"
-        return Check(
-            "unknown-fields-and-enums",
-            "Tolerates fields and enum values it does not know",
-            not problems,
-            "unknown fields in every message and an unknown HandState.phase change nothing: "
-            "the match is played "
-            "without a fault",
-            problems or "played the match without a fault",
+        if scenario in self.run.died_in:
+            problems = (problems + "; " if problems else "") + "the bot's process exited"
+        probed = sorted(
+            {field for e in self.in_scenario(scenario) if "enum values in " in e.note
+             for field in e.note.split("enum values in ")[1].rstrip(")").split(", ")}
+        )  # fmt: skip
+        done = "played the match without a fault" + (f" (probed: {', '.join(probed)})" if probed else "")
+        if problems and outcome is not None and (outcome.record is not None or dropped):
+            problems += ": ignore what this version does not know, and go on"
+        return Check(name, title, not problems, expected, problems or done)
+
+    def unknown_fields(self) -> Check:
+        return self._tolerates(
+            "unknown-fields",
+            "unknown-fields",
+            "Tolerates fields it does not know",
+            "fields from a later version in every message, event, request and hand state change nothing: "
+            "the match is played without a fault",
+        )
+
+    def unknown_enums(self) -> Check:
+        return self._tolerates(
+            "unknown-enums",
+            "unknown-enums",
+            "Tolerates enum values it does not know, in every field whose values may grow",
+            "an unknown value in Welcome.games, HandState.phase, CallMade/CardPlayed.fault, "
+            "HandResult.outcome, Honours.status, GameResult.reason, MatchResult.outcome and "
+            "FaultCount.kind changes nothing: the match is played without a fault",
         )
 
     def unknown_message(self) -> Check:
         title = "Ignores a RefereeMessage of a kind it does not know"
         expected = "a message with no member the bot knows is ignored; the next request is answered"
         injected = next(
-            (e for e in self.in_scenario("forward-compatibility") if e.note.startswith("injected")
+            (e for e in self.in_scenario("unknown-message") if e.note.startswith("injected")
              and e.message.WhichOneof("kind") is None),
             None,
         )  # fmt: skip
         if injected is None:
             return Check("unknown-message", title, False, expected,
-                         "not exercised: " + self._why_not("forward-compatibility"))  # fmt: skip
+                         "not exercised: " + self._why_not("unknown-message"))  # fmt: skip
         return self._went_on(injected, "unknown-message", title, expected)
 
     def unknown_decision_kind(self) -> Check:
         title = "Answers a request of a DecisionKind it does not know with a legal action"
         expected = "a request whose kind is unknown is answered with one of its legal_actions"
         probed = next(
-            (e for e in self.in_scenario("forward-compatibility") if "unknown DecisionKind" in e.note), None
+            (e for e in self.in_scenario("unknown-decision-kind") if "unknown DecisionKind" in e.note), None
         )
         if probed is None:
             return Check("unknown-decision-kind", title, False, expected,
-                         "not exercised: " + self._why_not("forward-compatibility"))  # fmt: skip
+                         "not exercised: " + self._why_not("unknown-decision-kind"))  # fmt: skip
         request = _requests_in(probed.message)
         assert request is not None
         answer = next(
@@ -712,16 +843,10 @@ class _Judge:
 def evaluate(run: Run) -> list[Check]:
     """Every check, in the order the report lists them."""
     judge = _Judge(run)
-    checks = [judge.hello(), judge.seats()]
-    checks += [
-        judge.plays(o.scenario)
-        for o in run.outcomes
-        if o.scenario.name not in ("resume", "forward-compatibility")
-    ]
-    if not run.outcomes:
-        from oddtrick_referee.conformance.scenarios import SCENARIOS
-
-        checks += [judge.plays(s) for s in SCENARIOS if s.name not in ("resume", "forward-compatibility")]
+    checks = [judge.environment(), judge.hello(), judge.seats()]
+    played = {o.scenario.name for o in run.outcomes}
+    checks += [judge.plays(o.scenario) for o in run.outcomes if o.scenario.name not in _PROBED_LATE]
+    checks += [judge.plays(s) for s in SCENARIOS if s.name not in _PROBED_LATE and s.name not in played]
     checks += [
         judge.request_ids(),
         judge.legal(),
@@ -730,11 +855,13 @@ def evaluate(run: Run) -> list[Check]:
         judge.deadline(),
         judge.update_without_request(),
         judge.resume(),
+        judge.event_gap(),
         judge.keeps_sessions(),
         judge.turned_card(),
         judge.scoring(GameKind.CLASSIC),
         judge.scoring(GameKind.CONTRACT),
-        judge.forward_compatibility(),
+        judge.unknown_fields(),
+        judge.unknown_enums(),
         judge.unknown_message(),
         judge.unknown_decision_kind(),
         judge.unknown_refusal_reason(),

@@ -8,13 +8,17 @@ enum values the bot cannot know, drop the connection. The referee itself stays
 the real one, so whatever the bot does is judged by the real rules.
 
 It runs on grpc's synchronous API in its own threads: two pumps per call, one
-each way, so that nothing it does can stall the referee's trio loop.
+each way, so that nothing it does can stall the referee's trio loop. What the
+bot sends is read as bytes and relayed as it came, so that bytes that are no
+BotMessage get the referee's own answer (INVALID_ARGUMENT), as they would on
+a real arena.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import queue
 import threading
 import time
@@ -23,9 +27,9 @@ from concurrent import futures
 from typing import Any
 
 import grpc
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
-from oddtrick.v1 import referee_pb2, referee_pb2_grpc
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
 _CLOSE = object()
 UNKNOWN_ENUM = 77
@@ -98,9 +102,64 @@ class Probes:
     """Send a RefereeMessage of a kind added later (no member known) before the n-th request."""
     unknown_kind_request: int = 0
     """Give the n-th request a DecisionKind no version defines (legal actions unchanged)."""
-    unknown_everywhere: bool = False
-    """Add unknown fields to every message and nested hand state, and unknown enum values
-    where a bot must tolerate them (HandState.phase, Welcome.games)."""
+    unknown_fields: bool = False
+    """Add fields from a later version to every message, event and nested hand state."""
+    unknown_enums: bool = False
+    """Put an enum value no version defines in every enum field whose values may grow
+    without a new protocol minor (see :func:`with_unknown_enums`)."""
+    gap_request_number: int = 0
+    """Leave the first event out of the Update that carries the n-th request: the bot
+    sees a gap in Event.sequence, and should close the stream and resume."""
+    allowed_faults: frozenset[int] = frozenset()
+    """FaultKind values the scenario expects (a dropped stream's), not counted as the bot failing."""
+
+
+STOP_AFTER_FAULTS = 2
+"""Fallbacks in a row on one of the bot's seats after which a scenario's verdict is known."""
+
+
+def _serialize(message: Message | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def with_unknown_enums(message: referee_pb2.RefereeMessage) -> list[str]:
+    """Set UNKNOWN_ENUM in every enum field of ``message`` whose set of values may grow
+    within oddtrick.v1 without a new minor (so any bot may receive a new value); the
+    fields changed, by name. Not touched: seats, sides, suits, ranks and
+    denominations (fixed by the game), and the game options of a GameConfig (a new
+    one needs a new minor, so a bot is never sent one it did not ask for)."""
+    changed = []
+    kind = message.WhichOneof("kind")
+    if kind == "welcome":
+        message.welcome.games.append(UNKNOWN_ENUM)  # type: ignore[arg-type]
+        changed.append("Welcome.games")
+    elif kind == "update":
+        for event in message.update.events:
+            member = event.WhichOneof("kind")
+            if member in ("call_made", "card_played"):
+                getattr(event, member).fault = UNKNOWN_ENUM
+                changed.append(f"{'CallMade' if member == 'call_made' else 'CardPlayed'}.fault")
+            elif member == "hand_ended":
+                event.hand_ended.outcome = UNKNOWN_ENUM  # type: ignore[assignment]
+                changed.append("HandResult.outcome")
+                if event.hand_ended.HasField("honours"):
+                    event.hand_ended.honours.status = UNKNOWN_ENUM  # type: ignore[assignment]
+                    changed.append("Honours.status")
+            elif member == "game_ended":
+                event.game_ended.reason = UNKNOWN_ENUM  # type: ignore[assignment]
+                changed.append("GameResult.reason")
+            elif member == "match_ended":
+                event.match_ended.outcome = UNKNOWN_ENUM  # type: ignore[assignment]
+                changed.append("MatchResult.outcome")
+                for record in event.match_ended.seats:
+                    record.faults.add(kind=UNKNOWN_ENUM, count=1)
+                changed.append("FaultCount.kind")
+        if message.update.HasField("request"):
+            message.update.request.hand.phase = UNKNOWN_ENUM  # type: ignore[assignment]
+            for made in message.update.request.hand.auction:
+                made.fault = UNKNOWN_ENUM  # type: ignore[assignment]
+            changed.append("HandState.phase")
+    return changed
 
 
 class ProbingProxy(referee_pb2_grpc.RefereeServicer):
@@ -115,21 +174,39 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         self.began: dict[str, float] = {"connect": time.monotonic()}
         """When each scenario (and "end", the sessions ending with OK) began."""
         self.probes = Probes()
+        self.fault_streak: dict[int, int] = {}
+        """Per seat (wire value): fallbacks in a row the referee made for it in this scenario."""
+        self.stopped_answering = ""
+        """Set once a seat's streak reaches STOP_AFTER_FAULTS: what happened, in words."""
         self.requests_seen = 0
         self.answers_forwarded = 0
         self._lock = threading.RLock()
         self._numbers = itertools.count(1)
         self._channel = grpc.insecure_channel(upstream)
-        self._stub = referee_pb2_grpc.RefereeStub(self._channel)
+        self._play = self._channel.stream_stream(
+            "/oddtrick.v1.Referee/Play",
+            request_serializer=_serialize,
+            response_deserializer=referee_pb2.RefereeMessage.FromString,
+        )
         self._server: grpc.Server | None = None
+        self._stopping = False
         self.port = 0
         self.connected = threading.Condition(self._lock)
 
     # --------------------------------------------------------------- control
 
     def start(self, host: str, port: int) -> int:
+        # grpc logs a traceback for every call a bot breaks off; the report says what matters.
+        logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="probe"))
-        referee_pb2_grpc.add_RefereeServicer_to_server(self, server)
+        play = grpc.stream_stream_rpc_method_handler(
+            self.Play,
+            request_deserializer=None,  # bytes: read here, so that garbage is relayed, not fatal
+            response_serializer=referee_pb2.RefereeMessage.SerializeToString,
+        )
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("oddtrick.v1.Referee", {"Play": play}),)
+        )
         self.port = server.add_insecure_port(f"{host}:{port}")
         if self.port == 0:
             raise OSError(f"cannot listen on {host}:{port}")
@@ -138,6 +215,8 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         return self.port
 
     def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
         if self._server is not None:
             self._server.stop(grace=1.0).wait()
         self._channel.close()
@@ -150,6 +229,8 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
             self.probes = probes
             self.requests_seen = 0
             self.answers_forwarded = 0
+            self.fault_streak = {}
+            self.stopped_answering = ""
 
     def candidate_sessions(self) -> int:
         """Open connections from the bot under test that were welcomed."""
@@ -178,12 +259,36 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
             self.connections.append(connection)
         to_referee: queue.Queue[Any] = queue.Queue()
         to_bot: queue.Queue[Any] = queue.Queue()
-        call = self._stub.Play(iter(to_referee.get, _CLOSE))
-        context.add_callback(call.cancel)  # the bot hung up: hang up on the referee too
+        call = self._play(iter(to_referee.get, _CLOSE))
+
+        def hung_up() -> None:
+            # The call is over. If nothing ended it here (the referee, or a probe), the bot did:
+            # say so before the referee's side ends too, so no race decides who closed it.
+            with self.connected:
+                # (When the proxy itself stops, a stream still open stays on record as open.)
+                if connection.status is None and not self._stopping:
+                    connection.closed_by_bot = True
+                    connection.closed_in = self.scenario
+                    connection.status = (grpc.StatusCode.CANCELLED, "the bot closed the stream")
+                    connection.ended_at = time.monotonic()
+                    connection.ended_by = "bot"
+                    self.connected.notify_all()
+            call.cancel()  # hang up on the referee too
+
+        context.add_callback(hung_up)
 
         def from_bot() -> None:
             try:
-                for message in request_iterator:
+                for data in request_iterator:
+                    try:
+                        message = referee_pb2.BotMessage.FromString(data)
+                    except DecodeError:
+                        # Not a BotMessage: the referee answers it (INVALID_ARGUMENT), as it would.
+                        self._record(
+                            connection, "up", referee_pb2.BotMessage(), f"unreadable ({len(data)} bytes)"
+                        )
+                        to_referee.put(data)
+                        continue
                     self._up(connection, message, to_referee, to_bot)
             except Exception:  # the bot's side failed: the call is over
                 pass
@@ -305,6 +410,7 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
                 for event in message.update.events:
                     if event.HasField("match_started"):
                         connection.seat = event.match_started.seat
+                    self._count_fallback(connection, event)
                 if message.update.HasField("request"):
                     request = message.update.request
             elif kind == "resync":
@@ -344,18 +450,46 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         if number and number == probes.unknown_kind_request:
             message.update.request.kind = UNKNOWN_ENUM
             changes.append("unknown DecisionKind")
-        if probes.unknown_everywhere:
+        if number and number == probes.gap_request_number and message.update.events:
+            left_out = message.update.events[0].sequence
+            del message.update.events[0]
+            changes.append(f"event {left_out} left out")
+        if probes.unknown_fields:
             self._add_unknowns(message)
-            changes.append("unknown fields and enum values")
+            changes.append("unknown fields")
+        if probes.unknown_enums:
+            fields = with_unknown_enums(message)
+            if fields:
+                changes.append("unknown enum values in " + ", ".join(dict.fromkeys(fields)))
         note = f"forwarded (probe: {', '.join(changes)})" if changes else "forwarded"
         self._send_down(connection, message, to_bot, note)
+
+    def _count_fallback(self, connection: Connection, event: referee_pb2.Event) -> None:
+        """Note a fallback the referee made for this connection's own seat (under the lock)."""
+        member = event.WhichOneof("kind")
+        if member not in ("call_made", "card_played"):
+            return
+        action = getattr(event, member)
+        if action.seat != connection.seat:
+            return
+        if not action.by_referee or action.fault in self.probes.allowed_faults:
+            self.fault_streak[action.seat] = 0
+            return
+        streak = self.fault_streak.get(action.seat, 0) + 1
+        self.fault_streak[action.seat] = streak
+        if streak >= STOP_AFTER_FAULTS and not self.stopped_answering:
+            fault = game_pb2.FaultKind.Name(action.fault).removeprefix("FAULT_KIND_").lower()
+            seat = cards_pb2.Seat.Name(action.seat).removeprefix("SEAT_").title()
+            self.stopped_answering = (
+                f"stopped after {streak} fallbacks in a row for {seat} ({fault}): the bot had stopped "
+                "answering, so the rest of the scenario was not played"
+            )
 
     @staticmethod
     def _add_unknowns(message: Any) -> None:
         with_unknown_fields(message)
         kind = message.WhichOneof("kind")
         if kind == "welcome":
-            message.welcome.games.append(UNKNOWN_ENUM)
             with_unknown_fields(message.welcome)
         elif kind == "update":
             with_unknown_fields(message.update)
@@ -365,7 +499,6 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
                 request = message.update.request
                 with_unknown_fields(request)
                 with_unknown_fields(request.hand)
-                request.hand.phase = UNKNOWN_ENUM
         elif kind == "resync":
             with_unknown_fields(message.resync)
 

@@ -1,7 +1,7 @@
 """Runs a bot through the scenarios: a real referee, the probing proxy in front of it, a house bot.
 
-The bot is either started here (``--bot-command``, with the ODDTRICK_*
-environment of a tournament entry) or connects by itself to the proxy's port.
+The bot is either started here (``--bot-command``, exactly as a tournament
+starts a ``cmd:`` entry) or connects by itself to the proxy's port.
 Each scenario is one real match on the real referee; what the bot sent and
 received is judged afterwards (:mod:`oddtrick_referee.conformance.checks`).
 """
@@ -13,18 +13,22 @@ import contextlib
 import dataclasses
 import os
 import shlex
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import grpc
 import trio
 
 from oddtrick import Bot, BotView
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick.rules import Action, Seat
+from oddtrick_referee.competitions.entrants import LAUNCHER
 from oddtrick_referee.conformance.checks import Outcome, Run, evaluate
 from oddtrick_referee.conformance.proxy import Probes, ProbingProxy
 from oddtrick_referee.conformance.report import Report
@@ -36,7 +40,8 @@ HOUSE_TOKEN = "house-token"
 SEATS = 2
 """The bot under test holds North and South: two streams, two seats of one match at once."""
 MATCH_LIMIT_S = 120.0
-"""A scenario that has not ended by then is stopped and reported."""
+"""A scenario that has not ended by then is stopped and reported (one whose bot stopped
+answering is stopped long before: see ``STOP_AFTER_FAULTS``)."""
 SEATED_WITHIN_S = 20.0
 """How long a scenario waits for the bot's sessions to be free (a resume, or a slow start)."""
 EXIT_WITHIN_S = 10.0
@@ -80,62 +85,130 @@ def _run_house(address: str) -> None:
 
 
 class _Candidate:
-    """The bot's process, when this command starts it; its output goes to a file."""
+    """The bot's process, when this command starts it, as a tournament starts a ``cmd:``
+    entry: through the launcher, with the same environment (ODDTRICK_SERVER,
+    ODDTRICK_NAME, ODDTRICK_SEATS, the token through ODDTRICK_TOKEN_FD and in
+    ODDTRICK_TOKEN), in a process group of its own that is killed as a whole at the end
+    (a wrapper script that does not ``exec`` leaves nothing behind). Its output goes
+    to a file."""
 
     def __init__(self, command: str, address: str, options: Options, output: Path) -> None:
-        env = dict(os.environ)
-        env.update(
-            ODDTRICK_SERVER=address,
-            ODDTRICK_NAME=options.name,
-            ODDTRICK_TOKEN=options.token,
-            ODDTRICK_SEATS=str(SEATS),
-        )
+        self.command = command
+        self.address = address
+        self.options = options
         self.output = output
-        self._file = output.open("w")
-        self.process = subprocess.Popen(
-            shlex.split(command),
-            env=env,
-            stdout=self._file,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
+        self.starts = 0
+        self.exits: list[tuple[str, int]] = []
+        """(scenario, status) of each exit before the end, for the report."""
+        self.process: subprocess.Popen[bytes] | None = None
+        self._watch_write = -1
+        self.start()
+
+    def start(self) -> None:
+        if self._watch_write >= 0:  # a launcher that has exited: its pipe is done with
+            os.close(self._watch_write)
+        env = dict(os.environ)
+        for key in [k for k in env if k.startswith("ODDTRICK_")]:
+            del env[key]
+        env.update(
+            ODDTRICK_SERVER=self.address,
+            ODDTRICK_NAME=self.options.name,
+            ODDTRICK_SEATS=str(SEATS),
+            ODDTRICK_TOKEN_IN_ENV="1",
         )
+        watch_read, self._watch_write = os.pipe()
+        with self.output.open("ab") as output:
+            output.write(f"--- started: {self.command}\n".encode())
+            output.flush()
+            try:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-I", str(LAUNCHER), str(watch_read), "-", "-", "--",
+                     *shlex.split(self.command)],
+                    env=env,
+                    stdin=subprocess.PIPE,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    pass_fds=(watch_read,),
+                    start_new_session=True,
+                )  # fmt: skip
+            finally:
+                os.close(watch_read)
+        assert self.process.stdin is not None
+        with contextlib.suppress(OSError):
+            self.process.stdin.write(self.options.token.encode("utf-8") + b"\n")
+            self.process.stdin.close()
+        self.starts += 1
+
+    def exited(self) -> int | None:
+        """The exit status if the process has ended, else None."""
+        return self.process.poll() if self.process is not None else None
 
     def wait(self, timeout: float) -> int | None:
+        assert self.process is not None
         try:
             return self.process.wait(timeout)
         except subprocess.TimeoutExpired:
             return None
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
+        """End the bot and everything it started: the launcher kills the bot's whole
+        process group once its watch pipe closes; the launcher's own group goes too."""
+        if self._watch_write >= 0:
+            os.close(self._watch_write)
+            self._watch_write = -1
+        if self.process is not None and self.wait(5) is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-        self._file.close()
 
     def tail(self, lines: int = 15) -> str:
         text = self.output.read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
 
-async def _play(referee: object, scenario: Scenario, name: str) -> Outcome:
+async def _play(
+    referee: object, scenario: Scenario, name: str, proxy: ProbingProxy, candidate: _Candidate | None
+) -> Outcome:
+    """Play ``scenario``'s match; stopped early once its verdict is known (the bot stopped
+    answering, or its process exited), so that a dead bot costs seconds, not minutes."""
     from oddtrick_referee.referee import Referee
 
     assert isinstance(referee, Referee)
     seating = {Seat.NORTH: name, Seat.EAST: HOUSE, Seat.SOUTH: name, Seat.WEST: HOUSE}
     spec = MatchSpec(scenario.config, seating, scenario.rules, seed=scenario.seed or None)
     started = time.monotonic()
-    try:
-        with trio.fail_after(MATCH_LIMIT_S):
-            record = await referee.play_match(spec, wait_s=SEATED_WITHIN_S)
-    except trio.TooSlowError:
-        waited = time.monotonic() - started
-        problem = (
-            f"the bot's two sessions were not free within {SEATED_WITHIN_S:g} s"
-            if waited < SEATED_WITHIN_S + 1
-            else f"the match did not end within {MATCH_LIMIT_S:g} s"
-        )
-        return Outcome(scenario, None, problem, time.monotonic() - started)
-    return Outcome(scenario, record, "", time.monotonic() - started)
+    record = None
+    problem = ""
+    async with trio.open_nursery() as nursery:
+
+        async def stop_when_known() -> None:
+            nonlocal problem
+            while True:
+                await trio.sleep(0.2)
+                status = candidate.exited() if candidate is not None else None
+                if status is not None:
+                    problem = f"the bot's process exited with status {status} during the scenario"
+                elif proxy.stopped_answering:
+                    problem = proxy.stopped_answering
+                if problem:
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(stop_when_known)
+        try:
+            with trio.fail_after(MATCH_LIMIT_S):
+                record = await referee.play_match(spec, wait_s=SEATED_WITHIN_S)
+        except trio.TooSlowError:
+            waited = time.monotonic() - started
+            problem = (
+                f"the bot's two sessions were not free within {SEATED_WITHIN_S:g} s"
+                if waited < SEATED_WITHIN_S + 1
+                else f"the match did not end within {MATCH_LIMIT_S:g} s"
+            )
+        nursery.cancel_scope.cancel()
+    if record is not None:
+        problem = ""
+    return Outcome(scenario, record, problem, time.monotonic() - started)
 
 
 async def _wait_for_bot(proxy: ProbingProxy, candidate: _Candidate | None, within_s: float) -> bool:
@@ -144,8 +217,55 @@ async def _wait_for_bot(proxy: ProbingProxy, candidate: _Candidate | None, withi
     while time.monotonic() < deadline:
         if await trio.to_thread.run_sync(proxy.wait_sessions, SEATS, 0.25):
             return True
-        if candidate is not None and candidate.process.poll() is not None:
+        if candidate is not None and candidate.exited() is not None:
             return False
+    return False
+
+
+def _not_connected(proxy: ProbingProxy, candidate: _Candidate | None, address: str, within_s: float) -> str:
+    """Why the bot has not got its sessions, in words that say what to fix."""
+    streams = list(proxy.connections)
+    ended = [c.status for c in streams if c.status is not None and c.status[0] is not grpc.StatusCode.OK]
+    said = f"; the referee ended a stream with {ended[-1][0].name}: {ended[-1][1]}" if ended else ""
+    status = candidate.exited() if candidate is not None else None
+    if not streams:
+        reached = (
+            f"no stream reached {address} (ODDTRICK_SERVER)"
+            if candidate is not None
+            else f"no stream reached {address}"
+        )
+        if status is not None:
+            return f"{reached}: the bot exited with status {status} first (see its output below)"
+        return f"{reached} within {within_s:g} s: does the bot connect to the address in ODDTRICK_SERVER?"
+    welcomed = sum(1 for c in streams if c.welcome is not None)
+    what = f"the bot opened {len(streams)} stream(s), {welcomed} welcomed, but not {SEATS} sessions at once"
+    if status is not None:
+        return f"{what}, and exited with status {status}{said}"
+    return f"{what} within {within_s:g} s (ODDTRICK_SEATS={SEATS}){said}"
+
+
+async def _ready(
+    proxy: ProbingProxy, candidate: _Candidate | None, upcoming: str, options: Options, notes: list[str]
+) -> bool:
+    """Before a scenario: if the bot's process has exited, start it again (said in the
+    notes), so that each check is judged on what the bot does in its own scenario."""
+    if candidate is None:
+        return True
+    status = candidate.exited()
+    if status is None:
+        return True
+    candidate.exits.append((proxy.scenario, status))
+    notes.append(
+        f"the bot's process exited with status {status} in {proxy.scenario}; started again for {upcoming}"
+    )
+    options.progress(f"the bot exited (status {status}); starting it again")
+    proxy.begin(f"restart:{upcoming}", Probes())
+    candidate.start()
+    if await _wait_for_bot(proxy, candidate, options.connect_within_s):
+        return True
+    notes.append(
+        f"after the restart: {_not_connected(proxy, candidate, candidate.address, options.connect_within_s)}"
+    )
     return False
 
 
@@ -168,6 +288,7 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
         outcomes: list[Outcome] = []
         exit_code: int | None = None
         notes: list[str] = []
+        address = ""
         try:
             async with running_referee(settings) as referee:
                 proxy = ProbingProxy(referee.address, options.name)
@@ -184,20 +305,19 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
                     )
                 connected = await _wait_for_bot(proxy, candidate, options.connect_within_s)
                 if not connected:
-                    exited = candidate is not None and candidate.process.poll() is not None
-                    notes.append(
-                        "the bot exited before it connected"
-                        if exited
-                        else f"the bot did not open {SEATS} sessions within {options.connect_within_s:g} s"
-                    )
+                    notes.append(_not_connected(proxy, candidate, address, options.connect_within_s))
                 else:
                     for scenario in SCENARIOS:
+                        if not await _ready(proxy, candidate, scenario.name, options, notes):
+                            break
                         proxy.begin(scenario.name, scenario.probes)
                         options.progress(f"{scenario.name}: {scenario.title}")
-                        outcome = await _play(referee, scenario, options.name)
+                        outcome = await _play(referee, scenario, options.name, proxy, candidate)
                         outcomes.append(outcome)
                         if outcome.problem:
                             options.progress(f"{scenario.name}: {outcome.problem}")
+                    # The end is judged on its own too: a bot that died in the last scenario starts again.
+                    await _ready(proxy, candidate, "end", options, notes)
                 proxy.begin("end", Probes())
                 referee.finish()
                 if candidate is not None:
@@ -218,6 +338,8 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
             proxy=proxy,
             started_here=candidate is not None,
             exit_code=exit_code,
+            address=address,
+            died_in=tuple(scenario for scenario, _ in candidate.exits) if candidate is not None else (),
         )
         report = Report(bot=label, checks=evaluate(run), notes=notes)
         if candidate is not None and not report.passed:

@@ -110,7 +110,7 @@ _REFUSAL_WIRE = {
 
 @dataclasses.dataclass(frozen=True)
 class TableRules:
-    """The arena's rules for one match (RULES.md, "Illegal actions and time")."""
+    """The arena's rules for one match (docs/rules.md, "Illegal actions and time")."""
 
     deadline_s: float = 5.0
     grace_s: float = 30.0
@@ -554,9 +554,10 @@ class Table:
     # --------------------------------------------------------------- events
 
     def _queue(self, seat: Seat, **event: Any) -> referee_pb2.Event:
-        link = self.links[seat]
-        link.sequence += 1
-        added: referee_pb2.Event = self._outgoing[seat].update.events.add(sequence=link.sequence, **event)
+        """Add an event to the seat's next message. It is numbered when that message is
+        sent (:meth:`_take_outgoing`): events that are never sent (the match was stopped,
+        or a Resync replaced them) take no number, so the seat's numbering stays gapless."""
+        added: referee_pb2.Event = self._outgoing[seat].update.events.add(**event)
         return added
 
     def _queue_all(self, **event: Any) -> None:
@@ -629,6 +630,10 @@ class Table:
         """The seat's pending message (its events so far), leaving a fresh one in its place."""
         message = self._outgoing[seat]
         self._outgoing[seat] = referee_pb2.RefereeMessage()
+        link = self.links[seat]
+        for event in message.update.events:
+            link.sequence += 1
+            event.sequence = link.sequence
         return message
 
     def _flush(self, seat: Seat) -> None:

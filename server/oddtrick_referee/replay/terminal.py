@@ -122,6 +122,27 @@ def trick_lines(hand: HandReplay, upto: int | None = None) -> list[str]:
     return lines
 
 
+def comment_lines(hand: HandReplay, upto: int | None = None) -> list[str]:
+    """What the bots said about their decisions (Decision.comment), one line each, in play
+    order: ``comment  trick 3  S K♣  finesse``. Never sent to a seat, so only replays show them."""
+    lines = [
+        f"comment  auction   {step.seat} {step.call.pretty:<4} {_one_line(step.comment)}"
+        for step in hand.calls
+        if step.comment
+    ]
+    lines += [
+        f"comment  trick {step.trick:>2}  {step.seat} {step.card.pretty:<4} {_one_line(step.comment)}"
+        for step in hand.plays
+        if step.comment and (upto is None or step.trick <= upto)
+    ]
+    return lines
+
+
+def _one_line(text: str) -> str:
+    """A comment as one line of plain text: a bot's control characters never reach the terminal."""
+    return "".join(ch if ch.isprintable() else " " for ch in text).strip()
+
+
 def header(match: MatchReplay, hand: HandReplay) -> list[str]:
     game = f" · game {hand.game_number}" if match.config.plays_to_target else ""
     return [
@@ -167,6 +188,7 @@ def hand_text(match: MatchReplay, hand: HandReplay, from_trick: int = 1) -> list
     if hand.first_leader is not None:
         lines.append(f"first lead: {seat_name(hand.first_leader)}")
     lines += [line for line in trick_lines(hand) if int(line.split()[1]) >= from_trick]
+    lines += comment_lines(hand)
     lines += result_lines(match, hand)
     return lines
 
@@ -233,6 +255,7 @@ class Stepper:
         lines += diagram(match, position)
         lines += auction_lines(hand)
         lines += trick_lines(hand, upto=position.trick_number)
+        lines += comment_lines(hand, upto=position.trick_number)
         if position.card == hand.positions:
             lines += result_lines(match, hand)
             if self.hand == len(match.hands):

@@ -18,7 +18,14 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -32,13 +39,15 @@ import java.util.concurrent.TimeUnit;
  * A starter oddtrick bot in Java (grpc-java): copy it and change {@link #choose}.
  *
  * <p>It plays Classic Whist and Contract Whist with a simple legal strategy, opens one
- * Referee.Play stream per seat, resumes a dropped stream with its resume token, logs one line
- * per match and stops cleanly on SIGINT/SIGTERM.
+ * Referee.Play stream per seat, resumes a dropped stream (or one whose event numbers skip) with
+ * its resume token, checks each match's revealed seed against its commitment, logs one line per
+ * match and stops cleanly on SIGINT/SIGTERM.
  *
  * <pre>java -jar target/javabot.jar [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]</pre>
  *
- * <p>Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN and
- * ODDTRICK_SEATS: how {@code oddtrick tournament --bot NAME=cmd:...} starts a bot. The protocol
+ * <p>Options left out come from ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS and the token
+ * from the pipe ODDTRICK_TOKEN_FD (else ODDTRICK_TOKEN): how {@code oddtrick tournament --bot
+ * NAME=cmd:...} starts a bot. The protocol
  * classes (dev.oddtrick.v1) are generated from ../../proto by {@code mvn package}.
  */
 public final class JavaBot {
@@ -126,6 +135,7 @@ public final class JavaBot {
     final String token;
     final int seats;
     String resumeToken; // from the Welcome; presented again to resume
+    long lastSequence; // the session's last Event.sequence: the next must be one more
     volatile boolean ok;
 
     Seat(RefereeGrpc.RefereeStub stub, String name, String token, int seats) {
@@ -146,6 +156,9 @@ public final class JavaBot {
             return;
           }
           switch (status.getCode()) {
+            case DATA_LOSS -> { // events were lost: the stream is closed; resume now (a Resync follows)
+              continue;
+            }
             case UNAVAILABLE, INTERNAL, UNKNOWN, CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED -> {}
             case NOT_FOUND -> resumeToken = null; // grace over: start a new session
             default -> { // a bug or a refusal: retrying unchanged will not help
@@ -202,6 +215,7 @@ public final class JavaBot {
       }
       out.onNext(BotMessage.newBuilder().setHello(hello).build());
       String matchId = "";
+      String commitment = "";
       DecisionRequest open = null; // the request answered last, for a retry after a refusal
       try {
         while (true) {
@@ -212,13 +226,33 @@ public final class JavaBot {
           RefereeMessage message = (RefereeMessage) next;
           DecisionRequest request = null;
           switch (message.getKindCase()) {
-            case WELCOME -> resumeToken = message.getWelcome().getResumeToken();
+            case WELCOME -> {
+              resumeToken = message.getWelcome().getResumeToken();
+              if (!message.getWelcome().getResumed()) {
+                lastSequence = 0; // a new session numbers its events from 1
+              }
+            }
             case UPDATE -> {
               for (Event event : message.getUpdate().getEventsList()) { // events first, in order
+                if (event.getSequence() != lastSequence + 1) {
+                  log(name + ": event " + event.getSequence() + " came after " + lastSequence
+                      + ": events were lost; resuming");
+                  out.onError(Status.CANCELLED.withDescription("events lost").asRuntimeException());
+                  return Status.DATA_LOSS.withDescription("events lost");
+                }
+                lastSequence = event.getSequence();
                 // Others (and kinds added later) need no tracking: requests carry the hand.
                 if (event.hasMatchStarted()) {
                   matchId = event.getMatchStarted().getMatchId();
-                } else if (event.hasMatchEnded() && REPORTED.add(matchId)) {
+                  commitment = event.getMatchStarted().getSeedCommitment();
+                } else if (event.hasMatchEnded()) {
+                  // An empty seed is withheld for now (one play of a duplicate pair).
+                  String seed = event.getMatchEnded().getSeed();
+                  if (!seed.isEmpty() && !seedMatches(seed, commitment)) {
+                    log(name + ": match " + matchId + ": the revealed seed does not match its commitment");
+                  }
+                }
+                if (event.hasMatchEnded() && REPORTED.add(matchId)) {
                   var total = event.getMatchEnded().getScore().getTotal();
                   log("match " + matchId + " over: NS " + total.getNorthSouth() + " EW " + total.getEastWest());
                 }
@@ -229,6 +263,8 @@ public final class JavaBot {
             }
             case RESYNC -> { // a resumed session: the snapshot replaces what we knew
               matchId = message.getResync().getMatch().getMatchId();
+              commitment = message.getResync().getMatch().getSeedCommitment();
+              lastSequence = message.getResync().getLastSequence();
               if (message.getResync().hasRequest()) {
                 request = message.getResync().getRequest();
               }
@@ -266,6 +302,37 @@ public final class JavaBot {
     }
   }
 
+  /**
+   * Whether a revealed seed is the one committed to when the match started: the SHA-256 of its
+   * UTF-8 bytes, in lowercase hex.
+   */
+  static boolean seedMatches(String seed, String commitment) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(seed.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest).equals(commitment);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java has SHA-256", e);
+    }
+  }
+
+  /**
+   * The token from the pipe a tournament hands its entries (ODDTRICK_TOKEN_FD: the token's bytes,
+   * no newline), else ODDTRICK_TOKEN. The pipe is preferred: other processes of the user can read
+   * the environment. Java cannot open a descriptor by number, so it reads the pipe through
+   * /proc/self/fd (Linux), which opens the same pipe.
+   */
+  static String tokenFromEnvironment() {
+    String fd = System.getenv("ODDTRICK_TOKEN_FD");
+    if (fd != null && fd.matches("\\d+")) {
+      try {
+        return Files.readString(Path.of("/proc/self/fd", fd), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        log("cannot read the token from ODDTRICK_TOKEN_FD=" + fd + ": " + e.getMessage());
+      }
+    }
+    return System.getenv("ODDTRICK_TOKEN");
+  }
+
   static String option(Map<String, String> flags, String key, String fallback) {
     String value = flags.getOrDefault(key, System.getenv("ODDTRICK_" + key.toUpperCase()));
     return value != null ? value : fallback;
@@ -278,7 +345,7 @@ public final class JavaBot {
     }
     String server = option(flags, "server", null);
     String name = option(flags, "name", null);
-    String token = option(flags, "token", null);
+    String token = flags.containsKey("token") ? flags.get("token") : tokenFromEnvironment();
     int seats;
     try {
       seats = Integer.parseInt(option(flags, "seats", "1"));
