@@ -91,9 +91,9 @@ def test_a_missing_bot_file_says_what_was_expected() -> None:
             "ODDTRICK_SEATS is 'two'",
         ),
         (
-            {"ODDTRICK_SERVER": "x:1", "ODDTRICK_NAME": "n"},
-            ["--seats", "0"],
-            "--seats 0: a bot holds at least one",
+            {"ODDTRICK_SERVER": "x:1", "ODDTRICK_NAME": "n", "ODDTRICK_SEATS": "0"},
+            [],
+            "ODDTRICK_SEATS is 0: a bot holds at least one seat",
         ),
     ],
 )

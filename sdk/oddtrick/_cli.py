@@ -209,7 +209,7 @@ def _connection_from_environment(args: argparse.Namespace) -> tuple[str, str, in
             raise ValueError(f"ODDTRICK_SEATS is {text!r}, not a number of seats: set it to 1 or more")
         seats = int(text)
     if seats < 1:
-        raise ValueError(f"--seats {seats}: a bot holds at least one seat; give 1 or more")
+        raise ValueError(f"ODDTRICK_SEATS is {seats}: a bot holds at least one seat; set it to 1 or more")
     return server, name, seats
 
 
