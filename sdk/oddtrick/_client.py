@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import logging
 import random
+import time
 from collections.abc import Callable
 
 import grpc
@@ -25,7 +26,9 @@ from oddtrick._codec import (
     config_from_wire,
     game_kind_to_wire,
     seat_from_wire,
+    seat_to_wire,
 )
+from oddtrick._lag import LagMeter
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions, aio_channel
 from oddtrick.rules import GameKind
@@ -99,6 +102,7 @@ class _Seat:
         self.options = options
         self.index = index
         self.state = SeatState()
+        self.lag = LagMeter()
         self.resume_token: str | None = None
         self.matches = 0
         self.seated = False
@@ -176,6 +180,7 @@ class _Seat:
         await outbox.send(referee_pb2.BotMessage(hello=hello))
         while True:
             message = await call.read()
+            arrived = time.monotonic()
             if message is grpc.aio.EOF:
                 if await call.code() is grpc.StatusCode.OK:
                     # The referee has no more matches for this bot: stop rather than reconnect.
@@ -202,7 +207,7 @@ class _Seat:
                     )
                 self.connected = True
             elif kind == "update":
-                done = await self._update(message.update, outbox)
+                done = await self._update(message.update, outbox, arrived)
                 if done:
                     await outbox.send(referee_pb2.BotMessage(leave=referee_pb2.Leave()))
             elif kind == "refusal":
@@ -215,6 +220,7 @@ class _Seat:
                 )
             elif kind == "resync":
                 resync = message.resync
+                self.lag.forget()
                 # The snapshot replaces what the seat knew; without a match it is between matches.
                 if resync.HasField("match"):
                     self.state.start_match(resync.match)
@@ -224,11 +230,11 @@ class _Seat:
                     self.state.hand.CopyFrom(resync.hand)
                 self.state.last_sequence = resync.last_sequence
                 if resync.HasField("request"):
-                    await self._answer(resync.request, outbox)
+                    await self._answer(resync.request, outbox, arrived)
         self.seated = False
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
-    async def _update(self, update: referee_pb2.Update, outbox: _Writer) -> bool:
+    async def _update(self, update: referee_pb2.Update, outbox: _Writer, arrived: float) -> bool:
         # The request that may follow carries the whole hand: advancing the seat's copy
         # event by event is only needed for hooks, which see the state after each event.
         has_request = update.HasField("request")
@@ -248,6 +254,7 @@ class _Seat:
                     config_from_wire(started.config).describe(),
                 )
             self.state.apply([event], track_hand=self.listens or not has_request)
+            self.lag.observe(event, seat_to_wire(self.state.seat))
             if self.listens:
                 dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
@@ -255,16 +262,17 @@ class _Seat:
                 self.seated = False
                 log.info("seat %d: %s", self.index, _match_line(self.state))
         if has_request:
-            await self._answer(update.request, outbox)
+            await self._answer(update.request, outbox, arrived)
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
     async def _answer(
         self,
         request: referee_pb2.DecisionRequest,
         outbox: _Writer,
+        arrived: float,
     ) -> None:
         try:
-            view = self.state.view(request)
+            view = self.state.view(request, arrived, self.lag.lag_ms)
         except MalformedMessage:
             log.exception("seat %d: cannot read the request", self.index)
             return
@@ -282,6 +290,8 @@ class _Seat:
         decision = referee_pb2.Decision(request_id=request.request_id, action=action_to_wire(action))
         if error_text is not None:
             decision.bot_error = error_text
+        # The bot's own part ends here: a write that waits on the transport is lag.
+        self.lag.answered(time.monotonic() - arrived)
         await outbox.send(referee_pb2.BotMessage(decision=decision))
 
 
