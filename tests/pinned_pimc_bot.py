@@ -15,7 +15,13 @@ import sys
 
 def main() -> None:
     os.sched_setaffinity(0, {int(sys.argv[1])})
+    import logging
+
     import oddtrick
+
+    if os.environ.get("PINNED_DEBUG"):
+        logging.basicConfig(format="%(relativeCreated)d %(name)s %(message)s")
+        logging.getLogger("oddtrick.anytime").setLevel(logging.DEBUG)
     from oddtrick.bots.pimc_bot import PimcBot
 
     oddtrick.run(

@@ -95,6 +95,14 @@ def test_a_spent_budget_answers_the_fallback_without_starting_the_search():
     assert not started.is_set()
 
 
+def test_a_budget_spent_before_the_search_does_not_grow_the_margin():
+    """Lateness counts from when the search could start: a request that came in with
+    no time left must not make the next budgets shorter (which would feed itself)."""
+    for _ in range(3):
+        assert asyncio.run(anytime(_soon(-5), iter([1]), 0)) == 0
+    assert margin(_view(time_left_ms=1000)) < 1
+
+
 def test_the_budget_runs_from_receipt_and_stops_short_of_the_deadline():
     received = time.monotonic() - 0.3  # the request came in 0.3 s ago
     far = budget(_view(time_left_ms=60_000, received_at=received), think_s=1.0)

@@ -46,6 +46,7 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import logging
 import queue
 import threading
 import time
@@ -58,6 +59,8 @@ __all__ = ["Budget", "anytime", "budget"]
 
 T = TypeVar("T")
 
+log = logging.getLogger("oddtrick.anytime")
+
 MIN_MARGIN_S: Final = 0.05
 """Held back from every deadline whatever was measured: waking up, building
 and sending the answer."""
@@ -67,6 +70,8 @@ LAG_FACTOR: Final = 2.0
 """The measured transport lag is held back this many times over: it is the
 worst of a few recent round trips, and the next may be worse."""
 DEFAULT_THINK_S: Final = 1.0
+LATE_S: Final = 0.02
+"""An answer ready this long after its budget's end is logged: the process is short of CPU."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -115,7 +120,12 @@ async def anytime(limit: Budget, search: Iterator[T], fallback: T) -> T:
     flight, if any, is over.
     """
     loop = asyncio.get_running_loop()
+    # Lateness counts from the budget's end, or from now if it has passed already: a
+    # budget spent before the search began is no sign of a slow process, and counting
+    # it would feed the margin back into itself until no budget is left at all.
+    end = max(limit.answer_by, time.monotonic())
     best = fallback
+    steps = 0
     try:
         while (left := limit.left()) > 0:
             waiter: asyncio.Future[tuple[bool, Any]] = loop.create_future()
@@ -129,11 +139,20 @@ async def anytime(limit: Budget, search: Iterator[T], fallback: T) -> T:
             if value is _END:
                 break
             best = value
+            steps += 1
     finally:
         close = getattr(search, "close", None)  # a generator's; a plain iterator has none
         if close is not None:
             _WORKER.submit(close, None)  # after the step in flight, on the same thread
-    _lateness.note(time.monotonic() - limit.answer_by)
+    late = time.monotonic() - end
+    _lateness.note(late)
+    log.debug("%d step(s) done; %+.0f ms after the budget's end", steps, late * 1000)
+    if late > LATE_S:
+        log.info(
+            "answered %.0f ms after the budget's end (%.0f ms were held back)",
+            late * 1000,
+            limit.margin_s * 1000,
+        )
     return best
 
 
