@@ -21,7 +21,7 @@ from oddtrick._local import bot_view
 from oddtrick.anytime import Budget, anytime, budget, margin
 from oddtrick.rules import GameState
 from oddtrick.v1 import cards_pb2, referee_pb2
-from oddtrick_referee import MatchSpec, TableRules
+from oddtrick_referee import MatchSpec, TableRules, read_log
 
 
 def _view(time_left_ms=None, received_at=None, transport_ms=None):
@@ -176,7 +176,8 @@ class Sleeper(Bot):
 
 async def test_the_client_measures_the_lag_apart_from_the_bots_own_time(tmp_path):
     """Through the referee: each view says when its request arrived, and from the
-    second decision on the lag measured; the bot's own 0.5 s is not counted in it."""
+    second decision on the lag measured; the bot's own 0.5 s is not counted in it,
+    and the match log has the bot's own time beside the referee's."""
     Sleeper.views = []
     names = {seat: f"sleeper-{seat.name.lower()}" for seat in Seat}
 
@@ -193,7 +194,7 @@ async def test_the_client_measures_the_lag_apart_from_the_bots_own_time(tmp_path
                     nursery.start_soon(in_thread, play, name)
                 config = GameConfig.classic(format=MatchFormat.HAND)
                 spec = MatchSpec(config, names, TableRules(deadline_s=5.0, grace_s=5.0), seed="lag")
-                await referee.play_match(spec, wait_s=20)
+                record = await referee.play_match(spec, wait_s=20)
     views = Sleeper.views
     assert len(views) == 52
     assert all(view.received_at is not None and view.received_at <= time.monotonic() for view in views)
@@ -203,3 +204,9 @@ async def test_the_client_measures_the_lag_apart_from_the_bots_own_time(tmp_path
         measured = [v.transport_ms for v in seat_views[1:]]
         assert all(lag is not None for lag in measured)
         assert max(measured) < 500  # the bot's own sleep is not lag
+    # The log shows the bot's own time beside the referee's, for every decision.
+    actions = [r for r in read_log(record.log_path) if r["type"] == "action"]
+    assert len(actions) == 52
+    assert all(0 <= r["bot_think_ms"] <= r["think_ms"] for r in actions)
+    slept = [r for r in actions if r["bot_think_ms"] >= 500]
+    assert len(slept) == 12  # the first three tricks' cards, and no others

@@ -291,7 +291,9 @@ class _Seat:
         if error_text is not None:
             decision.bot_error = error_text
         # The bot's own part ends here: a write that waits on the transport is lag.
-        self.lag.answered(time.monotonic() - arrived)
+        own_s = time.monotonic() - arrived
+        decision.bot_think_ms = round(own_s * 1000)
+        self.lag.answered(own_s)
         await outbox.send(referee_pb2.BotMessage(decision=decision))
 
 
