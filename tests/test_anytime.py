@@ -113,9 +113,11 @@ def test_the_budget_runs_from_receipt_and_stops_short_of_the_deadline():
 
 
 def test_the_margin_holds_back_the_measured_transport_lag_twice():
-    quiet = margin(_view(time_left_ms=1000))
+    quiet = margin(_view(time_left_ms=1000, transport_ms=0.0))
     laggy = margin(_view(time_left_ms=1000, transport_ms=40.0))
     assert laggy - quiet == pytest.approx(0.08)
+    unmeasured = margin(_view(time_left_ms=1000))
+    assert unmeasured - quiet == pytest.approx(0.25)  # a quarter of the time left, until measured
 
 
 def test_without_a_referee_clock_the_budget_is_the_think_time_from_now():

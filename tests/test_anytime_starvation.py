@@ -21,34 +21,44 @@ ROOT = Path(__file__).resolve().parents[1]
 HEURISTIC = ROOT / "sdk" / "oddtrick" / "bots" / "heuristic_bot.py"
 PINNED = Path(__file__).resolve().parent / "pinned_pimc_bot.py"
 
-DEADLINE_S = 1.0
-"""Shorter than the bot's own think time (1 s a card, 2 s a call), so that every
-budget is cut by the referee's clock less the margin, and the run is quick."""
+DEADLINE_S = 2.0
+"""No longer than the bot's own think time for a call (2 s; 1 s for a card), so
+that calls always, and cards whenever lag is high, are cut by the referee's
+clock less the margin; short enough for the run to take minutes."""
 DEALS = 36
-"""Deal pairs: each play has about 28 decisions of the strong bot (two seats,
-thirteen cards less the forced ones, and the auction), so 72 plays make 2,000."""
+"""Deal pairs: each play has about 30 decisions of the strong bot (two seats,
+thirteen cards and the auction), so 72 plays make over 2,000."""
+TABLES = 4
+"""Tables at once: each of the strong bot's two processes holds four seats, all
+searching on its one core."""
 
 
 def _hog() -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", "while True: pass"])
 
 
-def _pimc_decisions(data_dir: Path) -> tuple[int, int, int]:
-    """The strong bot's decisions, time-outs and other faults over every match log."""
+def _pimc_decisions(data_dir: Path) -> tuple[int, int, int, list[int], list[int]]:
+    """The strong bot's decisions, time-outs and other faults over every match log,
+    and for its answers the referee's times and the lag (referee's time less the bot's)."""
     decisions = timeouts = other = 0
+    thinks: list[int] = []
+    lags: list[int] = []
     for path in sorted((data_dir / "logs").rglob("*.jsonl")):
         records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         start = next(r for r in records if r["type"] == "match_start")
         end = next(r for r in records if r["type"] == "match_end")
-        for seat, player in start["players"].items():
-            if not player["name"].startswith("pimc"):
-                continue
+        pimc = {seat for seat, player in start["players"].items() if player["name"].startswith("pimc")}
+        for seat in pimc:
             record = end["seats"][seat]
             faults = record["faults"]
             decisions += record["decisions"] + sum(faults.values())
             timeouts += faults.get("timeout", 0)
             other += sum(faults.values()) - faults.get("timeout", 0) + record["refusals"]
-    return decisions, timeouts, other
+        for action in records:
+            if action["type"] == "action" and action["seat"] in pimc and action["think_ms"] is not None:
+                thinks.append(action["think_ms"])
+                lags.append(action["think_ms"] - action["bot_think_ms"])
+    return decisions, timeouts, other, sorted(thinks), sorted(lags)
 
 
 @pytest.mark.slow
@@ -68,7 +78,7 @@ def test_no_timeouts_with_every_core_busy_and_the_bot_on_one(tmp_path):
                 "--deals",
                 str(DEALS),
                 "--tables",
-                "2",
+                str(TABLES),
                 "--deadline",
                 str(DEADLINE_S),
                 "--bot",
@@ -89,7 +99,11 @@ def test_no_timeouts_with_every_core_busy_and_the_bot_on_one(tmp_path):
             hog.kill()
             hog.wait()
     assert result.returncode == 0, result.stderr[-2000:]
-    decisions, timeouts, other = _pimc_decisions(tmp_path)
-    print(f"strong bot: {decisions} decisions, {timeouts} time-outs, {other} other faults")
+    decisions, timeouts, other, thinks, lags = _pimc_decisions(tmp_path)
+    print(
+        f"strong bot: {decisions} decisions, {timeouts} time-outs, {other} other faults; referee's "
+        f"time p99 {thinks[len(thinks) * 99 // 100]} ms, max {thinks[-1]} ms; lag p99 "
+        f"{lags[len(lags) * 99 // 100]} ms, max {lags[-1]} ms; load {os.getloadavg()[0]:.1f}"
+    )
     assert decisions >= 2000
     assert (timeouts, other) == (0, 0)

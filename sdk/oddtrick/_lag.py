@@ -17,8 +17,11 @@ import collections
 
 from oddtrick.v1 import referee_pb2
 
-WINDOW = 32
-"""Round trips remembered: the margin answers for the worst of these."""
+WINDOW = 256
+"""Round trips remembered: the margin answers for the worst of these. Lag on a
+loaded machine comes in rare spikes (the worst of a thousand answers several
+times the 99th percentile), so the memory is long: about fifteen hands of
+one seat's decisions."""
 
 
 class LagMeter:

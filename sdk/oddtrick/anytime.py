@@ -66,6 +66,9 @@ MIN_MARGIN_S: Final = 0.05
 and sending the answer."""
 MARGIN_SHARE: Final = 0.05
 """And this share of the time left, for lag not yet seen."""
+COLD_SHARE: Final = 0.25
+"""Until a first round trip has been measured (a new connection, the first
+request of a match after a resume), this share of the time left more."""
 LAG_FACTOR: Final = 2.0
 """The measured transport lag is held back this many times over: it is the
 worst of a few recent round trips, and the next may be worse."""
@@ -93,8 +96,8 @@ def margin(view: BotView) -> float:
     time left, the measured transport lag (twice over), and how late this
     process's recent answers were ready after their budgets."""
     left_s = (view.time_left_ms or 0) / 1000
-    lag_s = (view.transport_ms or 0.0) / 1000
-    return MIN_MARGIN_S + MARGIN_SHARE * left_s + LAG_FACTOR * lag_s + _lateness.worst()
+    lag = COLD_SHARE * left_s if view.transport_ms is None else LAG_FACTOR * view.transport_ms / 1000
+    return MIN_MARGIN_S + MARGIN_SHARE * left_s + lag + _lateness.worst()
 
 
 def budget(view: BotView, think_s: float | None = None) -> Budget:
@@ -165,7 +168,7 @@ class _Lateness:
     """How late recent decisions were ready after their budgets' end: a process
     whose CPU is shared wakes up late, and a margin must allow for it."""
 
-    def __init__(self, window: int = 32) -> None:
+    def __init__(self, window: int = 256) -> None:
         self._late: collections.deque[float] = collections.deque(maxlen=window)
         self._lock = threading.Lock()
 
