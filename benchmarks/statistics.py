@@ -13,7 +13,10 @@ Three checks, all in this process (no referee, no sockets):
 2. **The sequential test.** Deal scores drawn (with replacement) from a pool
    of real A-vs-A paired deal scores, shifted to a true mean of h0 or h1: the
    share of runs accepting H1 under H0 (false positives, at most alpha) and
-   under H1 (the power, at least 1 − beta), with the default min_pairs.
+   under H1 (the power, at least 1 − beta), with the default min_pairs. The
+   runs are split over several seeds of the resampling; each seed's rate is
+   printed, and the pooled rate with its 95% Wilson score interval, so that a
+   rate is never quoted from one seeded run alone.
 3. **What duplicate buys.** The heuristic bot against the random bot with and
    without duplicate: the fewest deals n for which the 95% interval
    mean ± t(0.975, n − 1) · s / √n, with the mean and standard deviation s
@@ -94,29 +97,60 @@ else:
             pool.extend(scores)
         return covered / tournaments, pool
 
+    def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+        """The 95% Wilson score interval of a binomial proportion (good near 0 and 1,
+        where the normal approximation's interval runs past them)."""
+        share = successes / n
+        centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+        return centre - half, centre + half
+
+    def sprt_runs(
+        centred: list[float],
+        truth: float,
+        seed: str,
+        runs: int,
+        h0: float,
+        h1: float,
+        alpha: float,
+        beta: float,
+        cap: int,
+    ) -> tuple[int, int]:
+        """Runs accepting H1, and deal pairs used, when the true mean is ``truth``."""
+        rng = random.Random(f"sprt-{seed}-{truth}")
+        accepted = used = 0
+        for _ in range(runs):
+            state = SprtState(h0, h1, alpha, beta)
+            while state.verdict == "undecided" and state.count < cap:
+                state.add(truth + rng.choice(centred))
+            accepted += state.verdict == "H1"
+            used += state.count
+        return accepted, used
+
     def sprt_rates(
-        pool: list[float], runs: int, h0: float, h1: float, alpha: float, beta: float, cap: int
-    ) -> tuple[float, float, float, float]:
-        """False-positive rate, power, and the mean deal pairs used under H0 and H1."""
+        pool: list[float],
+        runs: int,
+        seeds: int,
+        h0: float,
+        h1: float,
+        alpha: float,
+        beta: float,
+        cap: int,
+    ) -> dict[float, tuple[list[float], int, int, float]]:
+        """For H0's and H1's true mean: each seed's share of runs accepting H1, then
+        the pooled count accepting it, the runs in all, and the mean deal pairs used."""
         mean = sum(pool) / len(pool)
         centred = [score - mean for score in pool]
-        outcome: dict[float, tuple[int, int]] = {}
+        outcome: dict[float, tuple[list[float], int, int, float]] = {}
         for truth in (h0, h1):
-            rng = random.Random(f"sprt-{truth}")
-            accepted = used = 0
-            for _ in range(runs):
-                state = SprtState(h0, h1, alpha, beta)
-                while state.verdict == "undecided" and state.count < cap:
-                    state.add(truth + rng.choice(centred))
-                accepted += state.verdict == "H1"
-                used += state.count
-            outcome[truth] = (accepted, used)
-        return (
-            outcome[h0][0] / runs,
-            outcome[h1][0] / runs,
-            outcome[h0][1] / runs,
-            outcome[h1][1] / runs,
-        )
+            shares, accepted, used = [], 0, 0
+            for seed in range(seeds):
+                yes, pairs = sprt_runs(centred, truth, str(seed), runs, h0, h1, alpha, beta, cap)
+                shares.append(yes / runs)
+                accepted += yes
+                used += pairs
+            outcome[truth] = (shares, accepted, runs * seeds, used / (runs * seeds))
+        return outcome
 
     class SeededRandom(RandomBot):
         """The random sample bot, reproducible: a fresh instance per play, each
@@ -169,7 +203,9 @@ else:
         )
         parser.add_argument("--quick", action="store_true", help="the small version the tests run")
         args = parser.parse_args(argv)
-        tournaments, pairs, runs, deals = (100, 10, 100, 40) if args.quick else (1000, 30, 2000, 200)
+        tournaments, pairs, runs, seeds, deals = (
+            (100, 10, 50, 2, 40) if args.quick else (1000, 30, 2000, 5, 200)
+        )
         figures: dict[str, float] = {}
         started = time.perf_counter()
         pool: list[float] = []
@@ -183,13 +219,29 @@ else:
                 f"tournaments of {pairs} duplicate deals (target 93-97%)"
             )
         h0, h1, alpha, beta = 0.0, 0.5, 0.05, 0.05
-        false_positive, power, n0, n1 = sprt_rates(pool, runs, h0, h1, alpha, beta, cap=20_000)
-        figures.update(false_positive=false_positive, power=power)
+        rates = sprt_rates(pool, runs, seeds, h0, h1, alpha, beta, cap=20_000)
+        (fp_seeds, fp, total, n0), (power_seeds, accepted, _, n1) = rates[h0], rates[h1]
+        fp_low, fp_high = wilson(fp, total)
+        power_low, power_high = wilson(accepted, total)
+        figures.update(
+            false_positive=fp / total,
+            false_positive_low=fp_low,
+            false_positive_high=fp_high,
+            power=accepted / total,
+            power_low=power_low,
+            power_high=power_high,
+        )
+
+        def shares(values: list[float]) -> str:
+            return ", ".join(f"{value:.1%}" for value in values)
+
         say(
             f"SPRT h0 {h0:g} h1 {h1:g} alpha {alpha:g} beta {beta:g} on contract A-vs-A scores "
-            f"(pool of {len(pool)}, s = {_stdev(pool):.2f}), {runs} runs each: false positives "
-            f"{false_positive:.1%} (at most {alpha:.0%}), power {power:.1%} (at least {1 - beta:.0%}); "
-            f"mean deal pairs {n0:.0f} under H0, {n1:.0f} under H1"
+            f"(pool of {len(pool)}, s = {_stdev(pool):.2f}), {seeds} seeds x {runs} runs under each: "
+            f"false positives {fp / total:.1%} [{fp_low:.1%}, {fp_high:.1%}] (at most {alpha:.0%}; "
+            f"by seed {shares(fp_seeds)}), power {accepted / total:.1%} [{power_low:.1%}, "
+            f"{power_high:.1%}] (at least {1 - beta:.0%}; by seed {shares(power_seeds)}); "
+            f"mean deal pairs {n0:.0f} under H0, {n1:.0f} under H1; 95% Wilson intervals"
         )
         for game in ("classic", "contract"):
             duplicate, single, ratio, paired_mean, single_mean = deals_to_separate(game, deals)

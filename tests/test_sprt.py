@@ -58,10 +58,14 @@ def test_llr_is_the_normal_log_likelihood_ratio_with_the_sample_variance():
 
 def test_no_decision_without_a_variance_or_before_the_minimum():
     state = SprtState(0.0, 0.5)
-    for _ in range(30):
+    for _ in range(29):
         state.add(1.0)  # every score the same: no variance, no evidence either way
     assert state.llr == 0.0
     assert state.verdict == "undecided"
+    state.add(1.0)
+    assert state.verdict == "identical"  # the minimum reached, all alike: said at once
+    state.add(1.5)
+    assert state.verdict != "identical"
     early = SprtState(0.0, 0.5, min_pairs=30)
     for score in (5.0, 6.0, 5.5):
         early.add(score)
@@ -110,6 +114,36 @@ def test_command_finds_the_heuristic_bot_better_than_random():
     assert "bounds [-2.996, 2.996]" in lines[0]
     assert any("LLR" in line and "deal pairs" in line for line in lines[1:-1])
     assert lines[-1].startswith("H1 accepted: heuristic")
+
+
+def test_command_says_at_once_that_identical_bots_play_identically():
+    """Two copies of the deterministic heuristic bot score 0 on every deal pair:
+    the command says so after the minimum of deal pairs, far short of the cap."""
+    heuristic = ROOT / "sample_bots" / "heuristic_bot.py"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "oddtrick",
+            "sprt",
+            "--bot",
+            f"a={heuristic}",
+            "--bot",
+            f"b={heuristic}",
+            "--game",
+            "classic",
+            "--max-deals",
+            "2000",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    lines = result.stdout.splitlines()
+    assert lines[-2].startswith("    30 deal pairs")
+    assert lines[-1].startswith("no verdict: every one of the 30 deal pairs scored exactly 0")
+    assert "play identically" in lines[-1]
 
 
 @pytest.mark.parametrize(

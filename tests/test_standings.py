@@ -262,6 +262,22 @@ def test_non_duplicate_single_deal_has_no_interval() -> None:
     assert "n/a" in result.render()
 
 
+def test_identical_play_is_called_no_variance_not_a_zero_width_interval() -> None:
+    """Two bots that play alike: each deal's two tables mirror each other, every deal
+    scores 0, and the standings say so rather than print [+0.00, +0.00]."""
+    mirrored = [p for deal in range(1, 6) for p in plays("a", "b", 1, deal, (3 + deal, 7), (3 + deal, 7))]
+    result = standings(mirrored)
+    row = result.row("a")
+    assert (row.points_per_deal, row.no_variance) == (0.0, True)
+    assert result.to_json()["entries"][0]["no_variance"] is True
+    text = result.render()
+    assert "[+0.00, +0.00]" not in text
+    assert "no variance: every deal of a (+0.00), b (+0.00) scored exactly the same" in text
+    spread = standings([*mirrored, *plays("a", "b", 1, 6, (9, 4), (4, 9))])
+    assert not spread.row("a").no_variance
+    assert spread.variance_note() is None
+
+
 def test_non_duplicate_rejects_a_second_table() -> None:
     with pytest.raises(ValueError, match="table 1"):
         standings([play("a", "b", 1, 1, 1, 5, 2)], duplicate=False)
@@ -343,7 +359,17 @@ def test_to_json_round_trips_with_stable_keys() -> None:
     assert set(data) == {"duplicate", "entries", "crosstable", "unpaired", "notes", "method"}
     assert data["notes"] == []
     first = data["entries"][0]
-    assert set(first) == {"entry", "rank", "matches", "deals", "points_per_deal", "ci95", "total", "faults"}
+    assert set(first) == {
+        "entry",
+        "rank",
+        "matches",
+        "deals",
+        "points_per_deal",
+        "ci95",
+        "total",
+        "faults",
+        "no_variance",
+    }
     assert first["entry"] == "alice"
     assert first["matches"] == {"won": 1, "drawn": 0, "lost": 0}
     assert first["ci95"][0] == pytest.approx(-5.453, abs=1e-3)

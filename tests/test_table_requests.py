@@ -114,8 +114,10 @@ async def test_every_request_matches_the_engine_view(name: str, tmp_path: Path) 
             assert stream.sdk.seed == state.seed
 
 
-@pytest.mark.parametrize("think_ms", [0, 7, 12345, None])
-def test_fast_action_lines_are_the_json_the_log_format_defines(think_ms: int | None, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("think_ms", "bot_think_ms"), [(0, None), (7, 3), (12345, 12001), (None, None)])
+def test_fast_action_lines_are_the_json_the_log_format_defines(
+    think_ms: int | None, bot_think_ms: int | None, tmp_path: Path
+) -> None:
     """``write_action`` formats by hand; it must give exactly what ``write`` gives."""
     from oddtrick.rules import DOUBLE, PASS, Call, Card, Denomination
 
@@ -123,16 +125,17 @@ def test_fast_action_lines_are_the_json_the_log_format_defines(think_ms: int | N
     fast, slow = MatchLogWriter(tmp_path / "fast.jsonl"), MatchLogWriter(tmp_path / "slow.jsonl")
     for number, action in enumerate(actions):
         seat = Seat(number % 4)
-        fast.write_action(number + 1, seat, str(action), think_ms)
-        slow.write(
-            {
-                "type": "action",
-                "hand": number + 1,
-                "seat": str(seat),
-                "action": str(action),
-                "think_ms": think_ms,
-            }
-        )
+        fast.write_action(number + 1, seat, str(action), think_ms, bot_think_ms)
+        record = {
+            "type": "action",
+            "hand": number + 1,
+            "seat": str(seat),
+            "action": str(action),
+            "think_ms": think_ms,
+        }
+        if bot_think_ms is not None:
+            record["bot_think_ms"] = bot_think_ms
+        slow.write(record)
     fast.close()
     slow.close()
     assert (tmp_path / "fast.jsonl").read_bytes() == (tmp_path / "slow.jsonl").read_bytes()

@@ -40,6 +40,16 @@ class BotView(SeatView):
     """Time left for this decision, or ``None`` outside a decision."""
     match_id: str = ""
     request_id: int = 0
+    received_at: float | None = None
+    """:func:`time.monotonic` when this process received the request (``None``
+    outside a referee): the referee's ``time_left_ms`` counts from about then, so
+    a deadline is reckoned from here, not from when the bot was called."""
+    transport_ms: float | None = None
+    """The time the referee has recently counted beyond this bot's own on its
+    answers (the worst of the last few), in milliseconds: transport both ways and
+    scheduling on either side, measured by comparing each answer's ``think_ms``
+    as the referee reports it with the time from receipt to sending here.
+    ``None`` until measured. :func:`oddtrick.anytime.budget` holds it back."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import logging
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,9 @@ from oddtrick._codec import (
     config_from_wire,
     game_kind_to_wire,
     seat_from_wire,
+    seat_to_wire,
 )
+from oddtrick._lag import LagMeter
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions, aio_channel
 from oddtrick.rules import GameKind
@@ -105,6 +108,7 @@ class _Seat:
         self.options = options
         self.index = index
         self.state = SeatState()
+        self.lag = LagMeter()
         self.resume_token: str | None = None
         self.matches = 0
         self.seated = False
@@ -199,6 +203,7 @@ class _Seat:
     async def _stream(self, call: grpc.aio.StreamStreamCall, outbox: _Writer) -> bool:
         while True:
             message = await call.read()
+            arrived = time.monotonic()
             if message is grpc.aio.EOF:
                 if await call.code() is grpc.StatusCode.OK:
                     # The referee has no more matches for this bot: stop rather than reconnect.
@@ -229,13 +234,14 @@ class _Seat:
                     )
                 self.connected = True
             elif kind == "update":
-                done = await self._update(message.update, outbox)
+                done = await self._update(message.update, outbox, arrived)
                 if done:
                     await outbox.send(referee_pb2.BotMessage(leave=referee_pb2.Leave()))
             elif kind == "refusal":
                 await self._refused(message.refusal, outbox)
             elif kind == "resync":
                 resync = message.resync
+                self.lag.forget()
                 # The snapshot replaces what the seat knew; without a match it is between matches.
                 if resync.HasField("match"):
                     try:
@@ -248,11 +254,11 @@ class _Seat:
                     self.state.hand.CopyFrom(resync.hand)
                 self.state.last_sequence = self.sequence = resync.last_sequence
                 if resync.HasField("request"):
-                    await self._answer(resync.request, outbox)
+                    await self._answer(resync.request, outbox, arrived)
         self.seated = False
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
-    async def _update(self, update: referee_pb2.Update, outbox: _Writer) -> bool:
+    async def _update(self, update: referee_pb2.Update, outbox: _Writer, arrived: float) -> bool:
         # The request that may follow carries the whole hand: advancing the seat's copy
         # event by event is only needed for hooks, which see the state after each event.
         has_request = update.HasField("request")
@@ -285,6 +291,7 @@ class _Seat:
                     "seat %d: skipped an event this SDK cannot read (%s): %s", self.index, kind, error
                 )
                 continue
+            self.lag.observe(event, seat_to_wire(self.state.seat))
             if self.listens:
                 dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
@@ -292,24 +299,25 @@ class _Seat:
                 self.seated = False
                 log.info("seat %d: %s", self.index, _match_line(self.state))
         if has_request:
-            await self._answer(update.request, outbox)
+            await self._answer(update.request, outbox, arrived)
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
     async def _answer(
         self,
         request: referee_pb2.DecisionRequest,
         outbox: _Writer,
+        arrived: float,
     ) -> None:
         self.open_request = request
         self.sent = None
         try:
-            view = self.state.view(request)
+            view = self.state.view(request, arrived, self.lag.lag_ms)
         except MalformedMessage:
             # Still answer: a request always lists its legal actions, and the first is accepted.
             log.exception(
                 "seat %d: cannot read the request; answering with its first legal action", self.index
             )
-            await self._send(outbox, request.request_id, request.legal_actions[0])
+            await self._send(outbox, request.request_id, request.legal_actions[0], arrived=arrived)
             return
         error_text = None
         comment = ""
@@ -334,7 +342,7 @@ class _Seat:
             )
             wire = request.legal_actions[0]
             error_text = bot_error_text(error)
-        await self._send(outbox, request.request_id, wire, comment, error_text)
+        await self._send(outbox, request.request_id, wire, comment, error_text, arrived)
 
     async def _send(
         self,
@@ -343,7 +351,10 @@ class _Seat:
         action: cards_pb2.Action,
         comment: str = "",
         error_text: str | None = None,
+        arrived: float | None = None,
     ) -> None:
+        """Send one answer; ``arrived`` (when the request came) makes it report the bot's
+        own think time, which a re-sent answer after a refusal does not have."""
         decision = referee_pb2.Decision(request_id=request_id, action=action)
         if comment:
             # The referee keeps at most max_comment_bytes: send no more than it keeps.
@@ -351,6 +362,11 @@ class _Seat:
         if error_text is not None:
             decision.bot_error = error_text
         self.sent = action
+        if arrived is not None:
+            # The bot's own part ends here: a write that waits on the transport is lag.
+            own_s = time.monotonic() - arrived
+            decision.bot_think_ms = round(own_s * 1000)
+            self.lag.answered(own_s)
         await outbox.send(referee_pb2.BotMessage(decision=decision))
 
     async def _refused(self, refusal: referee_pb2.Refusal, outbox: _Writer) -> None:

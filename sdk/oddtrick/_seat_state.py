@@ -146,19 +146,31 @@ class SeatState:
                 )
                 self.seed = result.seed
 
-    def view(self, request: referee_pb2.DecisionRequest | None = None) -> BotView:
-        """The bot's view now; with a request, the one that request is about."""
+    def view(
+        self,
+        request: referee_pb2.DecisionRequest | None = None,
+        received_at: float | None = None,
+        transport_ms: float | None = None,
+    ) -> BotView:
+        """The bot's view now; with a request, the one that request is about
+        (``received_at`` and ``transport_ms`` are the client's clock readings)."""
         hand = request.hand if request is not None else self.hand
         if request is not None:
             self.hand = hand
         try:
-            return self._build(hand, request)
+            return self._build(hand, request, received_at, transport_ms)
         except MalformedMessage:
             raise
         except (ValueError, KeyError) as error:
             raise MalformedMessage(f"the referee sent an inconsistent state: {error}") from None
 
-    def _build(self, hand: referee_pb2.HandState, request: referee_pb2.DecisionRequest | None) -> BotView:
+    def _build(
+        self,
+        hand: referee_pb2.HandState,
+        request: referee_pb2.DecisionRequest | None,
+        received_at: float | None = None,
+        transport_ms: float | None = None,
+    ) -> BotView:
         current = tuple(
             (seat_from_wire(play.seat), card_from_wire(play.card)) for play in hand.current_trick.cards
         )
@@ -196,6 +208,8 @@ class SeatState:
             time_left_ms=request.time_left_ms if request else None,
             match_id=self.match_id,
             request_id=request.request_id if request else 0,
+            received_at=received_at,
+            transport_ms=transport_ms,
         )
 
 

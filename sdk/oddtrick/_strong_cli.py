@@ -158,6 +158,12 @@ def _sprt(args: argparse.Namespace) -> int:
         print(f"H1 accepted: {a} gains about {args.h1:+g} points per deal on {b} (LLR {state.llr:+.3f})")
     elif state.verdict == "H0":
         print(f"H0 accepted: {a} gains about {args.h0:+g} points per deal on {b} (LLR {state.llr:+.3f})")
+    elif state.verdict == "identical":
+        what = "0 (the same result at both tables)" if state.first == 0 else f"{state.first:+g}"
+        print(
+            f"no verdict: every one of the {state.count} deal pairs scored exactly {what}; "
+            f"{a} and {b} seem to play identically, and more deals of that carry no evidence"
+        )
     else:
         print(f"no verdict after {state.count} deal pairs (the cap): LLR {state.llr:+.3f}")
     return 0

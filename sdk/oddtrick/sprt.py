@@ -11,7 +11,11 @@ mean μ and a variance estimated from the scores so far, and
 
 is compared after every deal pair with the bounds log(β) and log(1 / α).
 Crossing the upper bound accepts H1, the lower one H0; reaching the cap of
-deal pairs first decides nothing.
+deal pairs first decides nothing. Scores that are all the same (two
+deterministic bots that play alike score exactly 0 on every deal pair) have
+no variance and carry no evidence either way: after ``min_pairs`` of them
+the test stops at once with the verdict "identical" rather than play on to
+the cap.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from oddtrick.rules import GameConfig
 
 __all__ = ["SprtState", "Verdict", "bounds", "llr", "run_sprt", "scores_of"]
 
-Verdict = Literal["H0", "H1", "undecided"]
+Verdict = Literal["H0", "H1", "identical", "undecided"]
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -68,6 +72,9 @@ class SprtState:
     count: int = 0
     total: float = 0.0
     squares: float = 0.0
+    first: float | None = None
+    """The first score, and whether every score since was the same."""
+    constant: bool = True
 
     def __post_init__(self) -> None:
         if self.h1 == self.h0:
@@ -75,6 +82,10 @@ class SprtState:
         self.lower, self.upper = bounds(self.alpha, self.beta)
 
     def add(self, score: float) -> None:
+        if self.first is None:
+            self.first = score
+        elif score != self.first:
+            self.constant = False
         self.count += 1
         self.total += score
         self.squares += score * score
@@ -91,6 +102,8 @@ class SprtState:
     def verdict(self) -> Verdict:
         if self.count < self.min_pairs:
             return "undecided"
+        if self.constant:
+            return "identical"
         value = self.llr
         if value >= self.upper:
             return "H1"

@@ -10,9 +10,11 @@ the call, whose average *score* over the samples is best: the deal's points
 for our side less the other side's, not merely tricks, so it knows that the
 seventh trick in classic Whist or the contract's last trick is worth more.
 
-Every decision has a time budget (``think_seconds``, and never more than a
-share of the referee's time left); samples are solved one at a time and the
-best answer found so far is played when the budget runs out.
+Every decision has a time budget (``think_seconds``, and never past the
+referee's deadline less a margin measured for transport): samples are solved
+one at a time on the SDK's anytime worker (:mod:`oddtrick.anytime`), and the
+best answer found so far is played when the budget runs out, even while a
+solve is still running.
 
 Needs the ``strong`` extra (``pip install 'oddtrick[strong]'``) for DDS.
 Try it::
@@ -23,12 +25,12 @@ Try it::
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import ClassVar
 
 import oddtrick
 from oddtrick import PASS, Call, Card, Denomination, Phase, Rank, Seat
+from oddtrick.anytime import Budget, anytime, budget
 
 # The auction's policy (when to open, compete, leave partner's contract alone)
 # is the heuristic bot's; only its trick estimates are replaced by sampling.
@@ -189,9 +191,8 @@ class PimcBot(HeuristicBot):
     call_samples: ClassVar[int] = 12
     """At most this many per call (each solves one contract per denomination)."""
     think_seconds: ClassVar[float] = 1.0
-    """Time budget per decision."""
-    deadline_share: ClassVar[float] = 0.3
-    """Never use more than this share of the time the referee says is left."""
+    """Time budget per decision (never past the referee's deadline less the
+    margin :func:`oddtrick.anytime.budget` holds back)."""
     call_think_factor: ClassVar[float] = 2.0
     """A call may take this many times ``think_seconds``: each sample solves
     five contracts, and a hand has far fewer calls than cards."""
@@ -217,34 +218,24 @@ class PimcBot(HeuristicBot):
 
     # ------------------------------------------------------------ time
 
-    def budget(self, view: oddtrick.BotView) -> float:
-        """Seconds this decision may take."""
+    def budget(self, view: oddtrick.BotView) -> Budget:
+        """When this decision must be answered."""
         seconds = self.think
         if view.phase is Phase.AUCTION:
             seconds *= self.call_think_factor
-        if view.time_left_ms is not None:
-            seconds = min(seconds, view.time_left_ms / 1000 * self.deadline_share)
-        return seconds
+        return budget(view, seconds)
 
-    def _sampled(self, view: oddtrick.BotView, limit: int, evaluate: Callable[[Hands], None]) -> int:
-        """Draw consistent deals and hand them to ``evaluate`` one at a time until
-        ``limit`` are done or the budget would be overrun by one more (as long as
-        the last one took); how many were evaluated."""
-        budget = self.budget(view)
-        if budget <= 0.05:
-            return 0
-        now = time.monotonic()
-        deadline = now + budget
+    def _samples(self, view: oddtrick.BotView, limit: Budget, count: int) -> Iterator[Hands]:
+        """Up to ``count`` consistent deals, one at a time; none once the budget
+        would be overrun by one more step as long as the last (the worker is
+        shared: a step started too late only delays the next decision's search)."""
         knowledge = Knowledge(view)
-        done = 0
-        while done < limit:
-            started = now
-            evaluate(self._draw(knowledge, view))
-            done += 1
-            now = time.monotonic()
-            if now + (now - started) >= deadline:
-                break
-        return done
+        for _ in range(count):
+            started = limit.left()
+            yield self._draw(knowledge, view)
+            took = started - limit.left()
+            if limit.left() <= took:
+                return
 
     def _draw(self, knowledge: Knowledge, view: oddtrick.BotView) -> Hands:
         """A consistent deal, kept with the auction's likelihood (rejection sampling;
@@ -261,24 +252,26 @@ class PimcBot(HeuristicBot):
 
     # ------------------------------------------------------------ card play
 
-    def choose_card(self, view: oddtrick.BotView) -> Card:
+    # Async where the heuristic bot's is not: a Bot's decision may be either.
+    async def choose_card(self, view: oddtrick.BotView) -> Card:  # type: ignore[override]
         """The card of the best average score over sampled deals, the heuristic
         bot's among equally good ones; the heuristic bot's card when there is no
         time to solve a single deal."""
         legal = [action for action in view.legal_actions if isinstance(action, Card)]
         if len(legal) == 1:
             return legal[0]
-        totals = dict.fromkeys(legal, 0.0)
+        maxim = super().choose_card(view)
+        limit = self.budget(view)
+        return await anytime(limit, self.card_search(view, maxim, limit), maxim)
 
-        def evaluate(hands: Hands) -> None:
+    def card_search(self, view: oddtrick.BotView, maxim: Card, limit: Budget) -> Iterator[Card]:
+        """The best card after each sampled deal solved (runs on the anytime worker)."""
+        legal = [action for action in view.legal_actions if isinstance(action, Card)]
+        totals = dict.fromkeys(legal, 0.0)
+        for done, hands in enumerate(self._samples(view, limit, self.samples), 1):
             for card, value in self.card_values(view, [hands]).items():
                 totals[card] += value
-
-        done = self._sampled(view, self.samples, evaluate)
-        maxim = super().choose_card(view)
-        if done == 0:
-            return maxim
-        return best_card(totals, maxim, self.tie_margin * done)
+            yield best_card(totals, maxim, self.tie_margin * done)
 
     def card_values(self, view: oddtrick.BotView, deals: Sequence[Hands]) -> dict[Card, float]:
         """Each legal card's total, over ``deals`` (full layouts of the cards still
@@ -308,20 +301,23 @@ class PimcBot(HeuristicBot):
 
     # ------------------------------------------------------------ auction
 
-    def choose_call(self, view: oddtrick.BotView) -> Call:
+    async def choose_call(self, view: oddtrick.BotView) -> Call:  # type: ignore[override]
         """The heuristic bot's auction on sampled trick estimates (its own
         estimates when there is no time to solve a single deal)."""
-        self._estimates = self.estimate_tricks(view)
+        limit = self.budget(view)
+        self._estimates = await anytime(limit, self.trick_search(view, limit), None)
         try:
             return super().choose_call(view)
         finally:
             self._estimates = None
 
-    def estimate_tricks(self, view: oddtrick.BotView) -> dict[Denomination, tuple[float, int]] | None:
+    def trick_search(
+        self, view: oddtrick.BotView, limit: Budget
+    ) -> Iterator[dict[Denomination, tuple[float, int]] | None]:
         """For each denomination, the average double-dummy tricks our side takes
         with this seat declaring (its left leading), over deals consistent with
-        what the auction says, and how many deals that is; ``None`` when no
-        deal could be solved in time."""
+        what the auction says, and how many deals that is: after each deal solved
+        (runs on the anytime worker)."""
         assert view.seat is not None
         me = view.seat
         # Only what the policy may ask: a denomination we can still bid or the
@@ -335,19 +331,14 @@ class PimcBot(HeuristicBot):
             and HeuristicBot.partnership_tricks(self, view, denomination) is not None
         ]
         if not needed:
-            return None
+            return
         totals = dict.fromkeys(needed, 0.0)
-
-        def evaluate(hands: Hands) -> None:
+        for done, hands in enumerate(self._samples(view, limit, self.call_samples), 1):
             positions = [Position(hands, denomination.suit, me.left) for denomination in needed]
             # The defenders are on lead: our tricks are the thirteen they don't take.
             for denomination, theirs in zip(needed, max_tricks(positions), strict=True):
                 totals[denomination] += 13 - theirs
-
-        done = self._sampled(view, self.call_samples, evaluate)
-        if done == 0:
-            return None
-        return {denomination: (total / done, done) for denomination, total in totals.items()}
+            yield {denomination: (total / done, done) for denomination, total in totals.items()}
 
     def partnership_tricks(self, view: oddtrick.BotView, denomination: Denomination) -> float | None:
         """The heuristic's count (``None``: no trumps with a hand unfit for it)

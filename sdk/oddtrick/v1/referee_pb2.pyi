@@ -1172,6 +1172,7 @@ class Decision(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     COMMENT_FIELD_NUMBER: _builtins.int
     BOT_ERROR_FIELD_NUMBER: _builtins.int
+    BOT_THINK_MS_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
     """The request_id of the request answered."""
     comment: _builtins.str
@@ -1189,6 +1190,14 @@ class Decision(_message.Message):
     match log; it is never sent to any seat. Bots that do not set it are
     unaffected.
     """
+    bot_think_ms: _builtins.int
+    """The bot's own time for this decision, in milliseconds, on its own clock:
+    from receiving the request to sending this answer. The referee writes it
+    to the match log beside its own measure (think_ms: request sent to answer
+    received), so that the difference, transport and scheduling lag, shows
+    apart from thinking. Informational: the deadline is the referee's clock
+    alone. Bots that do not set it are unaffected.
+    """
     @_builtins.property
     def action(self) -> _cards_pb2.Action:
         """The action: one of the request's legal_actions, compared by value."""
@@ -1200,17 +1209,22 @@ class Decision(_message.Message):
         action: _cards_pb2.Action | None = ...,
         comment: _builtins.str | None = ...,
         bot_error: _builtins.str | None = ...,
+        bot_think_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error", "_comment", b"_comment", "action", b"action", "bot_error", b"bot_error", "comment", b"comment"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error", "_bot_think_ms", b"_bot_think_ms", "_comment", b"_comment", "action", b"action", "bot_error", b"bot_error", "bot_think_ms", b"bot_think_ms", "comment", b"comment"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error", "_comment", b"_comment", "action", b"action", "bot_error", b"bot_error", "comment", b"comment", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error", "_bot_think_ms", b"_bot_think_ms", "_comment", b"_comment", "action", b"action", "bot_error", b"bot_error", "bot_think_ms", b"bot_think_ms", "comment", b"comment", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__bot_error: _TypeAlias = _typing.Literal["bot_error"]  # noqa: Y015
     _WhichOneofArgType__bot_error: _TypeAlias = _typing.Literal["_bot_error", b"_bot_error"]  # noqa: Y015
+    _WhichOneofReturnType__bot_think_ms: _TypeAlias = _typing.Literal["bot_think_ms"]  # noqa: Y015
+    _WhichOneofArgType__bot_think_ms: _TypeAlias = _typing.Literal["_bot_think_ms", b"_bot_think_ms"]  # noqa: Y015
     _WhichOneofReturnType__comment: _TypeAlias = _typing.Literal["comment"]  # noqa: Y015
     _WhichOneofArgType__comment: _TypeAlias = _typing.Literal["_comment", b"_comment"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__bot_error) -> _WhichOneofReturnType__bot_error | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__bot_think_ms) -> _WhichOneofReturnType__bot_think_ms | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__comment) -> _WhichOneofReturnType__comment | None: ...
 

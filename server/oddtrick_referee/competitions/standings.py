@@ -109,6 +109,10 @@ class StandingRow:
     ci_high: float | None
     total_points: float
     faults: FaultCounts
+    no_variance: bool = False
+    """Two deals or more, every one scored exactly the same (two deterministic bots
+    that play alike score 0 on every duplicate deal): the interval's width of zero
+    is then no measure of anything, and the standings say so instead."""
 
     @property
     def match_points(self) -> int:
@@ -159,6 +163,7 @@ class Standings:
                     ),
                     "total": row.total_points,
                     "faults": dataclasses.asdict(row.faults),
+                    "no_variance": row.no_variance,
                 }
                 for row in self.rows
             ],
@@ -178,6 +183,17 @@ class Standings:
             "method": METHOD,
         }
 
+    def variance_note(self) -> str | None:
+        """A line naming the entries whose deals all scored the same, or None."""
+        flat = [row for row in self.rows if row.no_variance]
+        if not flat:
+            return None
+        names = ", ".join(f"{row.entry} ({_signed(row.points_per_deal)})" for row in flat)
+        return (
+            f"no variance: every deal of {names} scored exactly the same, so there is no interval; "
+            "at 0 the bots played identically, and more deals will not separate them"
+        )
+
     def render(self) -> str:
         """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
         lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})", ""]
@@ -189,11 +205,7 @@ class Standings:
                 f"{row.matches_won}-{row.matches_drawn}-{row.matches_lost}",
                 str(row.deals),
                 _signed(row.points_per_deal),
-                (
-                    "n/a"
-                    if row.ci_low is None or row.ci_high is None
-                    else f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"
-                ),
+                ci_text(row),
                 _fault_summary(row.faults),
             ]
             for row in self.rows
@@ -201,6 +213,8 @@ class Standings:
         lines += _table(header, body, right={0, 2, 3, 4, 5})
         lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors")
         lines += self.notes
+        if (variance := self.variance_note()) is not None:
+            lines.append(variance)
         if self.unpaired:
             lines.append(f"{len(self.unpaired)} unpaired play(s) ignored (other table missing)")
 
@@ -314,6 +328,7 @@ def compute_standings(
     for rank, name in enumerate(sorted(names, key=rank_key), start=1):
         xs = halves[name]
         mean, low, high = _mean_and_interval(xs)
+        no_variance = len(xs) >= 2 and len(set(xs)) == 1
         counted = faults.get(name, FaultCounts())
         rows.append(
             StandingRow(
@@ -328,6 +343,7 @@ def compute_standings(
                 ci_high=high,
                 total_points=sum(xs) / 2,
                 faults=dataclasses.replace(counted, forfeits=counted.forfeits + absences[name]),
+                no_variance=no_variance,
             )
         )
 
@@ -494,6 +510,16 @@ def _mean_and_interval(halves: Sequence[int]) -> tuple[float | None, float | Non
     s = math.sqrt(spread / (n * (n - 1))) / 2
     half_width = t_quantile(0.975, n - 1) * s / math.sqrt(n)
     return mean, mean - half_width, mean + half_width
+
+
+def ci_text(row: StandingRow) -> str:
+    """The 95% interval column: ``[low, high]``, ``n/a`` under two deals, or
+    ``none`` when every deal scored the same (see :attr:`StandingRow.no_variance`)."""
+    if row.ci_low is None or row.ci_high is None:
+        return "n/a"
+    if row.no_variance:
+        return "none"
+    return f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"
 
 
 def _signed(value: float | None) -> str:

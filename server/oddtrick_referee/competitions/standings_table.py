@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from oddtrick._terminal import console
-from oddtrick_referee.competitions.standings import Standings, _cell, _fault_summary, _signed
+from oddtrick_referee.competitions.standings import Standings, _cell, _fault_summary, _signed, ci_text
 
 FAULTS_LEGEND = "faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors"
 
@@ -33,11 +33,7 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
     ):
         table.add_column(header, justify="right" if right else "left")
     for row in standings.rows:
-        ci = (
-            "n/a"
-            if row.ci_low is None or row.ci_high is None
-            else f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]"
-        )
+        ci = ci_text(row)
         faults = _fault_summary(row.faults)
         table.add_row(
             str(row.rank),
@@ -52,6 +48,8 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
     out.print(Text(FAULTS_LEGEND, style="dim"))
     for note in standings.notes:
         out.print(Text(note), soft_wrap=True)
+    if (variance := standings.variance_note()) is not None:
+        out.print(Text(variance, style="yellow"))
     if standings.unpaired:
         out.print(f"{len(standings.unpaired)} unpaired play(s) ignored (other table missing)")
     order = [row.entry for row in standings.rows]

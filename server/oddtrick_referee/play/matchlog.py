@@ -76,7 +76,9 @@ class MatchLogWriter:
         self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         self._file.flush()
 
-    def write_action(self, hand: int, seat: Seat, action: str, think_ms: int | None) -> None:
+    def write_action(
+        self, hand: int, seat: Seat, action: str, think_ms: int | None, bot_think_ms: int | None = None
+    ) -> None:
         """Write a plain action line (no fault, no comment) without flushing it.
 
         Actions are most of a log and come hundreds a second per table: they
@@ -85,8 +87,9 @@ class MatchLogWriter:
         the hand's result.
         """
         think = "null" if think_ms is None else str(think_ms)
+        own = "" if bot_think_ms is None else f',"bot_think_ms":{bot_think_ms}'
         self._file.write(
-            f'{{"type":"action","hand":{hand},"seat":"{seat}","action":"{action}","think_ms":{think}}}\n'
+            f'{{"type":"action","hand":{hand},"seat":"{seat}","action":"{action}","think_ms":{think}{own}}}\n'
         )
 
     def close(self) -> None:
@@ -135,7 +138,8 @@ class CheckReport:
 
 
 _PLAIN_ACTION = re.compile(
-    r'\{"type":"action","hand":\d+,"seat":"([NESW])","action":"([0-9A-Za-z]+)","think_ms":(?:\d+|null)\}'
+    r'\{"type":"action","hand":\d+,"seat":"([NESW])","action":"([0-9A-Za-z]+)","think_ms":(?:\d+|null)'
+    r'(?:,"bot_think_ms":\d+)?\}'
 ).fullmatch
 """A plain action line exactly as :meth:`MatchLogWriter.write_action` writes it: the check reads
 these without a JSON parse (they are nearly every line of a log)."""

@@ -185,6 +185,9 @@ class _Decided:
     comment: str | None
     bot_error: str | None = None
     """The bot's own report that its code failed and ``action`` is its fallback."""
+    bot_think_ms: int | None = None
+    """The bot's own measure of its time (Decision.bot_think_ms), when it sent one:
+    the referee's ``think_ms`` less this is what transport and scheduling added."""
 
 
 def _cut_utf8(text: str, limit: int) -> str:
@@ -365,7 +368,9 @@ class Table:
             if decided.bot_error is not None:
                 record.add_fault(Fault.BOT_ERROR)
             if decided.fault is None and not decided.comment and decided.bot_error is None:
-                self._log.write_action(state.hand_number, seat, str(decided.action), decided.think_ms)
+                self._log.write_action(
+                    state.hand_number, seat, str(decided.action), decided.think_ms, decided.bot_think_ms
+                )
             else:
                 entry: dict[str, Any] = {
                     "type": "action",
@@ -374,6 +379,8 @@ class Table:
                     "action": str(decided.action),
                     "think_ms": decided.think_ms,
                 }
+                if decided.bot_think_ms is not None:
+                    entry["bot_think_ms"] = decided.bot_think_ms
                 if decided.fault is not None:
                     entry["fault"] = decided.fault.value
                 if decided.comment:
@@ -478,7 +485,11 @@ class Table:
                         )
                         if bot_error is not None:
                             log.info("%s (%s) reports its code failed: %s", link.bot_name, seat, bot_error)
-                        return _Decided(refusal_or_action, None, think, comment, bot_error)
+                        # The bot's own clock, at most the referee's measure, which contains
+                        # it (rounding aside); informational, never trusted for the deadline.
+                        own = item.bot_think_ms if item.HasField("bot_think_ms") else None
+                        bot_think = None if own is None else min(own, think)
+                        return _Decided(refusal_or_action, None, think, comment, bot_error, bot_think)
                     record.refusals += 1
                     fault = Fault.ILLEGAL
                     reason, text = refusal_or_action
