@@ -36,12 +36,13 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
+from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.entrants import (
     BotProcess,
     EntrantExited,
     bot_identity,
+    refusal_for,
     run_bot_process,
-    runnable_by,
 )
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
@@ -572,6 +573,11 @@ async def run_ladder(
         store.db.close()
 
 
+def _sandbox_note() -> str:
+    problem = sandbox.problem()
+    return " in a sandbox" if problem is None else f", not sandboxed ({problem})"
+
+
 async def _run_house_bot(
     bot: HouseBot, token: str, address: str, seats: int, output_dir: Path, data_dir: Path
 ) -> None:
@@ -581,7 +587,9 @@ async def _run_house_bot(
     command = [*bot.command, "--server", address, "--name", bot.name, "--seats", str(seats)]
     env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
     identity = bot_identity(None)
-    if identity is not None and not runnable_by(command[0], identity):
+    if identity is not None and (refused := refusal_for(command, bot.cwd, identity)) is not None:
+        # The house bots are the operator's own programs: as root, sandboxed where it can be.
+        log.warning("house bot %s runs as root%s: %s", bot.name, _sandbox_note(), refused)
         identity = None
     spec = BotProcess(
         entry=bot.name,
@@ -591,7 +599,7 @@ async def _run_house_bot(
         cwd=bot.cwd,
         token=token,
         output=output_dir / f"{bot.name}.log",
-        hide=data_dir,
+        hide=(data_dir,),
     )
     while True:
         try:
