@@ -135,11 +135,14 @@ def play_at_terminal(
             trio.run(referee_side)
         except BaseException as error:
             outcome["error"] = sole_error(error)
-            stop_client = control.get("stop_client")
-            if callable(stop_client):
-                stop_client()  # the person's client would otherwise wait for a referee that is gone
         finally:
             listening.set()
+            # The person's client would otherwise wait for a referee that is gone (it may not
+            # have read the referee's last word when the server stopped).
+            stop_client = control.get("stop_client")
+            if callable(stop_client):
+                with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
+                    stop_client()
 
     thread = threading.Thread(target=run_referee, name="referee", daemon=True)
     thread.start()
