@@ -209,10 +209,10 @@ def refusal(
             wanted = need.access if path == target else Access.RUN
             if _may(status, uid, gid, wanted):
                 continue
-            if path != target or need.access & Access.RUN:
-                verb = "enter" if path.is_dir() else "run"
-            else:
+            if path == target and need.access & Access.READ and not _may(status, uid, gid, Access.READ):
                 verb = "read"
+            else:
+                verb = "enter" if path.is_dir() else "run"
             return Refusal(user, verb, path, status)
     return None
 

@@ -501,6 +501,8 @@ async def run_tournament(
     """
     from oddtrick_referee.web.server import web_beside
 
+    # Who runs each local entry is settled before anything starts (or is written).
+    identities = _identities(settings, bot_identity(settings.bot_user), progress_stream)
     with storage_errors("opening the tournament", data_dir):
         check_writable(data_dir)
         store = TournamentStore(data_dir / "oddtrick.sqlite3")
@@ -524,7 +526,6 @@ async def run_tournament(
         host=host, port=port, data_dir=data_dir, tokens=tokens, tls=tls, loopback_port=True
     )
     progress = progress or Progress(0, progress_stream)
-    identity = bot_identity(settings.bot_user)
     finished = False
     try:
         with unwrapped():
@@ -535,7 +536,6 @@ async def run_tournament(
                 if on_listening is not None:
                     on_listening(referee.address)
                 tournament = Tournament(settings, referee, store)
-                identities = _identities(settings, identity, progress_stream)
                 async with trio.open_nursery() as processes:
                     for entry in settings.entries:
                         if entry.local:
