@@ -173,3 +173,25 @@ def test_a_tournament_from_a_closed_folder_says_what_to_do(tmp_path: Path) -> No
     assert f"user nobody cannot enter {closed} (" in warnings[0]
     assert f"(chmod o+x {closed}) or give --bot-user" in warnings[0]
     assert '"entries"' in played.stdout
+
+
+def test_without_bubblewrap_an_entry_that_would_run_as_root_is_refused_with_what_to_install(
+    tmp_path: Path,
+) -> None:
+    shutil.copy(RANDOM_BOT, tmp_path / "my_bot.py")
+    no_bwrap = {**os.environ, "PATH": str(Path(sys.executable).parent)}  # bwrap is not on it
+    run = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "tournament", "--bot", "a=my_bot.py", "--bot", "b=my_bot.py",
+         "--deals", "1", "--tables", "1", "--data-dir", "d"],
+        cwd=tmp_path, env=no_bwrap, capture_output=True, text=True, timeout=GUARD_S, check=False,
+    )  # fmt: skip
+    assert run.returncode == 1
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("oddtrick tournament: local entry 'a': user nobody cannot enter ")
+    assert (
+        "bubblewrap is not installed: install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)"
+        in lines[0]
+    )
+    assert lines[0].endswith("or give --bot-user")
+    assert not (tmp_path / "d").exists()  # nothing started, nothing written

@@ -79,7 +79,7 @@ def problem() -> str | None:
         return f"bubblewrap did not start ({error})"
     if trial.returncode != 0:
         said = (trial.stderr.strip().splitlines() or ["no reason given"])[-1]
-        return f"bubblewrap cannot make a sandbox here ({said}); run the bots as another user (--bot-user)"
+        return f"bubblewrap cannot make a sandbox here ({said})"
     return None
 
 
@@ -111,7 +111,9 @@ def python_paths() -> list[Path]:
     """What the Python that runs bots needs: its installation, its environment, every
     folder on its path and the SDK package (an editable install points outside them)."""
     paths = [Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable)]
-    paths += [Path(entry) for entry in sys.path if entry]
+    # Not the referee's working folder (``python -m`` puts it first): bots run in safe-path
+    # mode, and it may be a home folder with much else in it.
+    paths += [Path(entry) for entry in sys.path if entry and Path(entry) != Path.cwd()]
     paths.append(Path(oddtrick.__file__).parent)
     return paths
 

@@ -501,8 +501,9 @@ async def run_tournament(
     """
     from oddtrick_referee.web.server import web_beside
 
-    # Who runs each local entry is settled before anything starts (or is written).
-    identities = _identities(settings, bot_identity(settings.bot_user), progress_stream)
+    # Who runs each local entry is settled before anything starts (or is written); its
+    # warnings wait until the data folder has proved usable (an error there is one line).
+    identities, warnings = _identities(settings, bot_identity(settings.bot_user))
     with storage_errors("opening the tournament", data_dir):
         check_writable(data_dir)
         store = TournamentStore(data_dir / "oddtrick.sqlite3")
@@ -525,6 +526,8 @@ async def run_tournament(
     referee_settings = RefereeSettings(
         host=host, port=port, data_dir=data_dir, tokens=tokens, tls=tls, loopback_port=True
     )
+    for warning in warnings:
+        print(warning, file=progress_stream, flush=True)
     progress = progress or Progress(0, progress_stream)
     finished = False
     try:
@@ -589,16 +592,18 @@ async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings
 
 
 def _identities(
-    settings: TournamentSettings, identity: Identity | None, stream: IO[str]
-) -> dict[str, Identity | None]:
+    settings: TournamentSettings, identity: Identity | None
+) -> tuple[dict[str, Identity | None], list[str]]:
     """The user each local entry's processes run as, decided before anything starts.
 
     The unprivileged user must be able to run the entry: its program and interpreter,
     its files and every folder above them (see ``access.py``). If it cannot, the entry
     runs as root in the sandbox (``sandbox.py``), with one warning that says how to run it
     as that user instead; when ``--bot-user`` named the user, or no sandbox can be made
-    here, the tournament does not start, with one line saying what to do."""
+    here, the tournament does not start, with one line saying what to do. Returns the
+    users and the warnings to print."""
     chosen: dict[str, Identity | None] = {}
+    warnings: list[str] = []
     closed: dict[str, Refusal] = {}
     for entry in settings.entries:
         if entry.command is None:
@@ -622,16 +627,17 @@ def _identities(
             )
         chosen[entry.name] = None
         closed[entry.name] = refused
+    problem = sandbox.problem() if os.geteuid() == 0 and identity is None and chosen else None
+    if problem:
+        warnings.append(f"warning: local entries run as root without a sandbox (--bot-user root): {problem}")
     if identity is not None and closed:
         first = next(iter(closed.values()))
-        print(
+        warnings.append(
             f"warning: local entries {', '.join(closed)} run as root in a sandbox that shows them "
             f"only their own files: {first}; to run them as {identity.user}, open it to other "
-            f"users ({first.fix}) or give --bot-user",
-            file=stream,
-            flush=True,
+            f"users ({first.fix}) or give --bot-user"
         )
-    return chosen
+    return chosen, warnings
 
 
 def local_processes(
