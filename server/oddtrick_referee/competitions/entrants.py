@@ -122,9 +122,9 @@ class BotProcess:
     """Where its standard output and error are copied."""
     token_in_env: bool = False
     hide: tuple[Path, ...] = ()
-    """What the bot must not see when it runs as root in the sandbox (see :mod:`.sandbox`):
-    the referee's data folder and key files; everything outside its own paths is hidden
-    anyway."""
+    """What the bot must not see when it runs as root in the sandbox (see :mod:`.sandbox`),
+    should it fall inside a path the bot is shown: the referee's data folder. What is not
+    on the bot's command line is not in its sandbox at all."""
 
 
 async def run_bot_process(
