@@ -17,6 +17,8 @@
 #   - Chromium (Debian's chromium): the web page's tests drive it with Playwright.
 #   - protoc (Debian's protobuf-compiler): the Go and Rust starter bots generate
 #     their protocol code with it (Go, Rust, Java, Node come with the machine).
+#   - bubblewrap (Debian's bubblewrap): the sandbox for local bots that must run as
+#     root (server/oddtrick_referee/competitions/sandbox.py says why this tool).
 # Under CI=true a missing component is an error, never a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +32,9 @@ if ! command -v chromium >/dev/null; then
 fi
 if ! command -v protoc >/dev/null; then
     apt_packages+=(protobuf-compiler)
+fi
+if ! command -v bwrap >/dev/null; then
+    apt_packages+=(bubblewrap)
 fi
 if ((${#apt_packages[@]})); then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then

@@ -386,6 +386,8 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
         store = open_store(settings)
         running = {m.match_id for m in store.matches(statuses=("running",))}
         serving.kill()
+        empty = [log.name for log in (tmp_path / "logs").glob("*.jsonl") if not log.read_text().strip()]
+        assert not empty, f"logs left without their first line: {empty}"
         before = {m.match_id: m for m in store.matches(limit=1000)}
         rated_before = {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()}
         assert running, "a match was in progress when the ladder was killed"

@@ -165,7 +165,7 @@ def test_the_bot_processes_die_with_a_sigkilled_referee(tmp_path: Path) -> None:
 
 PROBE = r"""#!/bin/sh
 # A bot that looks for the referee's secrets instead of playing, and says what it found.
-data="$1"
+data="$PROBE_DATA"
 echo "uid $(id -u)"
 for file in "$data/oddtrick.sqlite3" "$data"/logs/*.jsonl; do
     if cat "$file" >/dev/null 2>&1; then
@@ -186,15 +186,18 @@ echo "probe done"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="bots run as another user only when the referee is root")
-async def test_a_bot_that_looks_for_the_referees_secrets_finds_none(tmp_path: Path) -> None:
+async def test_a_bot_that_looks_for_the_referees_secrets_finds_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = tmp_path / "data"
+    monkeypatch.setenv("PROBE_DATA", str(data))
     # The probe itself must be readable by the bots' user: not under pytest's private folder.
     probe = Path(tempfile.mkdtemp(prefix="oddtrick-probe-")) / "probe.sh"
     probe.parent.chmod(0o755)
     probe.write_text(PROBE)
     probe.chmod(0o755)
     settings = plan(  # one process for the probe (not one per play)
-        f"good={RANDOM_BOT}", f"prober=cmd:sh {probe} {data}", seed="the-master-seed-42", duplicate=False
+        f"good={RANDOM_BOT}", f"prober=cmd:sh {probe}", seed="the-master-seed-42", duplicate=False
     )
     try:
         with trio.fail_after(GUARD_S), pytest.raises(EntrantExited):

@@ -4,6 +4,7 @@ the process a tournament starts for one play cannot connect as the other."""
 from __future__ import annotations
 
 import io
+import re
 import sys
 from pathlib import Path
 
@@ -46,8 +47,7 @@ with grpc.insecure_channel(server) as channel:
     except grpc.RpcError as error:
         outcome = error.code().name
     call.cancel()
-with open(os.path.join(OUT, f"probe-{name}.txt"), "w") as file:
-    file.write(outcome)
+print(f"twin hello: {outcome}", flush=True)  # (its output is kept in the data folder)
 os.execv(sys.executable, [
     sys.executable, "-m", "oddtrick", "bot", BOT,
     "--server", server, "--name", name, "--token", token, "--seats", seats,
@@ -57,7 +57,7 @@ os.execv(sys.executable, [
 
 async def test_a_local_entry_cannot_connect_as_its_twin_play(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
-    probe.write_text(f"OUT = {str(tmp_path)!r}\nBOT = {str(RANDOM_BOT)!r}\n{PROBE}")
+    probe.write_text(f"BOT = {str(RANDOM_BOT)!r}\n{PROBE}")
     entries = (parse_entry(f"probe=cmd:{sys.executable} {probe}"), parse_entry(f"plain={RANDOM_BOT}"))
     plan = TournamentSettings(
         entries=entries,
@@ -69,8 +69,11 @@ async def test_a_local_entry_cannot_connect_as_its_twin_play(tmp_path: Path) -> 
         seed="twins",
     )
     standings = await run_tournament(plan, tmp_path / "data", progress_stream=io.StringIO())
-    outcomes = {path.name: path.read_text() for path in tmp_path.glob("probe-*.txt")}
-    assert outcomes == {"probe-probe~0.txt": "UNAUTHENTICATED", "probe-probe~1.txt": "UNAUTHENTICATED"}
+    outcomes = {
+        path.stem: re.findall(r"^twin hello: (\w+)$", path.read_text(), re.M)
+        for path in (tmp_path / "data" / "bot-output").glob("probe~*.log")
+    }
+    assert outcomes == {"probe~0": ["UNAUTHENTICATED"], "probe~1": ["UNAUTHENTICATED"]}
     assert {row.entry: row.deals for row in standings.rows} == {"probe": 1, "plain": 1}
 
 

@@ -405,3 +405,39 @@ async def test_a_match_stopped_before_its_end_says_it_cannot_be_replayed(played,
         assert "log.jsonl" not in body
         status, _, _ = await in_thread(get, f"{url}/matches/stopped-sealed/log.jsonl")
         assert status == 404
+
+
+def test_tournament_web_serves_a_tournament_whatever_its_name(tmp_path):
+    """A name is the user's to choose: spaces, '#', '/' and letters beyond ASCII included."""
+    from urllib.parse import quote
+
+    name = "Spring cup #1/ü"
+    command = [
+        sys.executable, "-m", "oddtrick", "tournament", "--remote", "x=tx0,tx1", "--remote", "y=ty0,ty1",
+        "--deals", "1", "--name", name, "--web", "0", "--data-dir", str(tmp_path),
+    ]  # fmt: skip
+    marker = "web page (standings, live tables) on "
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
+        try:
+            assert process.stdout is not None
+            said = (line.split(marker, 1)[1] for line in process.stdout if marker in line)
+            url = next((rest.split()[0].rstrip("/") for rest in said), None)
+            assert url is not None
+            status, _, headers = get(url + "/")
+            assert status == 302
+            assert headers["location"] == "/tournaments/" + quote(name, safe="")
+            status, body, _ = get(url + headers["location"])
+            assert status == 200
+            assert 'id="standings"' in body
+            assert "Spring cup #1/ü" in body
+            status, listing, _ = get(url + "/tournaments")
+            assert status == 200
+            link = re.search(r'<a href="(/tournaments/[^"]+)">Spring cup #1/ü</a>', listing)
+            assert link is not None, listing
+            status, body, _ = get(url + link[1])
+            assert status == 200
+            assert 'id="standings"' in body
+            assert get(url + "/tournaments/" + quote("Spring cup #2", safe=""))[0] == 404
+        finally:
+            process.terminate()
+            process.wait(timeout=30)

@@ -236,7 +236,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         metavar="USER",
         help="when run as root, the user local entries run as (default: nobody), so that they "
-        "cannot read the referee's data",
+        "cannot read the referee's data; an entry that user cannot run runs as root in a "
+        "bubblewrap sandbox instead (root: always as root, sandboxed when bubblewrap is installed)",
     )
     plan.add_argument(
         "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"

@@ -243,6 +243,13 @@ class Referee:
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
+        try:
+            with storage_errors(f"starting match {match_id}", self.settings.data_dir):
+                table.open_log()  # before the index names the log: it is never seen empty
+        except BaseException:
+            for link in links.values():
+                self.lobby.release(link)
+            raise
         return SeatedMatch(spec, table, links, log_path, log_writer, sealed)
 
     async def play_seated(

@@ -10,7 +10,9 @@ What a local entry's process gets, and what it does not:
   ``ODDTRICK_TOKEN``), never on a command line that every user can read;
 - when the referee runs as root, the identity of an unprivileged user
   (``nobody`` unless ``--bot-user`` says otherwise), which cannot read the
-  referee's files (the database and logs are the referee's user's only);
+  referee's files (the database and logs are the referee's user's only); when
+  that user cannot run the bot (checked before anything starts, see
+  ``access.py``), root in a sandbox that root cannot leave (``sandbox.py``);
 - a life no longer than the referee's: a launcher (``launcher.py``) kills the
   bot when the referee closes its end of a pipe or dies, even by SIGKILL;
 - Python's safe-path mode (``python -P``): a folder named ``oddtrick`` in its
@@ -28,14 +30,15 @@ import dataclasses
 import os
 import pwd
 import re
-import shutil
-import stat
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import trio
+
+from oddtrick_referee.competitions import access, sandbox
+from oddtrick_referee.competitions.access import Refusal, refusal
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 TAIL_LINES = 2
@@ -98,28 +101,10 @@ def bot_identity(requested: str | None) -> Identity | None:
     return Identity(name, entry.pw_uid, entry.pw_gid)
 
 
-def runnable_by(program: str, identity: Identity) -> bool:
-    """Whether ``identity`` may run ``program`` (a path or a name on PATH): every folder on
-    its real path searchable and the file executable, by that user's owner, group or
-    other permission bits. An unknown program counts as runnable (starting it says why not)."""
-    found = shutil.which(program)
-    if found is None:
-        return True
-    real = Path(os.path.realpath(found))
-    try:
-        folders_ok = all(_may(folder.stat(), identity, stat.S_IXUSR) for folder in real.parents)
-        return folders_ok and _may(real.stat(), identity, stat.S_IXUSR)
-    except OSError:
-        return True
-
-
-def _may(status: os.stat_result, identity: Identity, owner_bit: int) -> bool:
-    """The permission ``owner_bit`` (an S_I?USR bit) for ``identity``, as the kernel checks it."""
-    if status.st_uid == identity.uid:
-        return bool(status.st_mode & owner_bit)
-    if status.st_gid == identity.gid:
-        return bool(status.st_mode & (owner_bit >> 3))
-    return bool(status.st_mode & (owner_bit >> 6))
+def refusal_for(command: Sequence[str], cwd: Path, identity: Identity) -> Refusal | None:
+    """What stops ``identity`` from running ``command`` in ``cwd`` (see :mod:`.access`):
+    its program, interpreter, files and the folders above them; None when nothing does."""
+    return refusal(command, cwd, os.environ.get("PATH"), identity.user, identity.uid, identity.gid)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,45 +121,10 @@ class BotProcess:
     output: Path
     """Where its standard output and error are copied."""
     token_in_env: bool = False
-    hide: Path | None = None
-    """The referee's data folder, hidden from the bot when it must run as root (see
-    :func:`sandboxed`)."""
-
-
-_HIDE_AND_RUN = (
-    'hidden="$ODDTRICK_HIDE"; unset ODDTRICK_HIDE; '
-    'mount -t tmpfs -o size=64k,mode=000 oddtrick-hidden "$hidden" && exec "$@"'
-)
-
-
-def sandboxed(command: tuple[str, ...], hide: Path) -> tuple[str, ...]:
-    """``command`` in a sandbox that hides ``hide`` and every process outside it.
-
-    When the referee runs as root and the unprivileged user cannot run the bot's program
-    (a Python installed under /root, say), the bot runs as root too; file modes cannot
-    stop it then. It gets a mount namespace in which an empty, inaccessible file system
-    covers the data folder (seeds, database, logs), and a PID namespace with its own
-    /proc, in which the referee and the other bots do not exist (no command lines, no
-    open files to borrow). ``--kill-child`` ties the bot's life to the launcher's still.
-    """
-    return (
-        "unshare",
-        "--mount",
-        "--propagation",
-        "private",
-        "--pid",
-        "--kill-child",
-        "--mount-proc",
-        "sh",
-        "-c",
-        _HIDE_AND_RUN,
-        "oddtrick-sandbox",
-        *command,
-    )
-
-
-def can_sandbox() -> bool:
-    return os.geteuid() == 0 and shutil.which("unshare") is not None
+    hide: tuple[Path, ...] = ()
+    """What the bot must not see when it runs as root in the sandbox (see :mod:`.sandbox`),
+    should it fall inside a path the bot is shown: the referee's data folder. What is not
+    on the bot's command line is not in its sandbox at all."""
 
 
 async def run_bot_process(
@@ -184,9 +134,9 @@ async def run_bot_process(
     before ``exit_expected()`` says the tournament no longer needs it."""
     command = spec.command
     env = dict(spec.env)
-    if identity is None and spec.hide is not None and can_sandbox():
-        command = sandboxed(command, spec.hide)
-        env["ODDTRICK_HIDE"] = str(spec.hide.resolve())
+    if identity is None and os.geteuid() == 0 and sandbox.problem() is None:
+        needs = [need.path for need in access.needs(command, spec.cwd, env.get("PATH"))]
+        command = sandbox.sandboxed(command, spec.cwd, needs, spec.hide)
     watch_read, watch_write = os.pipe()
     if spec.token_in_env:
         env["ODDTRICK_TOKEN_IN_ENV"] = "1"

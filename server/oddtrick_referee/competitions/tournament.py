@@ -42,13 +42,14 @@ from rich.text import Text
 from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 from oddtrick_referee._errors import unwrapped
+from oddtrick_referee.competitions import sandbox
+from oddtrick_referee.competitions.access import Refusal
 from oddtrick_referee.competitions.entrants import (
     BotProcess,
     Identity,
     bot_identity,
-    can_sandbox,
+    refusal_for,
     run_bot_process,
-    runnable_by,
 )
 from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.play.matchlog import read_log
@@ -523,6 +524,9 @@ async def run_tournament(
     from oddtrick_referee.competitions.resume import announce
     from oddtrick_referee.web.server import web_beside
 
+    # Who runs each local entry is settled before anything starts (or is written); its
+    # warnings wait until the data folder has proved usable (an error there is one line).
+    identities, warnings = _identities(settings, bot_identity(settings.bot_user))
     with storage_errors("opening the tournament", data_dir):
         check_writable(data_dir)
         store = TournamentStore(data_dir / "oddtrick.sqlite3")
@@ -549,8 +553,9 @@ async def run_tournament(
     referee_settings = RefereeSettings(
         host=host, port=port, data_dir=data_dir, tokens=tokens, tls=tls, loopback_port=True
     )
+    for warning in warnings:
+        print(warning, file=progress_stream, flush=True)
     progress = progress or Progress(0, progress_stream)
-    identity = bot_identity(settings.bot_user)
     finished = False
     try:
         with unwrapped():
@@ -561,7 +566,6 @@ async def run_tournament(
                 if on_listening is not None:
                     on_listening(referee.address)
                 tournament = Tournament(settings, referee, store)
-                identities = _identities(settings, identity, progress_stream)
                 async with trio.open_nursery() as processes:
                     for entry in settings.entries:
                         if entry.local:
@@ -615,40 +619,52 @@ async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings
 
 
 def _identities(
-    settings: TournamentSettings, identity: Identity | None, stream: IO[str]
-) -> dict[str, Identity | None]:
-    """The user each local entry's processes run as. The unprivileged user must be able to
-    run the entry's program; if it cannot, and nobody asked for that user by name, the bots
-    run as the referee's user, with one warning (a Python installed under /root, say, is
-    closed to other users)."""
+    settings: TournamentSettings, identity: Identity | None
+) -> tuple[dict[str, Identity | None], list[str]]:
+    """The user each local entry's processes run as, decided before anything starts.
+
+    The unprivileged user must be able to run the entry: its program and interpreter,
+    its files and every folder above them (see ``access.py``). If it cannot, the entry
+    runs as root in the sandbox (``sandbox.py``), with one warning that says how to run it
+    as that user instead; when ``--bot-user`` named the user, or no sandbox can be made
+    here, the tournament does not start, with one line saying what to do. Returns the
+    users and the warnings to print."""
     chosen: dict[str, Identity | None] = {}
-    closed: set[str] = set()
+    warnings: list[str] = []
+    closed: dict[str, Refusal] = {}
     for entry in settings.entries:
         if entry.command is None:
             continue
         chosen[entry.name] = identity
-        if identity is not None and not runnable_by(entry.command[0], identity):
-            if settings.bot_user:
-                raise ValueError(
-                    f"user {identity.user} cannot run {entry.command[0]} (a folder on its path is "
-                    "closed to other users): install it where that user can, or choose another --bot-user"
-                )
-            chosen[entry.name] = None
-            closed.add(entry.command[0])
-    if identity is not None and closed:
-        print(
-            (
-                "warning: some bots run as root, in a sandbox that hides the data folder and the "
-                "referee's processes from them"
-                if can_sandbox()
-                else "warning: some bots run as the referee's user and so could read its data"
+        if identity is None:
+            continue
+        assert entry.cwd is not None
+        refused = refusal_for(entry.command, entry.cwd, identity)
+        if refused is None:
+            continue
+        if settings.bot_user:
+            raise ValueError(
+                f"local entry {entry.name!r}: {refused}: open it to other users ({refused.fix}) "
+                "or choose another --bot-user"
             )
-            + f": user {identity.user} cannot run {', '.join(sorted(closed))} (a folder on its path "
-            "is closed to other users); install it where other users can run it, or give --bot-user",
-            file=stream,
-            flush=True,
+        if problem := sandbox.problem():
+            raise ValueError(
+                f"local entry {entry.name!r}: {refused}, and it cannot run as root in a sandbox: "
+                f"{problem}; or open the path to other users ({refused.fix}), or give --bot-user"
+            )
+        chosen[entry.name] = None
+        closed[entry.name] = refused
+    problem = sandbox.problem() if os.geteuid() == 0 and identity is None and chosen else None
+    if problem:
+        warnings.append(f"warning: local entries run as root without a sandbox (--bot-user root): {problem}")
+    if identity is not None and closed:
+        first = next(iter(closed.values()))
+        warnings.append(
+            f"warning: local entries {', '.join(closed)} run as root in a sandbox that shows them "
+            f"only their own files: {first}; to run them as {identity.user}, open it to other "
+            f"users ({first.fix}) or give --bot-user"
         )
-    return chosen
+    return chosen, warnings
 
 
 def local_processes(
@@ -677,7 +693,7 @@ def local_processes(
                 token=token,
                 output=data_dir / "bot-output" / f"{name}.log",
                 token_in_env=not entry.sdk,
-                hide=data_dir,
+                hide=(data_dir,),
             )
         )
     return processes

@@ -32,7 +32,7 @@ from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._human import HumanSeat, Quit
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._errors import interrupted, sole_error
-from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, run_bot_process, runnable_by
+from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
 
@@ -121,8 +121,8 @@ def play_at_terminal(
                         continue
                     process = _process(bot, referee.address, seats, data_dir)
                     who = bot_identity(None)  # as in tournaments: not the referee's user, if it is root
-                    if who is not None and not runnable_by(process.command[0], who):
-                        who = None
+                    if who is not None and refusal_for(process.command, process.cwd, who) is not None:
+                        who = None  # root, then, in the sandbox (entrants.run_bot_process)
                     nursery.start_soon(run_bot_process, process, who, lambda: "record" in outcome)
                 outcome["record"] = await referee.play_match(
                     spec, on_start=lambda m, p: outcome.update(log=p)
@@ -135,11 +135,14 @@ def play_at_terminal(
             trio.run(referee_side)
         except BaseException as error:
             outcome["error"] = sole_error(error)
-            stop_client = control.get("stop_client")
-            if callable(stop_client):
-                stop_client()  # the person's client would otherwise wait for a referee that is gone
         finally:
             listening.set()
+            # The person's client would otherwise wait for a referee that is gone (it may not
+            # have read the referee's last word when the server stopped).
+            stop_client = control.get("stop_client")
+            if callable(stop_client):
+                with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
+                    stop_client()
 
     thread = threading.Thread(target=run_referee, name="referee", daemon=True)
     thread.start()
@@ -206,4 +209,5 @@ def _process(bot: Opponent, address: str, seats: int, data_dir: Path) -> BotProc
         token=bot.token,
         output=data_dir / "bot-output" / f"{bot.name}.log",
         token_in_env=not sdk,
+        hide=(data_dir,),
     )

@@ -17,9 +17,11 @@ are the ones the rules give.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import re
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -63,18 +65,39 @@ def logged_seat(text: str) -> Seat:
 
 
 class MatchLogWriter:
-    """Appends records to a new log file; refuses to overwrite an existing one."""
+    """Appends records to a new log file; refuses to overwrite an existing one.
+
+    The file appears with its first line, never before: the line is written to a hidden
+    file beside it, which is then linked into place (a link, unlike a rename, fails if
+    the log exists). A referee killed at any moment leaves no empty log behind.
+    """
 
     def __init__(self, path: Path) -> None:
         # A log ends with its seed, secret until the match is over: the referee's user only.
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if path.exists():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
         self.path = path
-        self._file: IO[str] = path.open("x", encoding="utf-8")
+        self._file: IO[str] | None = None
 
     def write(self, record: dict[str, Any]) -> None:
         """Write one record and flush it (with any action lines before it)."""
-        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        if self._file is None:
+            self._create(line)
+            return
+        self._file.write(line)
         self._file.flush()
+
+    def _create(self, first_line: str) -> None:
+        draft = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.new")
+        with draft.open("x", encoding="utf-8") as file:
+            file.write(first_line)
+        try:
+            os.link(draft, self.path)
+        finally:
+            draft.unlink()
+        self._file = self.path.open("a", encoding="utf-8")
 
     def write_action(
         self, hand: int, seat: Seat, action: str, think_ms: int | None, bot_think_ms: int | None = None
@@ -88,12 +111,16 @@ class MatchLogWriter:
         """
         think = "null" if think_ms is None else str(think_ms)
         own = "" if bot_think_ms is None else f',"bot_think_ms":{bot_think_ms}'
-        self._file.write(
+        line = (
             f'{{"type":"action","hand":{hand},"seat":"{seat}","action":"{action}","think_ms":{think}{own}}}\n'
         )
+        if self._file is None:
+            self._create(line)
+            return
+        self._file.write(line)
 
     def close(self) -> None:
-        if self._file.closed:
+        if self._file is None or self._file.closed:
             return
         self._file.flush()
         os.fsync(self._file.fileno())

@@ -258,6 +258,7 @@ class Table:
         self.links = dict(links)
         self.records = {seat: SeatRecord(link.bot_name) for seat, link in self.links.items()}
         self._log = log_writer
+        self._log_opened = False
         self._cursor = EventCursor(self.state)
         self._max_attempts = max_attempts
         self._max_comment_bytes = max_comment_bytes
@@ -303,7 +304,12 @@ class Table:
 
     # ------------------------------------------------------------------ run
 
-    async def run(self) -> GameState:
+    def open_log(self) -> None:
+        """Write the log's first line (the match start), which creates the file: a log never
+        exists without it, whenever the referee is killed. :meth:`run` does it if not done."""
+        if self._log_opened:
+            return
+        self._log_opened = True
         state = self.state
         self._log.write(
             {
@@ -329,6 +335,10 @@ class Table:
                 "seed_commitment": state.commitment,
             }
         )
+
+    async def run(self) -> GameState:
+        state = self.state
+        self.open_log()
         for seat in Seat:
             self._queue(seat, match_started=self._match_started(seat))
         self._record_watched(match_started=self._match_started(None))

@@ -22,6 +22,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -40,6 +41,8 @@ from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.views import auction_rows, match_view, position_view
 
 STATIC = Path(__file__).parent / "static"
+_LONGEST_NAME = 1000
+"""Longer tournament names are not looked up."""
 _STATUSES = {"in_progress": "in progress", "finished": "finished", "sealed": "sealed"}
 
 
@@ -108,7 +111,8 @@ class WebApp:
 
     async def home(self, request: Request) -> Response:
         if self.tournament:
-            return RedirectResponse(f"/tournaments/{self.tournament}", status_code=302)
+            # Any name a tournament may have, spaces, '#' and '/' included, in one path segment.
+            return RedirectResponse(f"/tournaments/{quote(self.tournament, safe='')}", status_code=302)
         return RedirectResponse("/matches", status_code=302)
 
     async def matches(self, request: Request) -> Response:
@@ -247,7 +251,7 @@ class WebApp:
 
     async def standings(self, request: Request) -> Response:
         tournament_id = request.path_params["tournament_id"]
-        if not MATCH_ID.fullmatch(tournament_id):
+        if len(tournament_id) > _LONGEST_NAME:  # (any other name is only looked up among the stored)
             return self.not_found("There is no such tournament here.")
         found = await anyio.to_thread.run_sync(self.data.standings, tournament_id)
         if found is None:
@@ -285,7 +289,7 @@ def create_app(
         Route("/matches/{match_id}/match.pbn", web.pbn),
         Route("/matches/{match_id}/events", web.events),
         Route("/tournaments", web.tournaments),
-        Route("/tournaments/{tournament_id}", web.standings),
+        Route("/tournaments/{tournament_id:path}", web.standings),
         Route("/leaderboard", web.leaderboard),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -39,12 +39,13 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
+from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.entrants import (
     BotProcess,
     EntrantExited,
     bot_identity,
+    refusal_for,
     run_bot_process,
-    runnable_by,
 )
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
@@ -640,6 +641,11 @@ async def _release_decided(referee: Referee, store: LadderStore) -> None:
         log.info("published the logs of %d ladder match(es) that were over but still sealed", len(decided))
 
 
+def _sandbox_note() -> str:
+    problem = sandbox.problem()
+    return " in a sandbox" if problem is None else f", not sandboxed ({problem})"
+
+
 async def _run_house_bot(
     bot: HouseBot, token: str, address: str, seats: int, output_dir: Path, data_dir: Path
 ) -> None:
@@ -649,7 +655,9 @@ async def _run_house_bot(
     command = [*bot.command, "--server", address, "--name", bot.name, "--seats", str(seats)]
     env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
     identity = bot_identity(None)
-    if identity is not None and not runnable_by(command[0], identity):
+    if identity is not None and (refused := refusal_for(command, bot.cwd, identity)) is not None:
+        # The house bots are the operator's own programs: as root, sandboxed where it can be.
+        log.warning("house bot %s runs as root%s: %s", bot.name, _sandbox_note(), refused)
         identity = None
     spec = BotProcess(
         entry=bot.name,
@@ -659,7 +667,7 @@ async def _run_house_bot(
         cwd=bot.cwd,
         token=token,
         output=output_dir / f"{bot.name}.log",
-        hide=data_dir,
+        hide=(data_dir,),
     )
     while True:
         try:
