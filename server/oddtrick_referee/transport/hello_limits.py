@@ -3,8 +3,8 @@
 Checking a token can cost a database transaction (the ladder's tokens live in
 its database), so Hellos with bad tokens are a way to make the referee work
 for nothing. Each address has a budget of ``burst`` failed Hellos, refilled
-at ``per_s``; once it is spent, that address's Hellos are refused at once
-(RESOURCE_EXHAUSTED, saying when to try again) before any database is
+at ``per_s``; once it is spent, that address's Hellos are held until there
+is room again and refused (RESOURCE_EXHAUSTED) before any database is
 asked, except those the referee can admit from memory (a token it verified
 before). So a flood costs the database ``per_s`` look-ups a second per
 address, and honest bots that share the address and are known still get in.

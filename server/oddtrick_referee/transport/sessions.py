@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import logging
-import math
 import re
 import secrets
 from collections.abc import Callable, Mapping
@@ -50,7 +49,8 @@ class SessionLimits:
     failed_hello_burst: int = 20
     failed_hellos_per_s: float = 2.0
     """Hellos with a bad token one address may send at once, and then per second (see
-    transport/hello_limits.py); more are refused at once, without checking the token."""
+    transport/hello_limits.py); more are held until there is room and then refused,
+    without checking the token."""
     flood_pause_s: float = 1.0
     """A seat whose stream was cut off for too many messages is resumed no sooner than this
     after the cut (the resuming Hello waits): a flooder that reconnects at once costs the
@@ -413,10 +413,14 @@ class Lobby:
         address = address_of(stream.peer)
         wait = self._failed_hellos.wait_s(address, trio.current_time())
         if wait > 0:
+            # Held until the budget has room again, then refused: a flooder that reconnects
+            # at once gets one refusal per stream per wait, not one per round trip (a
+            # sleeping task costs the tables nothing; a refused stream's setup does).
+            await trio.sleep(wait)
             raise Refused(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"too many Hellos with a bad token from {address}: "
-                f"try again in {math.ceil(wait)} s with the right token",
+                f"too many Hellos with a bad token from {address}: check the token, "
+                f"and send at most {self.limits.failed_hellos_per_s:g} bad ones a second",
             )
         if token:
             credential = await self.credentials.credential(name, token)
