@@ -14,6 +14,7 @@ the event numbers, retries refused answers, stops on OK. The bugs:
 - no-retry: never answers a request again after a refusal;
 - ignore-gaps: does not look at Event.sequence;
 - never-answers: holds its seats but answers nothing;
+- late: under a deadline of 1 s or less, answers its 3rd such request after 1.3 s;
 - none: no bug.
 
 ``--pid-file`` writes the process id there (to see that it was stopped).
@@ -36,6 +37,7 @@ from oddtrick.v1 import game_pb2, referee_pb2, referee_pb2_grpc
 
 _CLOSE = object()
 answers = itertools.count(1)
+short = itertools.count(1)
 
 
 def strict(enum: Any, value: int) -> str:
@@ -116,6 +118,8 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, token: str, failures: 
                     strict(referee_pb2.DecisionKind, request.kind)
                     strict(referee_pb2.HandPhase, request.hand.phase)
                 request_id = request.request_id
+                if bug == "late" and request.time_left_ms <= 1000 and next(short) == 3:
+                    time.sleep(1.3)
                 if bug == "wrong-id" and next(answers) == 5:
                     request_id += 1000
                 decision = referee_pb2.Decision(request_id=request_id, action=request.legal_actions[0])
@@ -142,7 +146,16 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, token: str, failures: 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    bugs = ["wrong-id", "never-resume", "strict-enums", "no-retry", "ignore-gaps", "never-answers", "none"]
+    bugs = [
+        "wrong-id",
+        "never-resume",
+        "strict-enums",
+        "no-retry",
+        "ignore-gaps",
+        "never-answers",
+        "late",
+        "none",
+    ]
     parser.add_argument("--bug", choices=bugs, required=True)
     parser.add_argument("--pid-file", default=None)
     args = parser.parse_args()

@@ -41,7 +41,10 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "an option given on the command line wins over its variable.",
     )
     bot.add_argument(
-        "bot", metavar="FILE.py:NAME", help="the bot: a Bot subclass or a function in a Python file"
+        "bot",
+        metavar="FILE.py[:NAME]",
+        help="the bot: a Bot subclass or a function in a Python file (NAME may be left out when the "
+        "file defines one Bot subclass)",
     )
     bot.add_argument(
         "--server",

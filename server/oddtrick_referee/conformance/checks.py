@@ -745,19 +745,27 @@ class _Judge:
         )
 
     def _unanswered(self, scenarios: list[str]) -> int:
-        """Requests delivered in ``scenarios`` that no Decision followed before the next request."""
+        """Requests delivered in ``scenarios`` that the bot never answered at all: no Decision
+        named it (a late answer is an answer: the deadline judges its timing) and none
+        followed it on its stream before the next request (an answer with a wrong id is an
+        answer too: request-id judges it)."""
+        # Request ids are unique across the referee: one re-sent in a Resync is the same request.
+        named = {a.decision.request_id for a in self.answers}
         count = 0
-        pending: dict[int, bool] = {}
+        pending: dict[int, int] = {}
+        """Per connection: the request delivered last, while no Decision has followed it."""
         for entry in self.entries:
             if entry.scenario not in scenarios:
                 continue
             if entry.direction == "down" and not entry.note.startswith("held back"):
-                if _requests_in(entry.message) is not None:
-                    count += int(pending.get(entry.connection, False))
-                    pending[entry.connection] = True
+                request = _requests_in(entry.message)
+                if request is not None:
+                    waiting = pending.get(entry.connection)
+                    count += int(waiting is not None and waiting not in named)
+                    pending[entry.connection] = request.request_id
             elif entry.direction == "up" and entry.message.WhichOneof("kind") == "decision":
-                pending[entry.connection] = False
-        return count + sum(pending.values())
+                pending.pop(entry.connection, None)
+        return count + sum(1 for waiting in pending.values() if waiting not in named)
 
     def _tolerates(self, scenario: str, name: str, title: str, expected: str) -> Check:
         """A probe scenario passes when its match is played without a fault and every stream stays open."""
