@@ -275,6 +275,9 @@ class Lobby:
         try:
             await self._read(session)
         finally:
+            # The handler holds the session, which holds the stream: without this
+            # cycle an ended session is freed at once, not at the next full collection.
+            stream.on_message = None
             self._drop(session)
         if stream.broken is not None:
             log.info("%s sent what is not a BotMessage; ending its stream", session.name)
