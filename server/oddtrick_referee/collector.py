@@ -12,13 +12,15 @@ and 170 ms of CPU at 1,000 sessions). So, while the referee listens:
 * what start-up loaded is frozen out of the collector's reach (it lives as
   long as the process);
 * the automatic collector is off; :func:`collect_in_steps` collects the young
-  generation every :data:`STEP_S` and the middle one every
-  :data:`MIDDLE_EVERY` steps, so each collection walks only what survived a
-  fraction of a second;
-* the whole heap is collected only when no match is in progress (at most
-  every :data:`FULL_WHEN_IDLE_S`), or after :data:`FULL_AT_LEAST_EVERY_S` of
-  unbroken play. Finished matches and ended sessions are freed by reference
-  counting (no cycles hold them), so little is left for it.
+  generation every :data:`STEP_S`, so each collection walks only what was
+  made in a fraction of a second and is still alive (at 1,000 sessions,
+  mostly gRPC's reads in flight: about 8,000 objects, 1 to 3 ms);
+* what survives that is collected only with the whole heap: when no match is
+  in progress (at most every :data:`FULL_WHEN_IDLE_S`), or after
+  :data:`FULL_AT_LEAST_EVERY_S` of unbroken play. Finished matches and ended
+  sessions are freed by reference counting (no cycles hold them), so little
+  is left for it: collecting the middle generation every second during play
+  found no garbage at all at 1,000 sessions, for pauses of up to 50 ms.
 """
 
 from __future__ import annotations
@@ -30,10 +32,7 @@ from contextlib import contextmanager
 import trio
 
 STEP_S = 0.1
-"""How often the young generation is collected: at 2,000 decisions a second, a step
-walks a few thousand objects, well under a millisecond."""
-MIDDLE_EVERY = 10
-"""Every this many steps, the middle generation too (what survived about a second)."""
+"""How often the young generation is collected."""
 FULL_WHEN_IDLE_S = 60.0
 """A full collection when no match is in progress, at most this often."""
 FULL_AT_LEAST_EVERY_S = 3600.0
@@ -65,16 +64,12 @@ async def collect_in_steps(
     """Collect garbage in small steps until cancelled; ``idle()`` says that no match is
     in progress, when a full collection pauses nobody's decision."""
     last_full = trio.current_time()
-    steps = 0
     while True:
         await trio.sleep(step_s)
-        steps += 1
         now = trio.current_time()
         since_full = now - last_full
         if (idle() and since_full >= full_when_idle_s) or since_full >= full_at_least_every_s:
             gc.collect()
             last_full = now
-        elif steps % MIDDLE_EVERY == 0:
-            gc.collect(1)
         else:
             gc.collect(0)
