@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,14 +23,22 @@ class Pause:
     collected: int
     ended_at: float
     """When it ended (``time.perf_counter()``)."""
+    during_play: bool
+    """Whether a match was in progress when it started (see :attr:`GcPauses.playing`)."""
 
 
 @dataclass
 class GcPauses:
-    """Records every collection while installed (:meth:`install`, :meth:`remove`)."""
+    """Records every collection while installed (:meth:`install`, :meth:`remove`).
 
+    The summaries count only collections made while a match was in progress
+    (``playing()``, default always): one made while no table waits pauses no
+    decision, and is reported apart (:meth:`between_matches`).
+    """
+
+    playing: Callable[[], bool] = lambda: True
     pauses: list[Pause] = field(default_factory=list)
-    _started: tuple[float, float] | None = None
+    _started: tuple[float, float, bool] | None = None
 
     def install(self) -> None:
         gc.callbacks.append(self._on_gc)
@@ -40,9 +49,9 @@ class GcPauses:
 
     def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self._started = (time.perf_counter(), time.thread_time())
+            self._started = (time.perf_counter(), time.thread_time(), self.playing())
         elif self._started is not None:
-            wall, cpu = self._started
+            wall, cpu, during_play = self._started
             self._started = None
             now = time.perf_counter()
             self.pauses.append(
@@ -52,6 +61,7 @@ class GcPauses:
                     (time.thread_time() - cpu) * 1000,
                     info["collected"],
                     now,
+                    during_play,
                 )
             )
 
@@ -64,7 +74,7 @@ class GcPauses:
             pauses = [
                 pause
                 for pause in self.pauses
-                if pause.generation == generation and start <= pause.ended_at < end
+                if pause.generation == generation and pause.during_play and start <= pause.ended_at < end
             ]
             result[f"gen{generation}"] = {
                 "collections": len(pauses),
@@ -74,6 +84,17 @@ class GcPauses:
                 "collected": sum(p.collected for p in pauses),
             }
         return result
+
+    def between_matches(self) -> str:
+        """The collections made while no match was in progress: how many, the longest."""
+        pauses = [pause for pause in self.pauses if not pause.during_play]
+        if not pauses:
+            return "none"
+        worst = max(pauses, key=lambda pause: pause.wall_ms)
+        return (
+            f"{len(pauses)}, the longest gen{worst.generation} {worst.wall_ms:.1f} ms wall "
+            f"{worst.cpu_ms:.1f} ms CPU, {worst.collected} objects collected"
+        )
 
 
 def pause_lines(summary: dict[str, Any], prefix: str = "referee_gc") -> dict[str, Any]:

@@ -25,6 +25,7 @@ it costs and how much garbage in cycles the whole run left for it.
 from __future__ import annotations
 
 import argparse
+import array
 import gc
 import json
 import os
@@ -67,6 +68,7 @@ def referee_main(data_dir: str, tables: int, deals: int, secret: str, seconds: f
     async def main() -> None:
         settings = RefereeSettings(port=0, data_dir=Path(data_dir), tokens=tokens)
         async with running_referee(settings) as referee:
+            pauses.playing = lambda: bool(referee.live)
             print(f"listening {referee.address}", flush=True)
             await referee.lobby.wait_for(dict.fromkeys(names, 2), config.game)
             print("playing", flush=True)
@@ -76,7 +78,9 @@ def referee_main(data_dir: str, tables: int, deals: int, secret: str, seconds: f
             def minute_of(now: float) -> dict[str, Any]:
                 return minutes.setdefault(
                     int((now - started) // 60),
-                    {"matches": 0, "decisions": 0, "faults": 0, "added": [], "load": ""},
+                    # Four bytes a decision (a list of floats takes 32): the benchmark's own
+                    # figures must not grow the RSS it reports.
+                    {"matches": 0, "decisions": 0, "faults": 0, "added": array.array("f"), "load": ""},
                 )
 
             async def table(index: int) -> None:
@@ -104,6 +108,7 @@ def referee_main(data_dir: str, tables: int, deals: int, secret: str, seconds: f
                 nursery.cancel_scope.cancel()
             wall = time.perf_counter() - started
             pauses.remove()
+            print("played", flush=True)  # the RSS samples end here, before the figures are worked out
             tracked = len(gc.get_objects())
             cpu, clock = time.thread_time(), time.perf_counter()
             garbage = gc.collect()
@@ -126,6 +131,7 @@ def referee_main(data_dir: str, tables: int, deals: int, secret: str, seconds: f
                 "decisions": len(every),
                 "faults": sum(minute["faults"] for minute in minutes.values()),
                 "gc": pauses.summary(),
+                "gc_between_matches": pauses.between_matches(),
                 "tracked_objects_at_end": tracked,
                 "frozen_objects": gc.get_freeze_count(),
                 "full_collection_wall_ms": full_wall * 1000,
@@ -213,8 +219,10 @@ def main() -> None:
             sampler = RssSampler(referee.pid)
             sampler.start()
             progress(f"all connected; {args.tables} tables playing for {args.minutes:g} minutes ...")
-            report = json.loads(referee.stdout.readline())
+            line = referee.stdout.readline().strip()
             sampler.stop.set()
+            assert line == "played", line
+            report = json.loads(referee.stdout.readline())
             outcomes = [json.loads(client.communicate(timeout=120)[0]) for client in clients]
             referee.wait(timeout=60)
         finally:
@@ -254,6 +262,7 @@ def main() -> None:
             "referee_added_p99.9_ms": round(p999, 3),
             "referee_added_max_ms": round(worst, 3),
             "referee_gc": gc_text(report["gc"]) + " (wall/CPU)",
+            "referee_gc_between_matches": report["gc_between_matches"],
             "tracked_objects_at_end": report["tracked_objects_at_end"],
             "frozen_objects": report["frozen_objects"],
             "full_collection_ms": (
