@@ -40,25 +40,35 @@ stderr:
 Goals: at most 16 threads, 300 MB, every table finishes; added latency p99
 under 5 ms, p99.9 under 20 ms, max under 100 ms.
 
-Measured on a 2-CPU machine shared with other work (load average 31–47),
-``--deals 4``, the referee before and after it freed finished matches by
-reference counting and collected in timed steps (collector.py), runs
-alternated:
+Measured on a 2-CPU machine shared with other work, ``--deals 4``
+(28,000 decisions a run), the referee before and after it freed finished
+matches by reference counting and collected in timed steps
+(``oddtrick_referee/collector.py``), in one alternating run, load average
+(1 minute) 29 to 39 throughout:
 
-=========================  ======================  ======================
-figure                     before (3 runs)         after (4 runs)
-=========================  ======================  ======================
-added p99                  7.7, 9.0, 7.7 ms        16.1, 7.1, 8.6, 6.6 ms
-added p99.9                40, 50, 37 ms           54, 35, 38, 37 ms
-added max                  286, 144, 190 ms        206, 199, 189, 124 ms
-longest collection (CPU)   41–48 ms                14–24 ms (young steps)
-longest collection (wall)  184–589 ms              68–240 ms
-=========================  ======================  ======================
+=========================  ==================  ==================
+figure                     before (2 runs)     after (2 runs)
+=========================  ==================  ==================
+added p99                  7.7, 7.7 ms         7.1, 6.6 ms
+added p99.9                40, 37 ms           35, 37 ms
+added max                  286, 190 ms         199, 124 ms
+longest collection, CPU    41, 34 ms           24, 14 ms
+longest collection, wall   382, 183 ms         68, 110 ms
+collections in play        9, 9                255, 247 (young only)
+=========================  ==================  ==================
 
-(The first "after" run still collected the middle generation every second.)
-At these loads the tail is the referee waiting for a CPU: its trio thread
-waited 0.4–1.1 ms per decision in the run queue, and its longest collections
-took 5 to 15 times longer by the wall clock than on the CPU.
+An earlier alternating run (load 24 to 47) gave before: p99 17.7 and
+9.0 ms, p99.9 111 and 50 ms, max 485 and 144 ms; after, with the middle
+generation still collected every second: p99 16.1 and 8.6 ms, p99.9 54
+and 38 ms, max 206 and 189 ms, and middle collections of up to 51 ms CPU
+(353 ms wall) that found no garbage, which is why the steps leave it.
+
+None of the three latency goals is met on this machine at these loads, and
+the figures say why: the referee's trio thread waited 0.4 to 0.5 ms per
+decision ready to run but without a CPU (0.6 to 1.1 ms in the earlier
+run), and its longest collections took 3 to 9 times longer by the wall
+clock than on the CPU. The longest collection's CPU time fell by half;
+what is left of the max is the machine's run queue, not the collector.
 """
 
 from __future__ import annotations

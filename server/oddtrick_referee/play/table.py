@@ -220,14 +220,6 @@ def fallback_action(state: GameState) -> Action:
     return min(legal, key=lambda card: (card.rank, card.suit) if isinstance(card, Card) else (0, 0))
 
 
-def _ignore_link(link: SeatLink) -> None:
-    """A seat link's callback once its match is over."""
-
-
-def _ignore_refusal(link: SeatLink, refusal: referee_pb2.Refusal) -> None:
-    """A seat link's refusal callback once its match is over."""
-
-
 PERSON_DEADLINE_S = 86_400.0
 """A person's seat (``oddtrick play``) has no deadline to speak of: one day per decision,
 which still fits the protocol's ``time_left_ms``."""
@@ -343,24 +335,8 @@ class Table:
             self._end_watching(grpc.StatusCode.UNAVAILABLE, "the match was stopped before its end")
             self._log.close()  # what was played reaches the disk, without a match_end line
             raise
-        finally:
-            self._let_go_of_links()
         self._end_watching(grpc.StatusCode.OK, "the match is over")
         return state
-
-    def _let_go_of_links(self) -> None:
-        """Take the table's callbacks off its seat links.
-
-        Each link holds the table through them, and the table holds its links:
-        left in place, that cycle keeps the whole match (its state, events and
-        messages) alive until a full collection, which at a thousand sessions
-        pauses every table for hundreds of milliseconds. Cut, the match is
-        freed the moment its last reference goes.
-        """
-        for link in self.links.values():
-            link.on_resume = _ignore_link
-            link.on_detach = _ignore_link
-            link.on_unknown = _ignore_refusal
 
     async def _play(self) -> None:
         state = self.state
