@@ -7,10 +7,12 @@ A *flooder* session answers each request with a burst of malformed answers
 resumes its seat with its resume token and floods again, until its match
 ends. Run as a process:
 
-    python benchmarks/raw_bots.py ADDRESS [--think-ms=MS] SPEC...
+    python benchmarks/raw_bots.py ADDRESS [--think-ms=MS] [--stay] SPEC...
 
-(``--think-ms``: wait that long before each answer, as a bot that thinks),
-where each SPEC is ``name:token:sessions[:flood=N]``. It prints one JSON line
+(``--think-ms``: wait that long before each answer, as a bot that thinks;
+``--stay``: stay seated for match after match until the referee ends the
+session, rather than Leave after the first), where each SPEC is
+``name:token:sessions[:flood=N]``. It prints one JSON line
 when every session is over: sessions, decisions answered, flood messages sent,
 and the sessions that ended badly.
 """
@@ -51,7 +53,13 @@ def first_choice(request: referee_pb2.DecisionRequest) -> cards_pb2.Action:
 
 
 async def session(
-    stub: referee_pb2_grpc.RefereeStub, name: str, token: str, flood: int, tally: Tally, think_s: float
+    stub: referee_pb2_grpc.RefereeStub,
+    name: str,
+    token: str,
+    flood: int,
+    tally: Tally,
+    think_s: float,
+    stay: bool = False,
 ) -> None:
     resume: str | None = None
     while True:
@@ -72,7 +80,8 @@ async def session(
                 elif kind == "update":
                     if any(event.HasField("match_ended") for event in message.update.events):
                         ended = True
-                        await call.write(referee_pb2.BotMessage(leave=referee_pb2.Leave()))
+                        if not stay:
+                            await call.write(referee_pb2.BotMessage(leave=referee_pb2.Leave()))
                     if message.update.HasField("request"):
                         request = message.update.request
                 elif kind == "resync" and message.resync.HasField("request"):
@@ -121,6 +130,9 @@ async def main(address: str, specs: list[str]) -> None:
     think_s = 0.0
     if specs and specs[0].startswith("--think-ms="):
         think_s = float(specs.pop(0).removeprefix("--think-ms=")) / 1000
+    stay = bool(specs) and specs[0] == "--stay"
+    if stay:
+        specs.pop(0)
     plan = []
     for spec in specs:
         name, token, count, *rest = spec.split(":")
@@ -133,7 +145,7 @@ async def main(address: str, specs: list[str]) -> None:
     stubs = [referee_pb2_grpc.RefereeStub(channel) for channel in channels]
     await asyncio.gather(
         *(
-            session(stubs[index // SESSIONS_PER_CHANNEL], name, token, flood, tally, think_s)
+            session(stubs[index // SESSIONS_PER_CHANNEL], name, token, flood, tally, think_s, stay)
             for index, (name, token, flood) in enumerate(plan)
         )
     )

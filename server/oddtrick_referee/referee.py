@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import dataclasses
 import fcntl
-import gc
 import ipaddress
 import json
 import logging
@@ -35,6 +34,7 @@ from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._errors import unwrapped
+from oddtrick_referee.collector import collect_in_steps, collector_off
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
@@ -681,18 +681,15 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
             endpoint.loop.call_soon_threadsafe(
                 lambda: asyncio.ensure_future(health_servicer.set("", health_pb2.HealthCheckResponse.SERVING))
             )
-            # Everything loaded so far lives as long as the referee: keep the
-            # collector off it, and collect young objects less often, so that
-            # collection pauses stay well under a decision's budget.
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(20_000, 20, 20)
             if referee.lobby.credentials.open:
                 log.warning("no bot tokens configured: any token is accepted (fine on a private machine)")
             # Debug only: the commands print where they listen themselves, once.
             log.debug("referee listening on %s; logs in %s", referee.address, referee.log_dir)
-            try:
-                yield referee
-            finally:
-                referee.lobby.close_all(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
-                nursery.cancel_scope.cancel()
+            # Collection pauses stop every table: kept short (see collector.py).
+            with collector_off():
+                nursery.start_soon(collect_in_steps, lambda: not referee.live, name="collector")
+                try:
+                    yield referee
+                finally:
+                    referee.lobby.close_all(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+                    nursery.cancel_scope.cancel()

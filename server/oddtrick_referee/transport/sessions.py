@@ -204,11 +204,23 @@ class SeatLink:
         """The request id the table waits on (0: none); the reader passes only its answers."""
         self.last_request = 0
         self._send, self.decisions = trio.open_memory_channel[Any](float("inf"))
-        self.on_resume: Callable[[SeatLink], None] = lambda link: None
-        self.on_detach: Callable[[SeatLink], None] = lambda link: None
-        self.on_unknown: Callable[[SeatLink, referee_pb2.Refusal], None] = lambda link, refusal: None
+        self.on_resume: Callable[[SeatLink], None] = _ignore_link
+        self.on_detach: Callable[[SeatLink], None] = _ignore_link
+        self.on_unknown: Callable[[SeatLink, referee_pb2.Refusal], None] = _ignore_refusal
         """Told of each UNKNOWN_REQUEST refusal (the table writes it to the match log)."""
         session.link = self
+
+    def forget_table(self) -> None:
+        """Drop the table's callbacks: the match is over.
+
+        They hold the table, and the table holds this link: left in place, that
+        cycle keeps the whole match (its state, events and messages) alive until
+        a full collection, which at a thousand sessions pauses every table for
+        hundreds of milliseconds. Cut, the match is freed when its last
+        reference goes.
+        """
+        self.on_resume = self.on_detach = _ignore_link
+        self.on_unknown = _ignore_refusal
 
     def deliver(self, message: Any) -> None:
         self._send.send_nowait(message)
@@ -266,6 +278,14 @@ DISCONNECTED = object()
 """Put in a seat's decisions when its stream ends."""
 
 
+def _ignore_link(link: SeatLink) -> None:
+    """A seat link's callback with no table to tell."""
+
+
+def _ignore_refusal(link: SeatLink, refusal: referee_pb2.Refusal) -> None:
+    """A seat link's refusal callback with no table to tell."""
+
+
 class Lobby:
     """Connected sessions: who is idle, who is seated, which seats can be resumed."""
 
@@ -307,6 +327,9 @@ class Lobby:
         try:
             await self._read(session)
         finally:
+            # The handler holds the session, which holds the stream: without this
+            # cycle an ended session is freed at once, not at the next full collection.
+            stream.on_message = None
             self._drop(session)
         if stream.broken is not None:
             log.info("%s sent what is not a BotMessage; ending its stream", session.name)
@@ -589,6 +612,7 @@ class Lobby:
     def release(self, link: SeatLink) -> None:
         """The match is over: the seat's session (if still here) becomes idle again."""
         self._links.pop(link.resume_token, None)
+        link.forget_table()
         session = link.session
         link.session = None
         if session is None or not session.connected:
