@@ -26,9 +26,9 @@ DEADLINE_S = 5.0
 loaded machine. Its own think time is 1 s a card and 2 s a call; lag on a
 machine this busy reaches more than a second, so the margin it measures cuts
 its calls' budgets, and its cards' when lag is worst."""
-DEALS = int(os.environ.get("ODDTRICK_STARVATION_DEALS", "6"))
+DEALS = int(os.environ.get("ODDTRICK_STARVATION_DEALS", "4"))
 """Deal pairs: each play has about 30 decisions of the strong bot (two seats,
-thirteen cards and the auction). The default, 6 (over 300 decisions, a few
+thirteen cards and the auction). The default, 4 (over 200 decisions, two or three
 minutes), keeps the suite within its time; the full measurement, 36 pairs and
 over 2,000 decisions (about 15 minutes on two busy cores), is
 ``ODDTRICK_STARVATION_DEALS=36 scripts/test.sh tests/test_anytime_starvation.py -s``."""
