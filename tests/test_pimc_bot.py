@@ -127,13 +127,13 @@ ruffs the first heart and North cannot overruff."""
 
 def test_fourth_hand_takes_the_seventh_trick():
     view = end_position(FOURTH_HAND, S, W, "KC 3C 4C", Suit.HEARTS, won=(6, 4))
-    assert decide_sync(PimcBot(seed=1), view) == Card.parse("AC")
+    assert decide_sync(PimcBot(seed=1), view).action == Card.parse("AC")
 
 
 def test_draws_the_last_trump_before_cashing_winners():
     view = end_position(DRAW_TRUMPS, S, S, trumps=Suit.SPADES, won=(5, 4))
     # Either top trump draws the jack; of equal cards the bot keeps the higher.
-    assert decide_sync(PimcBot(seed=2), view) == Card.parse("QS")
+    assert decide_sync(PimcBot(seed=2), view).action == Card.parse("QS")
 
 
 def test_values_cards_by_the_deal_score_on_the_actual_layout():
@@ -241,11 +241,14 @@ def test_bids_a_long_strong_suit_and_passes_a_weak_hand():
     for state in (strong, weak):
         while state.to_act is not S:
             state.apply(PASS)
-    call = decide_sync(PimcBot(seed=5), bot_view(strong, S, dict.fromkeys(Seat, "bot"), time_left_ms=5000))
+    call = decide_sync(
+        PimcBot(seed=5), bot_view(strong, S, dict.fromkeys(Seat, "bot"), time_left_ms=5000)
+    ).action
     assert call.is_bid
     assert call.denomination is Denomination.SPADES
     assert (
-        decide_sync(PimcBot(seed=6), bot_view(weak, S, dict.fromkeys(Seat, "bot"), time_left_ms=5000)) is PASS
+        decide_sync(PimcBot(seed=6), bot_view(weak, S, dict.fromkeys(Seat, "bot"), time_left_ms=5000)).action
+        is PASS
     )
 
 
@@ -261,7 +264,7 @@ def test_without_time_it_plays_the_heuristic_bots_choice():
         while state.phase is Phase.AUCTION:
             seat = state.to_act
             view = bot_view(state, seat, dict.fromkeys(Seat, "bot"), time_left_ms=10)
-            call = decide_sync(PimcBot(seed=number), view)
+            call = decide_sync(PimcBot(seed=number), view).action
             assert call == heuristic.choose_call(view)
             state.apply(call)
         for _ in range(8):
@@ -269,7 +272,7 @@ def test_without_time_it_plays_the_heuristic_bots_choice():
                 break
             seat = state.to_act
             view = bot_view(state, seat, dict.fromkeys(Seat, "bot"), time_left_ms=10)
-            card = decide_sync(PimcBot(seed=number), view)
+            card = decide_sync(PimcBot(seed=number), view).action
             assert card == heuristic.choose_card(view)
             state.apply(card)
 
@@ -294,7 +297,7 @@ def test_loads_as_the_oddtrick_bot_command_loads_it():
 
     loaded = load_bot(f"{SAMPLE_BOTS / 'pimc_bot.py'}:PimcBot")
     view = end_position(FOURTH_HAND, S, W, "KC 3C 4C", Suit.HEARTS, won=(6, 4))
-    assert decide_sync(loaded(seed=1), view) == Card.parse("AC")
+    assert decide_sync(loaded(seed=1), view).action == Card.parse("AC")
 
 
 def test_plays_a_referee_tournament_as_its_own_process_without_a_fault(tmp_path):
