@@ -10,6 +10,7 @@ name when it is missing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import queue
 import re
@@ -203,6 +204,13 @@ class Lines:
         self.process.wait(timeout=60)
         self.reader.join(timeout=60)
 
+    def so_far(self) -> str:
+        """Everything the process has printed up to now, without waiting."""
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.seen.append(self._lines.get_nowait())
+        return "".join(self.seen)
+
     def wait_for(self, pattern: str, timeout: float = 240) -> re.Match[str]:
         while True:
             try:
@@ -247,8 +255,12 @@ def test_a_ladder_on_sqlite_plays_a_match_with_the_shipped_house_bots(
     bot = installed.popen(
         "bot", folder, "--server", address, "--name", "alice", "--token", token.group(1), "--seats", "2"
     )
-    stopped_at_the_end.append(Lines(bot))
-    said.wait_for(r"ladder match \S+ (won by|drawn).*alice")
+    alice = Lines(bot)
+    stopped_at_the_end.append(alice)
+    try:
+        said.wait_for(r"ladder match \S+ (won by|drawn).*alice")
+    except AssertionError as missing:
+        raise AssertionError(f"{missing}\nalice's bot said:\n{alice.so_far()}") from None
     standings = installed.run("ladder", "standings", "--data-dir", "ladder")
     assert standings.returncode == 0, standings.stderr
     assert re.search(r"alice\s", standings.stdout), standings.stdout
