@@ -82,6 +82,10 @@ class Connection:
     last_request_number: int = 0
     """Which request of the scenario it was (0: one from a resync)."""
     request_sent_at: float = 0.0
+    match_scenario: str = ""
+    """The scenario whose match this call is playing, from its match_started to its
+    match_ended: what it carries is recorded under that scenario even when the relay
+    passes the match's last messages on after the next scenario has begun."""
 
 
 @dataclasses.dataclass
@@ -232,6 +236,12 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
             self.fault_streak = {}
             self.stopped_answering = ""
 
+    def match_stopped(self) -> None:
+        """The scenario's match was stopped before its end: no match_ended will close its record."""
+        with self._lock:
+            for connection in self.connections:
+                connection.match_scenario = ""
+
     def candidate_sessions(self) -> int:
         """Open connections from the bot under test that were welcomed."""
         with self._lock:
@@ -247,9 +257,8 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         copy = type(message)()
         copy.CopyFrom(message)
         with self._lock:
-            self.entries.append(
-                Entry(self.scenario, time.monotonic(), connection.number, direction, copy, note)
-            )
+            scenario = connection.match_scenario or self.scenario
+            self.entries.append(Entry(scenario, time.monotonic(), connection.number, direction, copy, note))
 
     # ----------------------------------------------------------- the relay
 
@@ -402,6 +411,7 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         """A message from the referee: note what it tells, apply the probes, pass it on."""
         kind = message.WhichOneof("kind")
         request = None
+        match_over = False
         with self.connected:
             if kind == "welcome":
                 connection.welcome = message.welcome
@@ -410,6 +420,8 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
                 for event in message.update.events:
                     if event.HasField("match_started"):
                         connection.seat = event.match_started.seat
+                        connection.match_scenario = self.scenario
+                    match_over = match_over or event.HasField("match_ended")
                     self._count_fallback(connection, event)
                 if message.update.HasField("request"):
                     request = message.update.request
@@ -463,6 +475,9 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
                 changes.append("unknown enum values in " + ", ".join(dict.fromkeys(fields)))
         note = f"forwarded (probe: {', '.join(changes)})" if changes else "forwarded"
         self._send_down(connection, message, to_bot, note)
+        if match_over:
+            with self._lock:
+                connection.match_scenario = ""
 
     def _count_fallback(self, connection: Connection, event: referee_pb2.Event) -> None:
         """Note a fallback the referee made for this connection's own seat (under the lock)."""

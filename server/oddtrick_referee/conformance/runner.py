@@ -314,6 +314,8 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
                         options.progress(f"{scenario.name}: {scenario.title}")
                         outcome = await _play(referee, scenario, options.name, proxy, candidate)
                         outcomes.append(outcome)
+                        if outcome.record is None:
+                            proxy.match_stopped()
                         if outcome.problem:
                             options.progress(f"{scenario.name}: {outcome.problem}")
                     # The end is judged on its own too: a bot that died in the last scenario starts again.
