@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from oddtrick._codec_text import parse_action
+from oddtrick._logfile import open_log
 from oddtrick.double_dummy import Hands, Position, analyse_plays, trick_tables
 from oddtrick.rules import (
     BIDS,
@@ -73,7 +74,7 @@ class _Hand:
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as file:
+    with open_log(path) as file:
         for line in file:
             if not line.endswith("\n"):
                 return  # a torn last line: the referee crashed while writing it
@@ -84,7 +85,7 @@ def _replay(path: Path, index: int) -> tuple[dict[str, Any], list[_Hand]]:
     """The match's header and every hand that was played out, from its log."""
     try:
         records = list(_records(path))
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, EOFError, json.JSONDecodeError) as error:
         raise AnalysisError(f"{path}: cannot read it as a match log ({error})") from None
     if not records or records[0].get("type") != "match_start":
         raise AnalysisError(f"{path}: not a match log (the first line is not a match_start record)")

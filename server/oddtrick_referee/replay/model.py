@@ -36,7 +36,7 @@ from oddtrick.rules import (
     commitment,
     sort_cards,
 )
-from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat
+from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat, read_log_text
 
 
 class ReplayError(ValueError):
@@ -172,9 +172,9 @@ class MatchReplay:
 def read_records(path: Path) -> list[dict[str, Any]]:
     """A log file's records; a torn last line (a crash mid-write) is left out."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+        text = read_log_text(path)
+    except (OSError, EOFError) as error:
+        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     return records_from_lines(text.splitlines(keepends=True), str(path))
 
 

@@ -113,6 +113,22 @@ def add_ladder_command(
         metavar="N",
         help="matches each house bot plays at once (default 2)",
     )
+    logs = serve.add_argument_group("match logs")
+    logs.add_argument(
+        "--plain-logs",
+        action="store_true",
+        help="keep finished match logs as plain text (default: each is gzipped in place when its "
+        "match ends, about a tenth of the size; every oddtrick command and the web page read both)",
+    )
+    logs.add_argument(
+        "--keep-house-logs",
+        type=float,
+        default=None,
+        metavar="DAYS",
+        help="delete the logs of matches in which only house bots sat once they are DAYS old "
+        "(checked at start and hourly); their results, ratings and index rows stay in the "
+        "database. Default: keep every log",
+    )
     rating = serve.add_argument_group("ratings")
     rating.add_argument(
         "--draw-margin",
@@ -435,6 +451,8 @@ def _serve(args: argparse.Namespace) -> int:
         return _fail("serve", error)
     if args.match_deals < 1:
         return _fail("serve", ValueError("--match-deals must be at least 1"))
+    if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
+        return _fail("serve", ValueError("--keep-house-logs must be a number of days, 0 or more"))
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.getLogger("oddtrick.ladder").setLevel(logging.INFO)
@@ -451,6 +469,8 @@ def _serve(args: argparse.Namespace) -> int:
         house_seats=args.house_seats,
         rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
         tls=tls,
+        compress_logs=not args.plain_logs,
+        keep_house_logs_s=None if args.keep_house_logs is None else args.keep_house_logs * 86400,
     )
 
     def ready(ladder: object) -> None:
