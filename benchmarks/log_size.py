@@ -40,7 +40,10 @@ def run_bot(address: str, name: str, matches: int) -> None:
 async def play(data_dir: Path, config: GameConfig, matches: int) -> tuple[list[Path], int]:
     paths: list[Path] = []
     deals = 0
-    async with running_referee(RefereeSettings(port=0, data_dir=data_dir)) as referee, trio.open_nursery() as bots:
+    async with (
+        running_referee(RefereeSettings(port=0, data_dir=data_dir)) as referee,
+        trio.open_nursery() as bots,
+    ):
         for name in ("alice", "bob"):
             bots.start_soon(trio.to_thread.run_sync, run_bot, referee.address, name, matches)
         for number in range(matches):
@@ -52,7 +55,9 @@ async def play(data_dir: Path, config: GameConfig, matches: int) -> tuple[list[P
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--matches", type=int, default=4)
     parser.add_argument("--deals", type=int, default=8)
     args = parser.parse_args()

@@ -39,9 +39,13 @@ CLI = [sys.executable, "-m", "oddtrick._cli"]
 def play(data_dir: Path, compress: bool, names: tuple[str, ...] = ("m-a",)) -> list[Path]:
     async def main() -> list[Path]:
         paths = []
-        async with running_referee(RefereeSettings(port=0, data_dir=data_dir, compress_logs=compress)) as referee:
+        async with running_referee(
+            RefereeSettings(port=0, data_dir=data_dir, compress_logs=compress)
+        ) as referee:
             for name in names:
-                logged = await play_logged(referee, CONFIGS["classic-turned"], seed=f"gz-{name}", match_id=name)
+                logged = await play_logged(
+                    referee, CONFIGS["classic-turned"], seed=f"gz-{name}", match_id=name
+                )
                 paths.append(logged.log_path)
             referee.finish()
         return paths
@@ -59,8 +63,10 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def test_a_finished_log_is_gzipped_under_its_own_name_and_smaller(both: tuple[Path, Path]) -> None:
     plain, packed = both
-    assert packed.name == plain.name and packed.read_bytes()[:2] == GZIP_MAGIC
-    assert not is_compressed(plain) and is_compressed(packed)
+    assert packed.name == plain.name
+    assert packed.read_bytes()[:2] == GZIP_MAGIC
+    assert not is_compressed(plain)
+    assert is_compressed(packed)
     assert packed.stat().st_size * 4 < plain.stat().st_size
     assert [p.name for p in packed.parent.iterdir()] == [packed.name]  # no temporary left
 
@@ -81,7 +87,8 @@ def test_every_reader_reads_a_compressed_log(both: tuple[Path, Path]) -> None:
     replayed = replay_records(read_records(packed))  # oddtrick replay, benchmarks/replay.py
     assert len(replayed.hands) == 3
     assert match_to_pbn(replayed) == match_to_pbn(replay_records(read_records(plain)))  # oddtrick export
-    assert _read_all(packed) and _read_all(packed)[-1]["type"] == "match_end"  # a tournament's recovery
+    assert _read_all(packed)
+    assert _read_all(packed)[-1]["type"] == "match_end"
     assert _log_lines(packed)[0].startswith('{"type":"match_start"')  # GetMatchLog, so oddtrick watch
     report, same = analyze_logs([packed]), analyze_logs([plain])  # oddtrick analyze
     assert report["hands"] == 3
@@ -130,8 +137,10 @@ def test_a_crash_mid_compression_leaves_the_plain_log_and_a_start_recovers(
     run = subprocess.run([sys.executable, "-c", KILLED_MID_COMPRESSION, str(log)], timeout=60, check=False)
     assert run.returncode == -signal.SIGKILL
     leftovers = [p.name for p in logs.iterdir() if p != log]
-    assert len(leftovers) == 1 and leftovers[0].endswith(".gz-new")
-    assert log.read_bytes() == plain.read_bytes() and check_log(log).ok  # the game is whole
+    assert len(leftovers) == 1
+    assert leftovers[0].endswith(".gz-new")
+    assert log.read_bytes() == plain.read_bytes()
+    assert check_log(log).ok
 
     # A referee starting on the folder removes the half-made copy and compresses the log.
     async def start() -> None:
@@ -140,7 +149,8 @@ def test_a_crash_mid_compression_leaves_the_plain_log_and_a_start_recovers(
 
     trio.run(start)
     assert [p.name for p in logs.iterdir()] == [log.name]
-    assert is_compressed(log) and check_log(log).ok
+    assert is_compressed(log)
+    assert check_log(log).ok
 
 
 def test_recovery_leaves_unfinished_logs_plain_and_compressing_twice_changes_nothing(
@@ -153,7 +163,8 @@ def test_recovery_leaves_unfinished_logs_plain_and_compressing_twice_changes_not
     done.write_bytes(packed.read_bytes())
     assert recover_compression(tmp_path, compress_finished=True) == (0, 0)
     assert not is_compressed(torn)
-    assert compress_log(done) == 0 and done.read_bytes() == packed.read_bytes()
+    assert compress_log(done) == 0
+    assert done.read_bytes() == packed.read_bytes()
 
 
 def test_the_retention_policy_deletes_only_old_house_only_logs_and_keeps_results(tmp_path: Path) -> None:
@@ -167,9 +178,11 @@ def test_the_retention_policy_deletes_only_old_house_only_logs_and_keeps_results
     assert prune_house_logs(index, {"bob"}, cutoff_ms=future) == (0, 0)
     size = first.stat().st_size + second.stat().st_size
     assert prune_house_logs(index, {"alice", "bob"}, cutoff_ms=future) == (2, size)
-    assert not first.exists() and not second.exists()
+    assert not first.exists()
+    assert not second.exists()
     row = index.get("m-old")
-    assert row is not None and len(json.loads(row["result"])["totals"]) == 2  # the result stays
+    assert row is not None
+    assert len(json.loads(row["result"])["totals"]) == 2
     assert prune_house_logs(index, {"alice", "bob"}, cutoff_ms=future) == (0, 0)  # done once
     with pytest.raises(ValueError, match="retention policy"):
         records_from_data_dir(data_dir, "m-old")
@@ -182,5 +195,6 @@ def test_ladder_serve_refuses_a_negative_retention(tmp_path: Path) -> None:
         text=True,
         timeout=120,
     )
-    assert run.returncode != 0 and "--keep-house-logs" in run.stderr
+    assert run.returncode != 0
+    assert "--keep-house-logs" in run.stderr
     assert not (tmp_path / "oddtrick.sqlite3").exists()
