@@ -28,6 +28,7 @@ from typing import Any, TypeAlias
 
 from oddtrick._codec_text import parse_action
 from oddtrick._logfile import open_log
+from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.double_dummy import Hands, Position, analyse_plays, trick_tables
 from oddtrick.rules import (
     BIDS,
@@ -93,7 +94,11 @@ def _replay(path: Path, index: int) -> tuple[dict[str, Any], list[_Hand]]:
     if end.get("type") != "match_end" or not end.get("seed"):
         raise AnalysisError(f"{path}: the match did not finish, so its seed (and its deals) are unknown")
     start = records[0]
-    state = GameState(GameConfig.from_dict(start["config"]), end["seed"])
+    try:
+        fixed = deals_from_log(start, end)
+    except DealSetError as error:
+        raise AnalysisError(f"{path}: {error}") from None
+    state = GameState(GameConfig.from_dict(start["config"]), end["seed"], deals=fixed)
     hands: list[_Hand] = []
     plays: list[tuple[Seat, Card]] = []
     for record in records[1:-1]:

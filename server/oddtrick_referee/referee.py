@@ -31,6 +31,7 @@ from grpc_reflection.v1alpha import reflection
 
 from oddtrick import __version__
 from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
+from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._errors import unwrapped
@@ -114,6 +115,8 @@ class MatchSpec:
     """What planned this match (a tournament's table run), to find it again after a crash."""
     untimed: frozenset[Seat] = frozenset()
     """Seats a person plays (``oddtrick play``): no decision deadline for them."""
+    deals: MatchDeals | None = None
+    """The deals from a fixed deal set (``--deals-from``); None: dealt from the seed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -249,6 +252,7 @@ class Referee:
             fold_events=self.settings.fold_events,
             close_log=False,
             untimed=spec.untimed,
+            deals=spec.deals,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )

@@ -37,6 +37,7 @@ from oddtrick._codec_text import parse_action
 from oddtrick._logfile import is_compressed as is_compressed
 from oddtrick._logfile import open_log as open_log
 from oddtrick._logfile import read_log_text as read_log_text
+from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
     BIDS,
     DOUBLE,
@@ -242,9 +243,16 @@ class CheckReport:
     problems: list[str]
     actions: int
     hands: int
+    deal_set: str | None = None
+    """The fixed deal set the match was dealt from (name and SHA-256), if any."""
 
     def describe(self) -> str:
         if self.ok:
+            if self.deal_set is not None:
+                return (
+                    f"OK: {self.actions} actions in {self.hands} hands replay exactly; "
+                    f"deals from the deal set {self.deal_set} match their commitment"
+                )
             return (
                 f"OK: {self.actions} actions in {self.hands} hands replay exactly; "
                 "seed matches its commitment"
@@ -278,7 +286,11 @@ def check_log(path: Path) -> CheckReport:
     seed = end["seed"]
     if commitment(seed) != start["seed_commitment"]:
         problems.append("the revealed seed does not match the commitment published at the start")
-    state = GameState(GameConfig.from_dict(start["config"]), seed)
+    try:
+        fixed = deals_from_log(start, end)
+    except DealSetError as error:
+        return CheckReport(False, [*problems, str(error)], 0, 0)
+    state = GameState(GameConfig.from_dict(start["config"]), seed, deals=fixed)
     actions = 0
     plain = _PLAIN_ACTION
     for line in lines[1:-1]:
@@ -315,4 +327,8 @@ def check_log(path: Path) -> CheckReport:
         end["result"]["winner"],
     ]:
         problems.append(f"the logged result {end['result']} is not the rules' result {result}")
-    return CheckReport(not problems, problems, actions, state.hand_number)
+    deal_set = start.get("deal_set")
+    source = None
+    if fixed is not None and isinstance(deal_set, dict):
+        source = f"{deal_set.get('name', '?')}, sha256 {deal_set.get('sha256', '')}"
+    return CheckReport(not problems, problems, actions, state.hand_number, source)

@@ -180,6 +180,11 @@ class MatchStore(Store):
             for row in rows
         ]
 
+    def count(self) -> int:
+        """How many matches (tables) the index holds."""
+        with self._connect() as db:
+            return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
     def house_only_logs(self, house: Collection[str], ended_before_ms: int) -> list[tuple[str, str]]:
         """(match id, log path) of the public matches that ended before ``ended_before_ms``
         with every seat held by one of ``house`` and whose log is not yet marked deleted:

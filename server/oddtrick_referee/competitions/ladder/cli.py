@@ -18,6 +18,7 @@ from pathlib import Path
 import trio
 
 from oddtrick._terminal import plural
+from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
@@ -112,6 +113,14 @@ def add_ladder_command(
         default=2,
         metavar="N",
         help="matches each house bot plays at once (default 2)",
+    )
+    play.add_argument(
+        "--deals-from",
+        type=Path,
+        default=None,
+        metavar="FILE.pbn",
+        help=DEALS_FROM_HELP + ". Matches take the next --match-deals deals each and go on where "
+        "the last run left off. Keep the file private: a bot that has it knows every hand",
     )
     logs = serve.add_argument_group("match logs")
     logs.add_argument(
@@ -447,6 +456,7 @@ def _serve(args: argparse.Namespace) -> int:
         if args.house_bot:
             house = tuple(_house_bot(text) for text in args.house_bot)
         tls = server_credentials(args)
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
     except (ConfigError, ValueError, OSError) as error:
         return _fail("serve", error)
     if args.match_deals < 1:
@@ -470,6 +480,7 @@ def _serve(args: argparse.Namespace) -> int:
         rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
         tls=tls,
         compress_logs=not args.plain_logs,
+        deal_set=deal_set,
         keep_house_logs_s=None if args.keep_house_logs is None else args.keep_house_logs * 86400,
     )
 
@@ -483,6 +494,8 @@ def _serve(args: argparse.Namespace) -> int:
             f"{len(house)} house bots; data in {args.data_dir}",
             flush=True,
         )
+        if settings.deal_set is not None:
+            print(f"  deals from {settings.deal_set.describe()}", flush=True)
         print(f"  register a bot:   oddtrick ladder register NAME --data-dir {args.data_dir}", flush=True)
         print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
 

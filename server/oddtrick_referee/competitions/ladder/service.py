@@ -28,6 +28,7 @@ import trio
 
 from oddtrick import bots
 from oddtrick._codec import config_to_wire
+from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import (
     GameConfig,
     GameKind,
@@ -114,6 +115,8 @@ class LadderSettings:
     """Gzip each finished table's log in place (see RefereeSettings.compress_logs)."""
     keep_house_logs_s: float | None = None
     """Delete the logs of matches only house bots played once this old (None: keep them all)."""
+    deal_set: DealSet | None = None
+    """``--deals-from``: matches play these deals in order (cycling) instead of fresh seeds'."""
 
     @property
     def referee_id(self) -> str:
@@ -193,6 +196,22 @@ class Ladder:
         self._recent: collections.deque[frozenset[str]] = collections.deque(maxlen=settings.recent_lineups)
         self.outcomes: list[MatchOutcome] = []
         self._outcome_event = trio.Event()
+        self._next_deal = 0
+        """With a deal set: the index of the next match's first deal (see :meth:`resume_deals`)."""
+
+    def resume_deals(self, tables_played: int) -> None:
+        """Go on through the deal set where the matches already played (two tables each,
+        counted in the referee's index) left it, rather than from its first deal."""
+        if self.settings.deal_set is not None:
+            self._next_deal = (tables_played // 2 * self.settings.deals) % len(self.settings.deal_set.deals)
+
+    def _match_deals(self) -> MatchDeals | None:
+        deal_set = self.settings.deal_set
+        if deal_set is None:
+            return None
+        deals = deal_set.take(self._next_deal, self.settings.deals)
+        self._next_deal = (self._next_deal + self.settings.deals) % len(deal_set.deals)
+        return deals
 
     # ---------------------------------------------------------- reading
 
@@ -360,6 +379,7 @@ class Ladder:
 
     def _seat(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch]:
         """Both tables at once: no checkpoint between them, so nobody can take a seat in between."""
+        deals = self._match_deals()
         return [
             self.referee.seat_match(
                 MatchSpec(
@@ -370,6 +390,7 @@ class Ladder:
                     match_id=f"{match_id}-t{number}",
                     table_id=match_id,
                     set_id=match_id,
+                    deals=deals,
                 ),
                 sealed=True,
             )
@@ -580,12 +601,14 @@ async def run_ladder(
                 )
             house = await trio.to_thread.run_sync(_claim_house_bots, store, settings.house_bots, referee_id)
             ladder = Ladder(settings, referee, store, referee_id)
+            ladder.resume_deals(await trio.to_thread.run_sync(referee.store.count))
             referee.ladder = ladder
             await _release_decided(referee, store)
             board = LadderLeaderboard(
                 store,
                 ladder.rater,
-                f"Ladder: {settings.match_config.describe()}",
+                f"Ladder: {settings.match_config.describe()}"
+                + (f" · deals from {settings.deal_set.describe()}" if settings.deal_set else ""),
                 ladder.connected_names,
             )
             async with web_beside(referee, web, board, announce=on_web), trio.open_nursery() as nursery:
