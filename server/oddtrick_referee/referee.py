@@ -728,5 +728,8 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
                 try:
                     yield referee
                 finally:
+                    # Seated bots learn why their match ends here before their streams close.
+                    for table in list(referee.live.values()):
+                        table.tell_stopped("the referee is shutting down")
                     referee.lobby.close_all(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
                     nursery.cancel_scope.cancel()
