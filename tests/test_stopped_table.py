@@ -11,6 +11,7 @@ stopped by the referee and why, not a score.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -33,10 +34,25 @@ ANSWERS_BEFORE_STOP = 6
 class Printed:
     """An ``oddtrick bot`` process and the lines it prints, read as they come."""
 
-    def __init__(self, address: str, name: str) -> None:
-        command = [sys.executable, "-m", "oddtrick", "bot", f"{RANDOM_BOT}:RandomBot"]
-        command += ["--server", address, "--name", name, f"--token={token_of(name)}", "--seats", "2"]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    def __init__(self, address: str, name: str, starter: str | None = None) -> None:
+        """The SDK's ``oddtrick bot`` with the random sample bot, or a ``starter`` command
+        from examples/ (configured by its environment, as a tournament runs it)."""
+        env = None
+        if starter is None:
+            command = [sys.executable, "-m", "oddtrick", "bot", f"{RANDOM_BOT}:RandomBot"]
+            command += ["--server", address, "--name", name, f"--token={token_of(name)}", "--seats", "2"]
+        else:
+            command = starter.split()
+            env = dict(
+                os.environ,
+                ODDTRICK_SERVER=address,
+                ODDTRICK_NAME=name,
+                ODDTRICK_TOKEN=token_of(name),
+                ODDTRICK_SEATS="2",
+            )
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         self.lines: list[str] = []
 
     def wait_for(self, text: str) -> str:
@@ -79,11 +95,11 @@ def raw_seat(bot: RawBot, answered: Callable[[], None]) -> referee_pb2.Event | N
                 answered()
 
 
-async def _seated(referee: object, address: str) -> tuple[Printed, list[RawBot]]:
+async def _seated(referee: object, address: str, starter: str | None = None) -> tuple[Printed, list[RawBot]]:
     from oddtrick_referee.referee import Referee
 
     assert isinstance(referee, Referee)
-    alice = Printed(address, "alice")
+    alice = Printed(address, "alice", starter)
     raws = [RawBot(address, "bob") for _ in range(2)]
     for raw in raws:
         await trio.to_thread.run_sync(raw.hello)
@@ -103,8 +119,20 @@ def _stopped(ended: referee_pb2.Event | None, reason: str) -> None:
 
 async def test_a_cancelled_table_tells_its_seats_why_and_the_sdk_prints_it(tmp_path: Path) -> None:
     reason = "the conformance kit stopped the scenario: a test says so"
+    printed = await stop_a_table(tmp_path, reason)
+    assert printed.endswith(f"match m-stop stopped by the referee: {reason}")
+    assert "lost" not in printed
+    assert "won" not in printed
+    stopped = log_records(tmp_path / "data" / "logs" / "m-stop.jsonl", "match_stopped")
+    assert [record["reason"] for record in stopped] == [reason]
+
+
+async def stop_a_table(tmp_path: Path, reason: str, starter: str | None = None) -> str:
+    """Seat ``alice`` (the SDK bot, or a ``starter``) against two raw seats, stop the table
+    after a few decisions with ``reason``, check what the raw seats were told, and return
+    the line alice printed about the match."""
     async with referee_running(tmp_path, ["alice", "bob"]) as referee:
-        alice, raws = await _seated(referee, referee.address)
+        alice, raws = await _seated(referee, referee.address, starter)
         try:
             ended: list[referee_pb2.Event | None] = [None, None]
             answered = trio.Event()
@@ -135,11 +163,7 @@ async def test_a_cancelled_table_tells_its_seats_why_and_the_sdk_prints_it(tmp_p
                 raw.close()
     for event in ended:
         _stopped(event, reason)
-    assert printed.endswith(f"match m-stop stopped by the referee: {reason}")
-    assert "lost" not in printed
-    assert "won" not in printed
-    stopped = log_records(tmp_path / "data" / "logs" / "m-stop.jsonl", "match_stopped")
-    assert [record["reason"] for record in stopped] == [reason]
+    return printed
 
 
 async def test_a_referee_shutting_down_tells_the_seats_of_a_match_in_progress(tmp_path: Path) -> None:

@@ -376,8 +376,13 @@ class Session {
         // Both seats of a partnership may be on this process: one line per match.
         if (!matchesOver.has(this.matchId)) {
           matchesOver.add(this.matchId);
-          const total = event.match_ended.score?.total ?? {};
-          log(`match ${this.matchId} over: NS ${total.north_south ?? 0} EW ${total.east_west ?? 0}`);
+          if (event.match_ended.outcome === E.MatchOutcome.MATCH_OUTCOME_ABORTED) {
+            // Stopped early (shutdown, an aborted table): no result, only why.
+            log(`match ${this.matchId} stopped by the referee: ${event.match_ended.stop_reason ?? ''}`);
+          } else {
+            const total = event.match_ended.score?.total ?? {};
+            log(`match ${this.matchId} over: NS ${total.north_south ?? 0} EW ${total.east_west ?? 0}`);
+          }
         }
         this.matchId = null;
         break;

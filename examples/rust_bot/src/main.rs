@@ -258,8 +258,13 @@ async fn play(
                                 eprintln!("{}: match {match_id}: the revealed seed does not match its commitment", o.name);
                             }
                             if reported.lock().unwrap().insert(match_id.clone()) {
-                                let total = ended.score.and_then(|s| s.total).unwrap_or_default();
-                                eprintln!("match {match_id} over: NS {} EW {}", total.north_south, total.east_west);
+                                if ended.outcome == pb::MatchOutcome::Aborted as i32 {
+                                    // Stopped early (shutdown, an aborted table): no result, only why.
+                                    eprintln!("match {match_id} stopped by the referee: {}", ended.stop_reason);
+                                } else {
+                                    let total = ended.score.and_then(|s| s.total).unwrap_or_default();
+                                    eprintln!("match {match_id} over: NS {} EW {}", total.north_south, total.east_west);
+                                }
                             }
                         }
                         // Other events (and kinds added later) need no tracking:
