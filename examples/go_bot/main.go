@@ -64,7 +64,7 @@ func parseOptions() (options, error) {
 		o.token = token
 	}
 	if o.server == "" || o.name == "" || o.token == "" {
-		return o, errors.New("give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN)")
+		return o, errors.New("give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS; the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)")
 	}
 	if o.seats < 1 {
 		return o, errors.New("--seats must be at least 1")

@@ -27,7 +27,8 @@ const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 8000;
 
 const USAGE = `usage: node bot.js --server HOST:PORT --name NAME --token TOKEN [--seats N]
-  (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)`;
+  (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS;
+  the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)`;
 
 function log(text) {
   process.stderr.write(`${text}\n`);

@@ -63,7 +63,10 @@ fn parse_options() -> Result<Options, String> {
             values.insert("token".to_string(), token);
         }
     }
-    let get = |key: &str| values.get(key).cloned().ok_or(format!("give --{key} (or ODDTRICK_{})", key.to_uppercase()));
+    let get = |key: &str| {
+        let from = if key == "token" { "the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN".to_string() } else { format!("ODDTRICK_{}", key.to_uppercase()) };
+        values.get(key).cloned().ok_or(format!("give --{key} (or {from})"))
+    };
     let seats: usize = values.get("seats").map_or(Ok(1), |s| s.parse()).map_err(|_| "--seats must be a number")?;
     if seats == 0 {
         return Err("--seats must be at least 1".into());
@@ -305,7 +308,10 @@ async fn main() {
     let o = match parse_options() {
         Ok(o) => o,
         Err(problem) => {
-            eprintln!("rustbot: {problem}\nusage: rustbot --server HOST:PORT --name NAME --token TOKEN [--seats N]");
+            eprintln!(
+                "rustbot: {problem}\nusage: rustbot --server HOST:PORT --name NAME --token TOKEN [--seats N]\n  \
+                 (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS; the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)"
+            );
             std::process::exit(2);
         }
     };

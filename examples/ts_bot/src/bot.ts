@@ -55,7 +55,7 @@ function parseOptions(): Options {
   const token = values.token ?? tokenFromEnvironment();
   const seats = Number(values.seats ?? env.ODDTRICK_SEATS ?? '1');
   if (!server || !name || !token) {
-    throw new Error('give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN)');
+    throw new Error('give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS; the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)');
   }
   if (!Number.isInteger(seats) || seats < 1) throw new Error('--seats must be a positive integer');
   return { server, name, token, seats };

@@ -361,7 +361,8 @@ public final class JavaBot {
     }
     if (server == null || name == null || token == null || seats < 1 || args.length % 2 != 0) {
       log("usage: java -jar javabot.jar --server HOST:PORT --name NAME --token TOKEN [--seats N]"
-          + " (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)");
+          + " (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS;"
+          + " the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)");
       System.exit(2);
     }
     // Keepalive pings notice a dead connection (referee.proto, service Referee).
