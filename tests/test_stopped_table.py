@@ -14,11 +14,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import grpc
 import trio
 from referee_support import PATIENCE_S, RawBot, StreamEnded, log_records, referee_running, token_of
+from test_referee_watch import Spectator
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick.v1 import game_pb2, referee_pb2
@@ -154,15 +157,28 @@ async def stop_a_table(tmp_path: Path, reason: str, starter: str | None = None) 
                                 lambda: referee.play_match(MatchSpec(CONFIG, SEATING, match_id="m-stop"))
                             )
                             await answered.wait()
+                            spectator = Spectator(referee.address)
+                            joined = threading.Event()
+                            watching = threading.Thread(
+                                target=spectator.watch, args=("m-stop", joined), daemon=True
+                            )
+                            watching.start()
+                            await trio.to_thread.run_sync(joined.wait, PATIENCE_S)
                             referee.live["m-stop"].stop_reason = reason
                             table_scope.cancel()
                     printed = await trio.to_thread.run_sync(alice.wait_for, "match m-stop stopped")
+                    await trio.to_thread.run_sync(watching.join, PATIENCE_S)
         finally:
             alice.stop()
             for raw in raws:
                 raw.close()
     for event in ended:
         _stopped(event, reason)
+    # The spectator too: the stop as its last event, then the stream's end.
+    seen = [event for response in spectator.responses for event in response.events]
+    _stopped(seen[-1], reason)
+    assert spectator.status is not None
+    assert spectator.status[0] is grpc.StatusCode.UNAVAILABLE
     return printed
 
 
