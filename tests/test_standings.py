@@ -369,7 +369,10 @@ def test_to_json_round_trips_with_stable_keys() -> None:
         "total",
         "faults",
         "no_variance",
+        "time",
     }
+    assert first["time"]["answered"] == 0
+    assert first["time"]["think_ms"] == {"p50": None, "p99": None, "max": None}
     assert first["entry"] == "alice"
     assert first["matches"] == {"won": 1, "drawn": 0, "lost": 0}
     assert first["ci95"][0] == pytest.approx(-5.453, abs=1e-3)

@@ -24,6 +24,8 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
+from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
+
 __all__ = [
     "CrossCell",
     "DealResult",
@@ -113,6 +115,8 @@ class StandingRow:
     """Two deals or more, every one scored exactly the same (two deterministic bots
     that play alike score 0 on every duplicate deal): the interval's width of zero
     is then no measure of anything, and the standings say so instead."""
+    times: DecisionTimes = dataclasses.field(default_factory=DecisionTimes)
+    """The entry's decision times: its bots' own think time and the lag apart."""
 
     @property
     def match_points(self) -> int:
@@ -164,6 +168,7 @@ class Standings:
                     "total": row.total_points,
                     "faults": dataclasses.asdict(row.faults),
                     "no_variance": row.no_variance,
+                    "time": row.times.summary(row.faults.timeouts),
                 }
                 for row in self.rows
             ],
@@ -194,6 +199,16 @@ class Standings:
             "at 0 the bots played identically, and more deals will not separate them"
         )
 
+    def render_times(self) -> list[str]:
+        """The time table: per entry its answered decisions, the median and 99th
+        percentile of its think time and of the lag, and its time-outs."""
+        header = ["entry", "answered", "think p50", "think p99", "lag p50", "lag p99", "time-outs"]
+        body = [
+            [row.entry, str(row.times.answer.total), *time_cells(row.times), str(row.faults.timeouts)]
+            for row in self.rows
+        ]
+        return [*_table(header, body, right=set(range(1, 7))), TIME_NOTE]
+
     def render(self) -> str:
         """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
         lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})", ""]
@@ -212,6 +227,8 @@ class Standings:
         ]
         lines += _table(header, body, right={0, 2, 3, 4, 5})
         lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors")
+        if any(row.times.answer.total or row.faults.timeouts for row in self.rows):
+            lines += ["", *self.render_times()]
         lines += self.notes
         if (variance := self.variance_note()) is not None:
             lines.append(variance)
@@ -231,13 +248,15 @@ def compute_standings(
     faults: Mapping[str, FaultCounts],
     forfeits: Iterable[Forfeit],
     duplicate: bool,
+    times: Mapping[str, DecisionTimes] | None = None,
 ) -> Standings:
     """Standings of a tournament from every play of every deal.
 
     ``faults`` holds what the referee counted during the matches (including
     seats forfeited when the grace period ran out); each :class:`Forfeit`
     (a match never played) adds one to the absent entry's ``forfeits``, so
-    ``faults`` must not count those matches already.
+    ``faults`` must not count those matches already. ``times`` (per entry) are
+    shown beside the faults, never folded into the score.
 
     Inconsistent input is a bug in the runner, not a result, so it raises
     ValueError instead of being guessed around: an unknown entry, a play whose
@@ -344,6 +363,7 @@ def compute_standings(
                 total_points=sum(xs) / 2,
                 faults=dataclasses.replace(counted, forfeits=counted.forfeits + absences[name]),
                 no_variance=no_variance,
+                times=(times or {}).get(name, DecisionTimes()),
             )
         )
 

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from oddtrick._terminal import console
+from oddtrick._timing import TIME_NOTE, time_cells
 from oddtrick_referee.competitions.standings import Standings, _cell, _fault_summary, _signed, ci_text
 
 FAULTS_LEGEND = "faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors"
@@ -46,6 +47,20 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         )
     out.print(table)
     out.print(Text(FAULTS_LEGEND, style="dim"))
+    if any(row.times.answer.total or row.faults.timeouts for row in standings.rows):
+        times = Table(title="Time per decision (ms)", title_justify="left")
+        for header in ("entry", "answered", "think p50", "think p99", "lag p50", "lag p99", "time-outs"):
+            times.add_column(header, justify="left" if header == "entry" else "right")
+        for row in standings.rows:
+            timeouts = str(row.faults.timeouts)
+            times.add_row(
+                row.entry,
+                str(row.times.answer.total),
+                *time_cells(row.times),
+                Text(timeouts, style="" if timeouts == "0" else "yellow"),
+            )
+        out.print(times)
+        out.print(Text(TIME_NOTE, style="dim"), soft_wrap=True)
     for note in standings.notes:
         out.print(Text(note), soft_wrap=True)
     if (variance := standings.variance_note()) is not None:

@@ -342,6 +342,7 @@ class Tournament:
             self.store.faults(self.id, self.entry_of()),
             self.store.forfeited_matches(self.id),
             self.settings.duplicate,
+            self.store.times(self.id, self.entry_of()),
         )
         note = self._bot_error_note()
         return dataclasses.replace(standings, notes=(note,)) if note else standings

@@ -53,6 +53,7 @@ from oddtrick._events import (
     TrickCompleted,
 )
 from oddtrick._hand_tracking import advance_hand, start_hand
+from oddtrick._timing import DecisionTimes
 from oddtrick.rules import (
     PASS,
     Action,
@@ -147,6 +148,8 @@ class SeatRecord:
     decisions: int = 0
     think_ms_total: int = 0
     think_ms_max: int = 0
+    times: DecisionTimes = dataclasses.field(default_factory=DecisionTimes)
+    """Think time and lag apart, for the standings' percentiles."""
 
     def add_fault(self, fault: Fault) -> None:
         self.faults[fault] = self.faults.get(fault, 0) + 1
@@ -160,6 +163,7 @@ class SeatRecord:
             "decisions": self.decisions,
             "think_ms_total": self.think_ms_total,
             "think_ms_max": self.think_ms_max,
+            "times": self.times.to_dict(),
         }
 
     def to_wire(self, seat: Seat) -> game_pb2.SeatRecord:
@@ -375,6 +379,7 @@ class Table:
             if decided.think_ms is not None:
                 record.think_ms_total += decided.think_ms
                 record.think_ms_max = max(record.think_ms_max, decided.think_ms)
+                record.times.add(decided.think_ms, decided.bot_think_ms)
             if decided.bot_error is not None:
                 record.add_fault(Fault.BOT_ERROR)
             if decided.fault is None and not decided.comment and decided.bot_error is None:
