@@ -163,7 +163,8 @@ def _sprt(*arguments: str, check: bool = True) -> subprocess.CompletedProcess[st
 def test_command_plays_a_cmd_entry_through_a_referee_and_resumes(tmp_path):
     """A ``cmd:`` entry is a program the referee starts, as a tournament starts it: here a
     Python script of its own (it could be in any language); the test plays through a real
-    referee, says so, and ends with the standings. Run again, it plays nothing new."""
+    referee under a clock, says so, and ends with the standings. Run again, it plays
+    nothing new."""
     arguments = [
         "--bot",
         f"heuristic=cmd:{sys.executable} {SLEEPY} heuristic 0",
@@ -173,6 +174,8 @@ def test_command_plays_a_cmd_entry_through_a_referee_and_resumes(tmp_path):
         "classic",
         "--max-deals",
         "200",
+        "--clock",
+        "30+0.5",
         "--data-dir",
         str(tmp_path),
     ]
@@ -191,6 +194,8 @@ def test_command_plays_a_cmd_entry_through_a_referee_and_resumes(tmp_path):
     starts = [json.loads(log.read_text().split("\n")[0]) for log in logs]
     names = {player["name"] for start in starts for player in start["players"].values()}
     assert names == {"heuristic~0", "heuristic~1", "random~0", "random~1"}
+    assert all(start["rules"]["clock"] == {"initial_ms": 30_000, "increment_ms": 500} for start in starts)
+    assert "time control: 5 s a decision; clock 30+0.5" in first.stdout
     again = _sprt(*arguments)
     assert again.stdout.splitlines()[1:] == lines[1:]
     assert len(sorted((tmp_path / "logs").rglob("*.jsonl"))) == 2 * pairs

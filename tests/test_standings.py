@@ -356,7 +356,8 @@ def test_to_json_round_trips_with_stable_keys() -> None:
     )
     data = result.to_json()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
-    assert set(data) == {"duplicate", "entries", "crosstable", "unpaired", "notes", "method"}
+    assert set(data) == {"duplicate", "entries", "crosstable", "unpaired", "notes", "time_control", "method"}
+    assert data["time_control"] is None
     assert data["notes"] == []
     first = data["entries"][0]
     assert set(first) == {
@@ -384,6 +385,7 @@ def test_to_json_round_trips_with_stable_keys() -> None:
         "forfeits",
         "refusals",
         "bot_errors",
+        "clock",
     }
     assert data["entries"][1]["faults"]["disconnected"] == 1
     assert data["entries"][2]["faults"]["forfeits"] == 1

@@ -96,7 +96,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sprt.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="deal pairs played at once (default 1)"
     )
-    referee = sprt.add_argument_group("through a referee (cmd: and --remote entries, --deadline, --referee)")
+    referee = sprt.add_argument_group(
+        "through a referee (cmd: and --remote entries, --deadline, --clock, --referee)"
+    )
     referee.add_argument(
         "--referee",
         action="store_true",
@@ -111,6 +113,16 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     referee.add_argument(
         "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+    )
+    referee.add_argument(
+        "--clock",
+        type=_clock,
+        default=None,
+        metavar="BANK+INCREMENT",
+        help="a time bank per seat and match as well as the deadline (implies --referee): "
+        "BANK+INCREMENT seconds, e.g. 60+0.5 = 60 s a seat per match plus 0.5 s at each of its "
+        "decisions; a seat whose bank runs out gets the fallback action and a C (clock) fault "
+        "(default: no clock; docs/rules.md, Time)",
     )
     referee.add_argument(
         "--remote-wait",
@@ -136,6 +148,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "running the same test again resumes it",
     )
     sprt.set_defaults(handler=_sprt)
+
+
+def _clock(text: str) -> object:
+    """``--clock``'s type, from the referee package (loaded only when the option is given)."""
+    from oddtrick_referee.play.clock import clock_argument
+
+    return clock_argument(text)
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -192,7 +211,12 @@ def _sprt(args: argparse.Namespace) -> int:
         print("oddtrick sprt: the two bots need different names", file=sys.stderr)
         return 2
     a, b = (entry.name for entry in entries)
-    through_referee = args.referee or args.deadline is not None or not all(entry.sdk for entry in entries)
+    through_referee = (
+        args.referee
+        or args.deadline is not None
+        or args.clock is not None
+        or not all(entry.sdk for entry in entries)
+    )
     where = "through a referee" if through_referee else "in this process"
     print(
         f"SPRT {a} vs {b}, {args.game} whist, {where}: H0 {a} gains {args.h0:+g} points per deal, "

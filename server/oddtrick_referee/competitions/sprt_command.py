@@ -51,7 +51,11 @@ def play_sprt(
         args.seed,
         args.max_deals,
         args.jobs,
-        TableRules(deadline_s=args.deadline if args.deadline is not None else 5.0, grace_s=args.grace),
+        TableRules(
+            deadline_s=args.deadline if args.deadline is not None else 5.0,
+            grace_s=args.grace,
+            clock=args.clock,
+        ),
         args.remote_wait,
         args.bot_user,
     )

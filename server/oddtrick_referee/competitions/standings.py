@@ -37,6 +37,11 @@ __all__ = [
     "t_quantile",
 ]
 
+FAULTS_LEGEND = (
+    "faults: T timeouts, C clock (time bank) out, I illegal, D disconnected, F forfeits, R refusals, "
+    "E bot errors"
+)
+
 METHOD = (
     "points per deal = mean over deals of (own points - opponent's points), a duplicate deal "
     "scored as the mean of its two plays (seats swapped); 95% CI = mean +/- t(0.975, n-1)*s/sqrt(n) "
@@ -71,6 +76,12 @@ class FaultCounts:
     forfeits: int = 0  # matches forfeited (absent) + seats forfeited (grace over)
     refusals: int = 0  # refused actions (each refusal, even if corrected)
     bot_errors: int = 0  # the bot's own code raised; it played its SDK's fallback
+    clock: int = 0  # the seat's time bank ran out (a match with --clock): a time-out of the bank
+
+    @property
+    def out_of_time(self) -> int:
+        """Decisions lost on time, to the deadline or to the time bank."""
+        return self.timeouts + self.clock
 
 
 @dataclass(frozen=True)
@@ -134,6 +145,8 @@ class Standings:
     unpaired: tuple[DealResult, ...]  # duplicate plays whose other table is missing
     notes: tuple[str, ...] = ()
     """What a reader of the faults column needs next: where a bot error's traceback is."""
+    time_control: str | None = None
+    """The tournament's time control (``5 s a decision; clock 60+0.5 (…)``), shown under the title."""
 
     def row(self, entry: str) -> StandingRow:
         """The row of ``entry`` (KeyError if it is not in the tournament)."""
@@ -168,7 +181,7 @@ class Standings:
                     "total": row.total_points,
                     "faults": dataclasses.asdict(row.faults),
                     "no_variance": row.no_variance,
-                    "time": row.times.summary(row.faults.timeouts),
+                    "time": row.times.summary(row.faults.out_of_time),
                 }
                 for row in self.rows
             ],
@@ -185,6 +198,7 @@ class Standings:
             },
             "unpaired": [dataclasses.asdict(play) for play in self.unpaired],
             "notes": list(self.notes),
+            "time_control": self.time_control,
             "method": METHOD,
         }
 
@@ -204,7 +218,7 @@ class Standings:
         percentile of its think time and of the lag, and its time-outs."""
         header = ["entry", "answered", "think p50", "think p99", "lag p50", "lag p99", "time-outs"]
         body = [
-            [row.entry, str(row.times.answer.total), *time_cells(row.times), str(row.faults.timeouts)]
+            [row.entry, str(row.times.answer.total), *time_cells(row.times), str(row.faults.out_of_time)]
             for row in self.rows
         ]
         return [*_table(header, body, right=set(range(1, 7))), TIME_NOTE]
@@ -212,6 +226,8 @@ class Standings:
     def render(self) -> str:
         """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
         lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})", ""]
+        if self.time_control is not None:
+            lines[1:1] = [f"time control: {self.time_control}"]
         header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", "faults"]
         body = [
             [
@@ -226,8 +242,8 @@ class Standings:
             for row in self.rows
         ]
         lines += _table(header, body, right={0, 2, 3, 4, 5})
-        lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors")
-        if any(row.times.answer.total or row.faults.timeouts for row in self.rows):
+        lines.append(FAULTS_LEGEND)
+        if any(row.times.answer.total or row.faults.out_of_time for row in self.rows):
             lines += ["", *self.render_times()]
         lines += self.notes
         if (variance := self.variance_note()) is not None:
@@ -559,6 +575,7 @@ def _fault_summary(faults: FaultCounts) -> str:
         f"{letter}{count}"
         for letter, count in (
             ("T", faults.timeouts),
+            ("C", faults.clock),
             ("I", faults.illegal),
             ("D", faults.disconnected),
             ("F", faults.forfeits),

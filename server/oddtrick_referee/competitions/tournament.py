@@ -52,6 +52,7 @@ from oddtrick_referee.competitions.entrants import (
     run_bot_process,
 )
 from oddtrick_referee.competitions.standings import Standings, compute_standings
+from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
@@ -344,6 +345,8 @@ class Tournament:
             self.settings.duplicate,
             self.store.times(self.id, self.entry_of()),
         )
+        rules = self.settings.rules
+        standings = dataclasses.replace(standings, time_control=time_control(rules.deadline_s, rules.clock))
         note = self._bot_error_note()
         return dataclasses.replace(standings, notes=(note,)) if note else standings
 

@@ -259,6 +259,7 @@ class TournamentStore(Store):
                 bucket["forfeits"] = bucket.get("forfeits", 0) + int(record["forfeited"])
                 bucket["refusals"] = bucket.get("refusals", 0) + record["refusals"]
                 bucket["bot_errors"] = bucket.get("bot_errors", 0) + faults.get("bot_error", 0)
+                bucket["clock"] = bucket.get("clock", 0) + faults.get("clock", 0)
         return {entry: FaultCounts(**values) for entry, values in counts.items()}
 
     def times(self, tournament_id: str, entry_of: dict[str, str]) -> dict[str, DecisionTimes]:
