@@ -29,6 +29,7 @@ from oddtrick_referee.competitions.ladder.service import (
     default_house_bots,
     run_ladder,
 )
+from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.database import Database, DatabaseError, open_database
 from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
@@ -86,6 +87,7 @@ def add_ladder_command(
     play.add_argument(
         "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
     )
+    play.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
     play.add_argument(
         "--trusted-pairs",
         action="store_true",
@@ -469,7 +471,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = LadderSettings(
         config=config,
         deals=args.match_deals,
-        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace),
+        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
         data_dir=args.data_dir,
         database=args.database,
         host=args.host,
