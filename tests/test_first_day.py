@@ -115,6 +115,26 @@ def test_a_bot_refuses_a_number_of_seats_below_one(seats: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("serve", "--deadline", "-1"),
+        ("serve", "--grace", "0"),
+        ("tournament", "--game", "classic", "--deals", "1", "--deadline", "0"),
+        ("sprt", "--bot", "a=a.py", "--bot", "b=b.py", "--deadline", "nan"),
+        ("ladder", "serve", "--deadline", "-2"),
+        ("play", "--deadline", "inf"),
+    ],
+    ids=["serve", "serve-grace", "tournament", "sprt", "ladder", "play"],
+)
+def test_a_deadline_or_grace_of_no_time_is_refused_when_the_command_is_read(command: tuple[str, ...]) -> None:
+    """Not when the first request is sent (a negative one stopped the referee mid-match)."""
+    result = oddtrick(*command)
+    assert result.returncode == 2
+    option = command[command.index("--deadline") if "--deadline" in command else command.index("--grace")]
+    assert f"argument {option}: {command[-1]!r} is not a number of seconds: give one above 0" in result.stderr
+
+
 def test_run_refuses_zero_seats_before_connecting() -> None:
     with pytest.raises(ValueError, match="seats must be a whole number, at least 1"):
         run(lambda view: view.legal_actions[0], server="127.0.0.1:1", name="a", token="", seats=0)
