@@ -313,3 +313,24 @@ def test_ctrl_c_while_a_command_starts_is_one_line_not_a_traceback(tmp_path):
     assert started.returncode == 130
     assert started.stderr.splitlines() == ["oddtrick: stopped (Ctrl-C) while starting; nothing was done"]
     assert not (tmp_path / "oddtrick.sqlite3").exists()
+
+
+def documented_commands(program: str) -> list[tuple[Path, str]]:
+    """Every ``program …`` command line in the README and the starters' READMEs
+    (continuation lines joined)."""
+    found = []
+    for readme in [ROOT / "README.md", *sorted((ROOT / "examples").glob("*/README.md"))]:
+        text = readme.read_text().replace("\\\n", " ")
+        for line in text.splitlines():
+            if line.strip().startswith(program + " "):
+                found.append((readme.relative_to(ROOT), " ".join(line.split())))
+    return found
+
+
+def test_every_documented_tournament_says_how_many_deals() -> None:
+    """Without --deals a tournament stops at once ("give --deals N"): a command copied
+    from the docs must run as it is."""
+    commands = documented_commands("oddtrick tournament")
+    assert len(commands) >= 6
+    missing = [f"{where}: {command}" for where, command in commands if "--deals" not in command.split()]
+    assert not missing, "\n".join(missing)
