@@ -334,3 +334,18 @@ def test_every_documented_tournament_says_how_many_deals() -> None:
     assert len(commands) >= 6
     missing = [f"{where}: {command}" for where, command in commands if "--deals" not in command.split()]
     assert not missing, "\n".join(missing)
+
+
+def test_a_file_with_one_function_of_the_view_is_a_bot_and_two_are_named(tmp_path: Path) -> None:
+    from oddtrick._run import load_bot
+
+    one = tmp_path / "fn_bot.py"
+    one.write_text("from random import choice\n\ndef play(view):\n    return choice(view.legal_actions)\n")
+    assert load_bot(str(one)).__name__ == "play"  # `choice` is imported, not defined there
+    two = tmp_path / "two_bot.py"
+    two.write_text("def play(view):\n    return view.legal_actions[0]\n\ndef other(view):\n    return None\n")
+    with pytest.raises(
+        AttributeError, match=r"no Bot subclass and 2 functions \(play, other\): name the bot"
+    ):
+        load_bot(str(two))
+    assert load_bot(f"{two}:other").__name__ == "other"
