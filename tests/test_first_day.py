@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import signal
 import socket
 import subprocess
@@ -349,3 +350,21 @@ def test_a_file_with_one_function_of_the_view_is_a_bot_and_two_are_named(tmp_pat
     ):
         load_bot(str(two))
     assert load_bot(f"{two}:other").__name__ == "other"
+
+
+def test_a_bot_that_times_out_is_told_in_its_own_output(tmp_path: Path) -> None:
+    """Not only in the standings: the bot's own log says the referee played for it, and why."""
+    sleepy = ROOT / "tests" / "sleepy_bot.py"
+    result = oddtrick(
+        "tournament", "--game", "classic", "--deals", "1", "--deadline", "0.2", "--seed", "late",
+        "--data-dir", str(tmp_path), "--bot", f"slow=cmd:{sys.executable} {sleepy} random 400",
+        "--bot", f"random={RANDOM_BOT}", timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = "".join(path.read_text() for path in (tmp_path / "bot-output").glob("slow~*.log"))
+    assert re.search(
+        r"the referee played \S+ for this seat: no answer within the deadline; answer within", said
+    ), said[-2000:]
+    assert "the referee played" not in "".join(
+        path.read_text() for path in (tmp_path / "bot-output").glob("random~*.log")
+    )

@@ -25,6 +25,8 @@ from oddtrick._codec import (
     MalformedMessage,
     action_from_wire,
     action_to_wire,
+    call_from_wire,
+    card_from_wire,
     config_from_wire,
     game_kind_to_wire,
     seat_from_wire,
@@ -34,7 +36,7 @@ from oddtrick._lag import LagMeter
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions, aio_channel
 from oddtrick.rules import GameKind
-from oddtrick.v1 import cards_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger("oddtrick.bot")
 
@@ -292,6 +294,8 @@ class _Seat:
                 )
                 continue
             self.lag.observe(event, seat_to_wire(self.state.seat))
+            if (said := fault_line(event, seat_to_wire(self.state.seat))) is not None:
+                log.warning("seat %d: %s", self.index, said)
             if self.listens:
                 dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
@@ -407,6 +411,43 @@ class _Seat:
             self.index, refusal.request_id, reason, refusal.message, _action_text(retry),
         )  # fmt: skip
         await self._send(outbox, request.request_id, retry)
+
+
+_FAULT_ADVICE = {
+    game_pb2.FAULT_KIND_TIMEOUT: (
+        "no answer within the deadline",
+        "answer within the request's time left (oddtrick.anytime answers from the best so far)",
+    ),
+    game_pb2.FAULT_KIND_CLOCK: (
+        "the match clock's bank ran out",
+        "spend less of the bank on each decision (oddtrick.anytime budgets it)",
+    ),
+    game_pb2.FAULT_KIND_ILLEGAL: (
+        "three refused answers in a row",
+        "answer with one of the request's legal_actions",
+    ),
+}
+
+
+def fault_line(event: referee_pb2.Event, own_seat: int) -> str | None:
+    """What a bot author must hear when the referee acted for this seat because the bot
+    did not (a time-out, a spent clock, too many refusals): otherwise only the standings
+    would say it. ``None`` for every other event."""
+    kind = event.WhichOneof("kind")
+    if kind not in ("call_made", "card_played"):
+        return None
+    action = event.call_made if kind == "call_made" else event.card_played
+    if action.seat != own_seat or not action.by_referee or action.fault not in _FAULT_ADVICE:
+        return None
+    why, advice = _FAULT_ADVICE[action.fault]
+    try:
+        if isinstance(action, referee_pb2.CallMade):
+            what = str(call_from_wire(action.call))
+        else:
+            what = card_from_wire(action.card).pretty
+    except MalformedMessage:
+        what = "a fallback"
+    return f"the referee played {what} for this seat: {why}; {advice}"
 
 
 def _match_line(state: SeatState) -> str:
