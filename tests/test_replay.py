@@ -420,3 +420,18 @@ def test_check_spreads_many_logs_over_the_cores_and_reports_them_in_order(played
     assert [line.split(": ", 1)[0] for line in lines if not line.startswith("  ")] == [str(p) for p in logs]
     assert sum(": OK:" in line for line in lines) == len(logs) - 1
     assert f"{broken}: FAILED:" in run.stdout
+
+
+def test_a_reader_that_goes_away_stops_a_long_output_quietly(played):
+    """``oddtrick export LOG --json | head``: no BrokenPipeError traceback, the shell's status
+    for SIGPIPE (the output is longer than one buffer, so it is written while the command runs)."""
+    log = max((logged.log_path for logged in played.values()), key=lambda path: path.stat().st_size)
+    command = [sys.executable, "-m", "oddtrick", "export", str(log), "--json"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as shown:
+        assert shown.stdout is not None
+        assert shown.stderr is not None
+        shown.stdout.close()  # as head does once it has its lines, here before the first
+        stderr = shown.stderr.read()
+        status = shown.wait(timeout=120)
+    assert "Traceback" not in stderr, stderr
+    assert status == 141, stderr
