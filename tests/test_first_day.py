@@ -368,3 +368,39 @@ def test_a_bot_that_times_out_is_told_in_its_own_output(tmp_path: Path) -> None:
     assert "the referee played" not in "".join(
         path.read_text() for path in (tmp_path / "bot-output").glob("random~*.log")
     )
+
+
+def _hint_of_a_bot_never_seated(address: str) -> str:
+    """Run an SDK bot named ``zed`` (no match plans a seat for it) until it says what to check."""
+    said: list[str] = []
+
+    async def main() -> None:
+        heard = asyncio.Event()
+
+        class Hint(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                if record.getMessage().startswith("no match yet"):
+                    said.append(record.getMessage())
+                    heard.set()
+
+        hint = Hint()
+        logging.getLogger("oddtrick.bot").addHandler(hint)
+        options = ClientOptions(server=address, name="zed", token="", seats=1, unseated_hint_s=0.5)
+        bot = asyncio.ensure_future(run_bot_async(SeededBot, options))
+        try:
+            await asyncio.wait_for(heard.wait(), GUARD_S)
+        finally:
+            bot.cancel()
+            logging.getLogger("oddtrick.bot").removeHandler(hint)
+
+    asyncio.run(main())
+    return said[0]
+
+
+async def test_a_bot_the_referee_never_seats_says_what_to_check(tmp_path: Path) -> None:
+    """A wrong --name (or too few --seats) would wait forever with nothing said on the bot's side."""
+    async with running_referee(RefereeSettings(port=0, data_dir=tmp_path)) as referee:
+        hint = await in_thread(_hint_of_a_bot_never_seated, referee.address)
+        referee.finish()
+    assert "seats a bot by the name it expects (this one is 'zed')" in hint
+    assert "this bot opened 1, --seats" in hint

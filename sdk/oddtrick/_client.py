@@ -81,6 +81,8 @@ class ClientOptions:
     """Give up when the referee cannot be reached for this long."""
     tls: TlsOptions | None = None
     """Connect over TLS (None: plaintext, for a referee on your own machine or network)."""
+    unseated_hint_s: float = 60.0
+    """Say once what to check when no seat has been seated this long after connecting."""
 
 
 class _EventsLost(Exception):
@@ -504,4 +506,27 @@ async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None
     log.info("connecting to %s as %s with %d seat(s)", options.server, options.name, options.seats)
     async with aio_channel(options.server, options.tls, CHANNEL_OPTIONS) as channel:
         seats = [_Seat(make, options, index) for index in range(options.seats)]
-        await asyncio.gather(*(seat.run(channel) for seat in seats))
+        hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))
+        try:
+            await asyncio.gather(*(seat.run(channel) for seat in seats))
+        finally:
+            hint.cancel()
+
+
+async def _hint_when_never_seated(seats: list[_Seat], options: ClientOptions) -> None:
+    """A referee seats a bot by the name it expects and only with as many sessions as a
+    match needs: a wrong --name or too few --seats waits forever, and the referee's own
+    log, which says so, is on someone else's machine. Say what to check, once."""
+    while not any(seat.connected for seat in seats):
+        await asyncio.sleep(1.0)
+    await asyncio.sleep(options.unseated_hint_s)
+    if any(seat.connected for seat in seats) and not any(seat.matches or seat.seated for seat in seats):
+        log.warning(
+            "no match yet after %.0f s connected: a referee seats a bot by the name it expects "
+            "(this one is %r) once it has as many free sessions as the match needs (this bot opened "
+            "%d, --seats); if either may be wrong, ask the referee's operator (a ladder may just be "
+            "between matches)",
+            options.unseated_hint_s,
+            options.name,
+            options.seats,
+        )
