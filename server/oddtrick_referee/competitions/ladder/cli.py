@@ -314,7 +314,10 @@ def _register(args: argparse.Namespace) -> int:
         return _fail("register", error)
     print(f"registered {args.name} on {store.db.url}")
     print(f"token (shown once, keep it secret): {token}")
-    print(f"connect with: oddtrick bot MY_BOT.py --server HOST:PORT --name {args.name} --token TOKEN")
+    # As docs/ladder.md: with two sessions an entrant can play two matches at once.
+    print(
+        f"connect with: oddtrick bot MY_BOT.py --server HOST:PORT --name {args.name} --token TOKEN --seats 2"
+    )
     return 0
 
 
