@@ -185,10 +185,11 @@ class MatchStore(Store):
         with self._connect() as db:
             return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
-    def house_only_logs(self, house: Collection[str], ended_before_ms: int) -> list[tuple[str, str]]:
+    def house_match_logs(self, house: Collection[str], ended_before_ms: int) -> list[tuple[str, str]]:
         """(match id, log path) of the public matches that ended before ``ended_before_ms``
-        with every seat held by one of ``house`` and whose log is not yet marked deleted:
-        what a retention policy may delete."""
+        with at most one seated bot not among ``house`` (one entrant against house bots, or
+        house bots alone), whose log is not yet marked deleted: what a retention policy may
+        delete. A match two entrants or more played is never listed."""
         with self._connect() as db:
             rows = db.execute(
                 "SELECT match_id, players, log_path FROM matches WHERE finished_at < ? "
@@ -200,7 +201,7 @@ class MatchStore(Store):
         return [
             (str(row["match_id"]), str(row["log_path"]))
             for row in rows
-            if set(json.loads(row["players"]).values()) <= names
+            if len(set(json.loads(row["players"]).values()) - names) <= 1
         ]
 
     def mark_log_deleted(self, match_id: str, at_ms: int) -> None:
