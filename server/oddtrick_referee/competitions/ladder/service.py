@@ -409,7 +409,12 @@ class Ladder:
         records: list[dict[Seat, SeatRecord]] = [{}, {}]
 
         async def play(index: int) -> None:
-            record = await self.referee.play_seated(seated[index])
+            try:
+                record = await self.referee.play_seated(seated[index])
+            except Exception:
+                for other in seated:  # cancelled next: its seats are told why
+                    other.table.stop_reason = "the other table of this ladder match failed"
+                raise
             states[index] = record.state
             records[index] = dict(record.seats)
 
