@@ -356,7 +356,9 @@ def test_to_json_round_trips_with_stable_keys() -> None:
     )
     data = result.to_json()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
-    assert set(data) == {"duplicate", "entries", "crosstable", "unpaired", "notes", "time_control", "method"}
+    assert set(data) == {
+        "duplicate", "deal_set", "entries", "crosstable", "unpaired", "notes", "time_control", "method"
+    }  # fmt: skip
     assert data["time_control"] is None
     assert data["notes"] == []
     first = data["entries"][0]

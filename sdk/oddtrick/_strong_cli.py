@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from oddtrick.rules import GameConfig
     from oddtrick.sprt import SprtState
 
+from oddtrick.deal_sets import DEALS_FROM_HELP, DealSet, read_deal_set, short_set_note
+
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     analyze = commands.add_parser(
@@ -93,6 +95,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--max-deals", type=int, default=2000, metavar="N", help="cap of deal pairs (default 2000)"
     )
     sprt.add_argument("--seed", default="sprt", help="the deals are SEED-0, SEED-1, … (default sprt)")
+    sprt.add_argument(
+        "--deals-from",
+        type=Path,
+        default=None,
+        metavar="FILE.pbn",
+        help=DEALS_FROM_HELP + "; deal pair N plays the file's deal N (--seed is then unused)",
+    )
     sprt.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="deal pairs played at once (default 1)"
     )
@@ -204,7 +213,8 @@ def _sprt(args: argparse.Namespace) -> int:
     try:
         entries = parse_entries(args.entries)
         state = SprtState(args.h0, args.h1, args.alpha, args.beta)
-    except ValueError as error:
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
+    except (OSError, ValueError) as error:
         print(f"oddtrick sprt: {error}", file=sys.stderr)
         return 2
     if entries[0].name == entries[1].name:
@@ -224,6 +234,10 @@ def _sprt(args: argparse.Namespace) -> int:
         f"bounds [{state.lower:.3f}, {state.upper:.3f}]; at most {args.max_deals} deal pairs",
         flush=True,
     )
+    if deal_set is not None:
+        print(f"deals from {deal_set.describe()}", flush=True)
+        if (note := short_set_note(deal_set, args.max_deals)) is not None:
+            print(note, flush=True)
 
     def report(current: SprtState) -> None:
         print(
@@ -237,7 +251,7 @@ def _sprt(args: argparse.Namespace) -> int:
     if through_referee:
         from oddtrick_referee.competitions.sprt_command import play_sprt
 
-        status, outcome = play_sprt(args, entries, config, state, report)
+        status, outcome = play_sprt(args, entries, config, state, report, deal_set)
         if status:
             return status
         if outcome.absent is not None:
@@ -249,7 +263,7 @@ def _sprt(args: argparse.Namespace) -> int:
         if outcome.standings is not None:
             standings_text = outcome.standings.render()
     else:
-        status = _sprt_in_process(args, [entry.source for entry in entries], config, state, report)
+        status = _sprt_in_process(args, [entry.source for entry in entries], config, state, report, deal_set)
         if status:
             return status
     _print_verdict(state, a, b, args)
@@ -265,6 +279,7 @@ def _sprt_in_process(
     config: GameConfig,
     state: SprtState,
     report: Callable[[SprtState], None],
+    deal_set: DealSet | None,
 ) -> int:
     """Play the deal pairs in this process (two Python bot files): no referee, no deadline."""
     from concurrent.futures import ProcessPoolExecutor
@@ -280,9 +295,11 @@ def _sprt_in_process(
     try:
         if args.jobs > 1:
             with ProcessPoolExecutor(args.jobs) as pool:
-                run_sprt(scores_of(bots[0], bots[1], config, args.seed, pool), state, args.max_deals, report)
+                scores = scores_of(bots[0], bots[1], config, args.seed, pool, deal_set)
+                run_sprt(scores, state, args.max_deals, report)
         else:
-            run_sprt(scores_of(bots[0], bots[1], config, args.seed), state, args.max_deals, report)
+            scores = scores_of(bots[0], bots[1], config, args.seed, None, deal_set)
+            run_sprt(scores, state, args.max_deals, report)
     except KeyboardInterrupt:
         print(f"stopped after {state.count} deal pairs: no verdict", file=sys.stderr)
         return 130

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
@@ -223,6 +224,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--set-size", type=int, default=10, metavar="N", help="deals per seed and table run (default 10)"
     )
     plan.add_argument("--seed", default=None, help="master seed (default: random, stored for resuming)")
+    plan.add_argument("--deals-from", type=Path, default=None, metavar="FILE.pbn", help=DEALS_FROM_HELP)
     plan.add_argument("--name", default=None, help="tournament name (default: derived from the settings)")
     plan.add_argument(
         "--remote-wait",
@@ -419,6 +421,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from oddtrick_referee.competitions.tournament import (
         TournamentSettings,
         parse_entry,
+        plan_runs,
         remote_entry,
     )
 
@@ -431,6 +434,7 @@ def _tournament(args: argparse.Namespace) -> int:
             print(f"oddtrick tournament: {problem}", file=sys.stderr)
             return 2
         tls = server_credentials(args)
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
         web = None
         if args.web is not None:
             from oddtrick_referee.web.server import bind_web
@@ -449,10 +453,16 @@ def _tournament(args: argparse.Namespace) -> int:
             seed=args.seed,
             name=args.name,
             bot_user=args.bot_user,
+            deal_set=deal_set,
         )
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
         return 2
+    if deal_set is not None:
+        needed = sum(run.deals for run in plan_runs(settings, "") if run.table_no == 0)
+        print(f"deals from {deal_set.describe()}", file=sys.stderr)
+        if (note := short_set_note(deal_set, needed)) is not None:
+            print(note, file=sys.stderr)
 
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)

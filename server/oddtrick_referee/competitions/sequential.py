@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import trio
 
+from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
 from oddtrick_referee.competitions.standings import DealResult, Standings
@@ -50,6 +51,8 @@ class SequentialTest:
     rules: TableRules = dataclasses.field(default_factory=TableRules)
     remote_wait_s: float = 60.0
     bot_user: str | None = None
+    deal_set: DealSet | None = None
+    """Deal pair ``i`` plays the set's deal ``i`` (cycling past its end) instead of ``SEED-i``."""
 
     def settings(self) -> TournamentSettings:
         """The two-entry tournament the test is stored as; its name is a digest of
@@ -65,6 +68,7 @@ class SequentialTest:
             remote_wait_s=self.remote_wait_s,
             bot_user=self.bot_user,
             seed=self.seed,
+            deal_set=self.deal_set,
         )
         described = {**settings.describe(), "rules": self.rules.to_record(), "kind": "sprt"}
         digest = hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()
@@ -77,9 +81,10 @@ def pair_runs(test: SequentialTest, index: int) -> tuple[TableRun, TableRun]:
     a, b = test.a.name, test.b.name
     seed = f"{test.seed}-{index}"
     key = f"{a}|{b}"
+    first_deal = None if test.deal_set is None else index
     return (
-        TableRun(key, index + 1, 0, a, b, 1, seed),
-        TableRun(key, index + 1, 1, b, a, 1, seed),
+        TableRun(key, index + 1, 0, a, b, 1, seed, first_deal),
+        TableRun(key, index + 1, 1, b, a, 1, seed, first_deal),
     )
 
 

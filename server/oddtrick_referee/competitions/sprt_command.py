@@ -12,6 +12,7 @@ from pathlib import Path
 
 import trio
 
+from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
 from oddtrick_referee._errors import interrupted, sole_error
@@ -40,6 +41,7 @@ def play_sprt(
     config: GameConfig,
     state: SprtState,
     report: Callable[[SprtState], None],
+    deal_set: DealSet | None = None,
 ) -> tuple[int, Outcome]:
     """Play the test through a referee; the exit status (0: the test ran, whatever its
     verdict) and how it ended."""
@@ -58,6 +60,7 @@ def play_sprt(
         ),
         args.remote_wait,
         args.bot_user,
+        deal_set,
     )
     outcome = Outcome(state)
     quiet = Path(os.devnull).open("w")  # noqa: SIM115 (closed below) the line per deal pair is the progress

@@ -145,6 +145,8 @@ class Standings:
     unpaired: tuple[DealResult, ...]  # duplicate plays whose other table is missing
     notes: tuple[str, ...] = ()
     """What a reader of the faults column needs next: where a bot error's traceback is."""
+    deal_set: str | None = None
+    """The fixed deal set the deals came from (``--deals-from``: name, size, SHA-256)."""
     time_control: str | None = None
     """The tournament's time control (``5 s a decision; clock 60+0.5 (…)``), shown under the title."""
 
@@ -164,6 +166,7 @@ class Standings:
         order = [row.entry for row in self.rows]
         return {
             "duplicate": self.duplicate,
+            "deal_set": self.deal_set,
             "entries": [
                 {
                     "entry": row.entry,
@@ -225,9 +228,12 @@ class Standings:
 
     def render(self) -> str:
         """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
-        lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})", ""]
+        lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})"]
         if self.time_control is not None:
-            lines[1:1] = [f"time control: {self.time_control}"]
+            lines.append(f"time control: {self.time_control}")
+        if self.deal_set is not None:
+            lines.append(f"deals from {self.deal_set}")
+        lines.append("")
         header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", "faults"]
         body = [
             [
