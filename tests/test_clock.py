@@ -198,6 +198,49 @@ def test_tournament_offers_the_clock_and_shows_it_in_the_standings(tmp_path):
     assert check_log(log).ok
 
 
+def test_the_strong_bot_spends_its_bank_over_the_match(tmp_path):
+    """The strong bot thinks a second a decision when it may; under a clock of 3+0.2 that
+    would empty its bank in a few cards. Its anytime budget takes a share of the bank
+    instead (the increment and a 30th of the rest), so it never runs out."""
+    pytest.importorskip("endplay")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "oddtrick",
+            "tournament",
+            "--game",
+            "contract",
+            "--deals",
+            "2",
+            "--set-size",
+            "1",
+            "--clock",
+            "3+0.2",
+            "--bot",
+            f"pimc={ROOT / 'sample_bots' / 'pimc_bot.py'}",
+            "--bot",
+            f"heuristic={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
+            "--data-dir",
+            str(tmp_path),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    )
+    pimc = next(entry for entry in json.loads(result.stdout)["entries"] if entry["entry"] == "pimc")
+    assert pimc["faults"]["clock"] == pimc["faults"]["timeouts"] == 0
+    assert pimc["time"]["answered"] > 60
+    # A second a decision would have spent 3 s of bank plus 0.2 s a decision long before.
+    assert pimc["time"]["think_ms"]["p50"] < 600
+    logs = sorted((tmp_path / "logs").rglob("*.jsonl"))
+    assert len(logs) == 4
+    for log in logs:
+        assert check_log(log).ok
+
+
 @pytest.mark.parametrize("command", [["tournament"], ["sprt"], ["ladder", "serve"]])
 def test_the_commands_say_what_the_clock_is(command):
     result = subprocess.run(
