@@ -241,7 +241,7 @@ def test_the_strong_bot_spends_its_bank_over_the_match(tmp_path):
         assert check_log(log).ok
 
 
-@pytest.mark.parametrize("command", [["tournament"], ["sprt"], ["ladder", "serve"]])
+@pytest.mark.parametrize("command", [["tournament"], ["sprt"], ["ladder", "serve"], ["serve"]])
 def test_the_commands_say_what_the_clock_is(command):
     result = subprocess.run(
         [sys.executable, "-m", "oddtrick", *command, "--help"], capture_output=True, text=True, check=True
