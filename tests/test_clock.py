@@ -156,6 +156,51 @@ async def test_the_referee_enforces_the_bank_and_tells_the_seat(tmp_path):
     assert any("logged as 700 ms; the clock's rule makes it 0 ms" in problem for problem in report.problems)
 
 
+def _drop_and_resume(address: str, name: str) -> tuple[referee_pb2.DecisionRequest, referee_pb2.Resync]:
+    """Play to the third card request, drop the stream, resume, answer, play on."""
+    bot = RawBot(address, name)
+    welcome = bot.hello()
+    cards = 0
+    while True:
+        request = bot.next_request()
+        cards += request.kind == referee_pb2.DECISION_KIND_CARD
+        if cards == 3:
+            break
+        bot.answer(request.request_id, request.legal_actions[0])
+    bot.drop()
+    again = RawBot(address, name)
+    again.hello(resume_token=welcome.resume_token)
+    resync = again.next_message("resync").resync
+    again.answer(resync.request.request_id, resync.request.legal_actions[0])
+    again.play(first_legal)
+    return request, resync
+
+
+async def test_a_resumed_seat_is_told_its_bank_less_the_time_spent(tmp_path):
+    names = {N: "steady-n", E: "steady-e", S: "flaky", W: "steady-w"}
+    rules = TableRules(deadline_s=3.0, grace_s=5.0, clock=ClockRule(10_000, 500))
+    seen: list[tuple[referee_pb2.DecisionRequest, referee_pb2.Resync]] = []
+
+    async def flaky(address: str) -> None:
+        seen.append(await in_thread(_drop_and_resume, address, "flaky"))
+
+    async with referee_running(tmp_path, names.values()) as referee:
+        with trio.fail_after(PATIENCE_S):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(flaky, referee.address)
+                for seat in (N, E, W):
+                    nursery.start_soon(in_thread, connect_and_play, referee.address, names[seat], first_legal)
+                spec = MatchSpec(GameConfig.classic(format=MatchFormat.HAND), names, rules, seed="resume")
+                record = await referee.play_match(spec, wait_s=20)
+    ((dropped, resync),) = seen
+    spent = dropped.time_left_ms - resync.request.time_left_ms
+    assert 0 <= spent < dropped.time_left_ms
+    assert resync.request.clock_left_ms == dropped.clock_left_ms - spent
+    assert resync.match.rules.clock_initial_ms == 10_000
+    assert sum(sum(seat.faults.values()) for seat in record.seats.values()) == 0
+    assert check_log(record.log_path).ok
+
+
 # ------------------------------------------------------------------ the commands
 
 
