@@ -341,6 +341,22 @@ async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
         for e in standings["entries"]
     ]
     assert [row[:5] for row in rows] == expected
+    # Think time and lag apart, as the standings give them.
+    times = body.split('id="times"', 1)[1].split("</table>", 1)[0]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", times, re.S)]
+    shown = [row for row in cells if row]
+    assert shown == [
+        [
+            e["entry"],
+            str(e["time"]["answered"]),
+            str(e["time"]["think_ms"]["p50"]),
+            str(e["time"]["think_ms"]["p99"]),
+            str(e["time"]["lag_ms"]["p50"]),
+            str(e["time"]["lag_ms"]["p99"]),
+            "0",
+        ]
+        for e in standings["entries"]
+    ]
     # Its four table runs (two deals, each played twice) are listed, unsealed once both plays ended.
     assert len(listed(listed_matches)) == 4
     assert "sealed" not in re.findall(r"<td>(in progress|sealed|finished)</td>", listed_matches)

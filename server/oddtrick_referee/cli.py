@@ -150,6 +150,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="S",
         help="reconnect grace period (default 30)",
     )
+    arena.add_argument(
+        "--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP
+    )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
     arena.add_argument(
         "--open",
@@ -353,6 +356,7 @@ def _serve(args: argparse.Namespace) -> int:
         deadline_s=args.deadline if args.deadline is not None else 5.0,
         grace_s=args.grace if args.grace is not None else 30.0,
         open=bool(args.open),
+        clock=args.clock,
     )
     return serve(
         settings,

@@ -63,8 +63,6 @@ def play_sprt(
         deal_set,
     )
     outcome = Outcome(state)
-    quiet = Path(os.devnull).open("w")  # noqa: SIM115 (closed below) the line per deal pair is the progress
-    progress = Progress(0, quiet)
 
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
@@ -79,32 +77,32 @@ def play_sprt(
                     flush=True,
                 )
 
-    try:
-        trio.run(
-            lambda: run_tournament(
-                test.settings(),
-                args.data_dir,
-                args.host,
-                args.port,
-                sys.stderr,
-                listening,
-                progress=progress,
-                play=player(test, state, report, outcome),
+    with Path(os.devnull).open("w") as quiet:  # the line per deal pair is the progress
+        progress = Progress(0, quiet)
+        try:
+            trio.run(
+                lambda: run_tournament(
+                    test.settings(),
+                    args.data_dir,
+                    args.host,
+                    args.port,
+                    sys.stderr,
+                    listening,
+                    progress=progress,
+                    play=player(test, state, report, outcome),
+                )
             )
-        )
-    except BaseException as error:
-        if interrupted(error):
-            print(
-                f"stopped after {state.count} deal pairs: no verdict; the pairs played are kept in "
-                f"{args.data_dir / 'oddtrick.sqlite3'}: run the same command to resume",
-                file=sys.stderr,
-            )
-            return 130, outcome
-        error = sole_error(error)
-        if isinstance(error, ValueError | RuntimeError | OSError):
-            print(f"oddtrick sprt: {error}", file=sys.stderr)
-            return 1, outcome
-        raise
-    finally:
-        quiet.close()
+        except BaseException as error:
+            if interrupted(error):
+                print(
+                    f"stopped after {state.count} deal pairs: no verdict; the pairs played are kept in "
+                    f"{args.data_dir / 'oddtrick.sqlite3'}: run the same command to resume",
+                    file=sys.stderr,
+                )
+                return 130, outcome
+            error = sole_error(error)
+            if isinstance(error, ValueError | RuntimeError | OSError):
+                print(f"oddtrick sprt: {error}", file=sys.stderr)
+                return 1, outcome
+            raise
     return 0, outcome

@@ -30,7 +30,7 @@ from oddtrick_referee.competitions.ladder.service import (
     default_house_bots,
     run_ladder,
 )
-from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
+from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument, time_control
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.database import Database, DatabaseError, open_database
 from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
@@ -506,6 +506,8 @@ def _serve(args: argparse.Namespace) -> int:
         )
         if settings.deal_set is not None:
             print(f"  deals from {settings.deal_set.describe()}", flush=True)
+        rules = settings.rules
+        print(f"  time control: {time_control(rules.deadline_s, rules.clock)}", flush=True)
         print(f"  register a bot:   oddtrick ladder register NAME --data-dir {args.data_dir}", flush=True)
         print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
 
