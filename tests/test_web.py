@@ -457,3 +457,70 @@ def test_tournament_web_serves_a_tournament_whatever_its_name(tmp_path):
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+# ------------------------------------------------------------------ what every response carries
+
+
+async def test_every_response_carries_the_security_headers(played):
+    from oddtrick_referee.web.guard import CONTENT_SECURITY_POLICY
+
+    logged = played["classic-cut"]
+    async with web_on(data_dir_of(played)) as url:
+        for path in (
+            "/matches",
+            f"/matches/{logged.match_id}",
+            f"/matches/{logged.match_id}/log.jsonl",
+            f"/matches/{logged.match_id}/replay.json",
+            "/matches/no-such-match",
+            "/static/viewer.js",
+            "/tournaments",
+            "/no/such/page",
+            "/",
+        ):
+            status, _, headers = await in_thread(get, url + path)
+            assert status in (200, 302, 404), path
+            assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY, path
+            assert "default-src 'self'" in CONTENT_SECURITY_POLICY
+            assert "frame-ancestors 'none'" in CONTENT_SECURITY_POLICY
+            assert headers["x-content-type-options"] == "nosniff", path
+            assert headers["referrer-policy"] == "same-origin", path
+
+
+async def test_an_unknown_route_is_the_styled_not_found_page(played):
+    async with web_on(data_dir_of(played)) as url:
+        for path in ("/nothing", "/matches/m-classic-cut/nothing", "/static/none.css", "/leaderboard/x"):
+            status, body, headers = await in_thread(get, url + path)
+            assert status == 404, path
+            assert headers["content-type"].startswith("text/html"), path
+            assert '<link rel="stylesheet" href="/static/style.css">' in body, path
+            assert "<h1>Not found</h1>" in body, path
+            assert 'href="/matches"' in body, path
+
+
+async def test_a_request_under_a_name_the_page_is_not_served_under_is_refused(played, monkeypatch):
+    """DNS rebinding: a site that points its own name at 127.0.0.1 gets nothing from the page."""
+    logged = played["classic-cut"]
+    port_of = lambda url: url.rsplit(":", 1)[1]  # noqa: E731
+    async with web_on(data_dir_of(played)) as url:
+        port = port_of(url)
+        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", ""):
+            status, body, headers = await in_thread(
+                get, f"{url}/matches/{logged.match_id}/log.jsonl", {"Host": host}
+            )
+            assert status == 421, host
+            assert "DNS rebinding" in body
+            assert "ODDTRICK_WEB_HOSTS" in body
+            assert '"action"' not in body
+            assert headers["x-content-type-options"] == "nosniff"
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", "localhost"):
+            status, _, _ = await in_thread(get, f"{url}/matches/{logged.match_id}/log.jsonl", {"Host": host})
+            assert status == 200, host
+    monkeypatch.setenv("ODDTRICK_WEB_HOSTS", "cards.example, page.example:8000")
+    async with web_on(data_dir_of(played)) as url:
+        port = port_of(url)
+        for host in (f"cards.example:{port}", "page.example"):
+            status, _, _ = await in_thread(get, f"{url}/matches", {"Host": host})
+            assert status == 200, host
+        status, _, _ = await in_thread(get, f"{url}/matches", {"Host": "evil.example"})
+        assert status == 421

@@ -60,8 +60,9 @@ def browser_page(width: int = 1100, height: int = 900) -> Iterator[Any]:
             browser.close()
 
 
-def get(url: str) -> tuple[int, str, dict[str, str]]:
-    """GET ``url``: the status, the body as text and the headers (no redirects followed)."""
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, dict[str, str]]:
+    """GET ``url``: the status, the body as text and the headers (no redirects followed);
+    ``headers`` are sent with it (a ``Host`` given here replaces the URL's)."""
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: Any, **kwargs: Any) -> None:
@@ -69,7 +70,7 @@ def get(url: str) -> tuple[int, str, dict[str, str]]:
 
     opener = urllib.request.build_opener(NoRedirect)
     try:
-        with opener.open(url, timeout=30) as response:
+        with opener.open(urllib.request.Request(url, headers=headers or {}), timeout=30) as response:
             return response.status, response.read().decode("utf-8"), dict(response.headers)
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode("utf-8", "replace"), dict(error.headers)
