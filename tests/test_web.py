@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import trio
@@ -301,16 +302,19 @@ def test_serve_and_tournament_serve_the_page_beside_the_referee(tmp_path):
                 process.wait(timeout=30)
 
 
-async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A small duplicate tournament, played once: its data folder and its standings."""
     import io
 
     from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
     from oddtrick_referee.play.table import TableRules
 
+    data_dir = tmp_path_factory.mktemp("cup")
     random_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "random_bot.py"
     heuristic_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "heuristic_bot.py"
     plan = TournamentSettings(
-        entries=(parse_entry(f"rnd={random_bot}"), parse_entry(f"heu={heuristic_bot}")),
+        entries=(parse_entry(f"rnd={random_bot}"), parse_entry(f"Heu={heuristic_bot}")),
         config=GameConfig.classic(),
         deals=2,
         set_size=1,
@@ -319,8 +323,13 @@ async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
         seed="web-standings",
         name="web-cup",
     )
-    standings = (await run_tournament(plan, tmp_path, progress_stream=io.StringIO())).to_json()
-    async with web_on(tmp_path) as url:
+    standings = trio.run(lambda: run_tournament(plan, data_dir, progress_stream=io.StringIO()))
+    return data_dir, standings.to_json()
+
+
+async def test_a_tournaments_standings_page_shows_its_standings(cup):
+    data_dir, standings = cup
+    async with web_on(data_dir) as url:
         status, body, _ = await in_thread(get, f"{url}/tournaments")
         assert status == 200
         assert '<a href="/tournaments/web-cup">web-cup</a>' in body
@@ -360,6 +369,47 @@ async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
     # Its four table runs (two deals, each played twice) are listed, unsealed once both plays ended.
     assert len(listed(listed_matches)) == 4
     assert "sealed" not in re.findall(r"<td>(in progress|sealed|finished)</td>", listed_matches)
+
+
+def player_cells(body: str) -> list[tuple[str, str]]:
+    """Each listed match's NS and EW cells, as text."""
+    rows = re.findall(r"<tr class=\"status-[^\"]*\" data-match=[^>]*>(.*?)</tr>", body, re.S)
+    cells = [[re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+             for row in rows]  # fmt: skip
+    return [(row[2], row[3]) for row in cells]
+
+
+async def test_the_bot_filter_finds_a_tournament_entry_by_its_name_and_the_pages_show_that_name(cup):
+    """A tournament entry plays as Heu~0 and Heu~1; a person looks for, and reads, Heu."""
+    data_dir, _ = cup
+    async with web_on(data_dir) as url:
+        found = {}
+        not_names = ("he", "eu", "heu~", "heu~%", "heu~2", "_eu")
+        for bot in ("Heu", "heu", "HEU", "heu~1", "Heu~0", "rnd", *not_names):
+            status, body, _ = await in_thread(get, f"{url}/matches?bot={quote(bot)}")
+            assert status == 200
+            found[bot] = sorted(listed(body))
+        _, everything, _ = await in_thread(get, f"{url}/matches")
+        match_page = listed(everything)[0]
+        status, page, _ = await in_thread(get, f"{url}/matches/{match_page}")
+        assert status == 200
+    every = sorted(listed(everything))
+    assert len(every) == 4
+    assert found["Heu"] == found["heu"] == found["HEU"] == found["rnd"] == every
+    assert len(found["heu~1"]) == len(found["Heu~0"]) == 2
+    assert sorted(found["heu~1"] + found["Heu~0"]) == every
+    for not_a_name in not_names:
+        assert found[not_a_name] == [], not_a_name
+    # The list shows the bots' names; who connected at each seat stays as a detail.
+    assert sorted(player_cells(everything)) == sorted([("rnd", "Heu"), ("Heu", "rnd")] * 2)
+    assert "~0" not in "".join(a + b for a, b in player_cells(everything))
+    assert re.search(r'title="N (rnd|Heu)~[01] · E (rnd|Heu)~[01] · S', everything)
+    seats = {seat: re.sub(r"<[^>]+>", "", text) for seat, text in
+             re.findall(r'data-seat="([NESW])">\s*<h3>(.*?)</h3>', page, re.S)}  # fmt: skip
+    assert set(seats) == set("NESW")
+    for text in seats.values():
+        name = "Heu" if "Heu" in text else "rnd"
+        assert re.fullmatch(rf"\s*\w+ {name} as {name}~[01](\s*D)?\s*", text), text
 
 
 def test_a_web_port_in_use_is_a_plain_error_before_anything_starts(tmp_path):

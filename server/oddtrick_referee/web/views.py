@@ -12,6 +12,7 @@ from typing import Any
 from oddtrick.rules import Card, MatchFormat, Seat
 from oddtrick_referee.replay.model import HandReplay, MatchReplay
 from oddtrick_referee.replay.terminal import trumps_line
+from oddtrick_referee.storage.match_index import bot_name
 
 
 def card_text(card: Card) -> str:
@@ -65,7 +66,8 @@ def match_view(match: MatchReplay) -> dict[str, Any]:
     return {
         "match_id": match.match_id,
         "game": match.config.describe(),
-        "players": {str(seat): name for seat, name in match.players.items()},
+        "players": {str(seat): bot_name(name) for seat, name in match.players.items()},
+        "identities": {str(seat): name for seat, name in match.players.items()},
         "hands": hands,
         "result": None
         if result is None
