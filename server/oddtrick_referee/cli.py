@@ -382,7 +382,7 @@ def failure_line(error: BaseException) -> str | None:
 
 
 def _tokens(args: argparse.Namespace) -> int:
-    from oddtrick_referee.transport.sessions import valid_bot_name
+    from oddtrick._names import valid_bot_name
     from oddtrick_referee.transport.tokens import TokensFileError, add_bot, convert
 
     try:

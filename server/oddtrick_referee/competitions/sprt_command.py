@@ -12,6 +12,7 @@ from pathlib import Path
 
 import trio
 
+from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
@@ -29,10 +30,16 @@ from oddtrick_referee.play.table import TableRules
 
 def parse_entries(given: list[tuple[str, str]]) -> list[Entry]:
     """``("bot", "NAME=SPEC")`` and ``("remote", "NAME[=TOKEN0,TOKEN1]")`` pairs, in the
-    order given, as tournament entries (ValueError with the tournament's message)."""
-    return [
+    order given, as tournament entries (ValueError with the tournament's message, and for a
+    name the referee would refuse as a bot name, before anything is started or written)."""
+    entries = [
         parse_entry(text) if kind == "bot" else remote_entry(text, duplicate=True) for kind, text in given
     ]
+    for entry in entries:
+        problem = entry_name_problem(entry.name, duplicate=True)
+        if problem:
+            raise ValueError(problem)
+    return entries
 
 
 def play_sprt(
