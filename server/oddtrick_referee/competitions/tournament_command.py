@@ -1,5 +1,5 @@
 """``oddtrick tournament`` once its options are read: run it, print the standings, and
-say in a line what happened when it stops early (Ctrl-C, a dead entry, a busy port)."""
+say in a line what happened when it stops early (Ctrl-C or SIGTERM, a dead entry, a busy port)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from collections.abc import Callable
 import grpc
 import trio
 
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee.competitions.standings import Standings
 from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import Progress, TournamentSettings, run_tournament
 
@@ -25,9 +26,11 @@ def play_tournament(
     web: socket.socket | None = None,
 ) -> int:
     progress = Progress(0, sys.stderr)
-    try:
-        standings = trio.run(
-            lambda: run_tournament(
+    stop = StopRequest()
+
+    async def main() -> Standings:
+        with sigterm_stops_like_ctrl_c(stop):
+            return await run_tournament(
                 settings,
                 args.data_dir,
                 args.host,
@@ -38,11 +41,13 @@ def play_tournament(
                 web=web,
                 progress=progress,
             )
-        )
+
+    try:
+        standings = trio.run(main)
     except BaseException as error:
         if interrupted(error):
             print(
-                f"stopped (Ctrl-C): {progress.done} of {progress.total} tables finished and kept in "
+                f"stopped ({stop.by}): {progress.done} of {progress.total} tables finished and kept in "
                 f"{args.data_dir / 'oddtrick.sqlite3'} (logs, partial ones too, in "
                 f"{args.data_dir / 'logs'}); run the same command to resume",
                 file=sys.stderr,

@@ -66,6 +66,7 @@ def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
 
 
 def _web(args: argparse.Namespace) -> int:
+    from oddtrick_referee._errors import StopRequest, sigterm_stops_like_ctrl_c
     from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
 
     if not (args.data_dir / "oddtrick.sqlite3").exists():
@@ -84,9 +85,10 @@ def _web(args: argparse.Namespace) -> int:
         return 1
 
     async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            url = await nursery.start(serve_web, app, sock)
-            print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
+        with sigterm_stops_like_ctrl_c(StopRequest()):
+            async with trio.open_nursery() as nursery:
+                url = await nursery.start(serve_web, app, sock)
+                print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
 
     try:
         trio.run(main)

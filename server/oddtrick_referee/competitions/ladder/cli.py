@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -21,6 +21,7 @@ from oddtrick._argparse import positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
+from oddtrick_referee._errors import StopRequest, sigterm_stops_like_ctrl_c
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
@@ -522,7 +523,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"  the leaderboard and live play: {url}/leaderboard", flush=True)
 
     try:
-        trio.run(lambda: run_ladder(settings, on_ready=ready, web=web, on_web=web_ready))
+        trio.run(_until_stopped, lambda: run_ladder(settings, on_ready=ready, web=web, on_web=web_ready))
     except BaseException as error:
         if _contains(error, KeyboardInterrupt):
             print(
@@ -536,6 +537,12 @@ def _serve(args: argparse.Namespace) -> int:
             raise
         return _fail("serve", known)
     return 0
+
+
+async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:
+    """Runs the ladder; SIGTERM (a service manager's stop) stops it as Ctrl-C does."""
+    with sigterm_stops_like_ctrl_c(StopRequest()):
+        await run()
 
 
 def _house_bot(text: str) -> HouseBot:
