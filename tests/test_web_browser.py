@@ -352,3 +352,149 @@ async def test_a_sealed_match_in_progress_has_no_live_page_and_no_events(tmp_pat
     for suffix in ("/events", "/log.jsonl", "/match.pbn", "/replay.json"):
         assert pages[suffix][0] == 404, suffix
     assert "<td>sealed</td>" in listing
+
+
+# ------------------------------------------------------------ faults, think time, comments
+
+
+class TalkingBot(Bot):
+    """Plays the lowest legal card and says why, every time."""
+
+    name = "talker"
+
+    def choose_call(self, view: BotView) -> Any:
+        return view.legal_actions[0]
+
+    def choose_card(self, view: BotView) -> Any:
+        card = view.legal_actions[0]
+        return card, f"lowest of {len(view.legal_actions)} <b>legal</b>"
+
+
+class SleepyBot(Bot):
+    """Plays the lowest legal card, but sleeps through its second decision's deadline."""
+
+    name = "sleepy"
+    decisions = 0
+
+    def choose_call(self, view: BotView) -> Any:
+        return view.legal_actions[0]
+
+    async def choose_card(self, view: BotView) -> Any:
+        type(self).decisions += 1
+        if type(self).decisions == 2:
+            await asyncio.sleep(1.5)
+        return view.legal_actions[0]
+
+
+def think_text(ms: int) -> str:
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def run_bot_class(address: str, name: str, bot: type[Bot]) -> None:
+    options = ClientOptions(server=address, name=name, token="t", seats=2, max_matches=1, reconnect_for_s=5.0)
+    asyncio.run(asyncio.wait_for(run_bot_async(bot, options), timeout=90))
+
+
+async def test_the_replay_shows_faults_think_times_and_the_bots_comments(tmp_path):
+    """A card the referee played for a seat that timed out is marked as the referee's, each
+    card's think time is shown, and so is what the bot said about it (escaped, as text)."""
+    from tests.web_support import get
+
+    chromium_path()
+    config = GameConfig.from_dict({"game": "classic", "format": "deals", "deals": 1})
+    rules = TableRules(deadline_s=0.5, grace_s=5.0)
+    sleepy = type("Sleepy", (SleepyBot,), {"decisions": 0})
+    async with (
+        running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
+        trio.open_nursery() as nursery,
+    ):
+        nursery.start_soon(in_thread, run_bot_class, referee.address, "alice", TalkingBot)
+        nursery.start_soon(in_thread, run_bot_class, referee.address, "bob", sleepy)
+        record = await referee.play_match(MatchSpec(config, SEATING, rules, seed="faults", match_id="faults"))
+        referee.finish()
+    plays = [r for r in read_log(record.log_path) if r["type"] == "action"]
+    faulted = [k for k, r in enumerate(plays, 1) if r.get("fault") == "timeout"]
+    assert faulted, plays  # (its other seat's requests may wait behind the sleep too)
+    fault_at = faulted[0]
+    after_trick = (fault_at + 3) // 4 * 4  # the end of the faulted card's trick
+    talked = [k for k, r in enumerate(plays, 1) if r.get("comment")]
+    said_at = next(k for k in talked if k > after_trick)
+    said = plays[said_at - 1]
+    think = think_text(said["think_ms"])
+
+    def drive(url: str) -> dict[str, Any]:
+        csp_violations: list[str] = []
+        with browser_page() as page:
+            page.on(
+                "console", lambda m: csp_violations.append(m.text) if "Content Security" in m.text else None
+            )
+            page.goto(f"{url}/matches/faults?hand=1&card=0")
+            for _ in range(fault_at):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"() => location.search.includes('card={fault_at}')")
+            at_fault = {
+                "decision": page.inner_text("#decision"),
+                "slot_classes": page.eval_on_selector_all(
+                    "#trick .card.fault", "nodes => nodes.map(n => [n.dataset.card, n.title])"
+                ),
+            }
+            page.goto(f"{url}/matches/faults?hand=1&card=1")
+            page.keyboard.press("End")
+            page.wait_for_function("() => location.search.includes('card=52')")
+            page.keyboard.press("Home")
+            for _ in range(after_trick):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"() => location.search.includes('card={after_trick}')")
+            marks = page.eval_on_selector_all(
+                "#trick-list .play:has(.fault)",
+                "nodes => nodes.map(n => [n.querySelector('[data-card]').dataset.card, "
+                "n.querySelector('.fault').textContent, n.querySelector('.fault').title])",
+            )
+            thinks = page.eval_on_selector_all("#trick-list .play", "nodes => nodes.map(n => n.title)")
+            for _ in range(said_at - after_trick):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"() => location.search.includes('card={said_at}')")
+            at_comment = {
+                "decision": page.inner_text("#decision"),
+                "comments": page.eval_on_selector_all(
+                    "#comments li", "nodes => nodes.map(n => n.textContent)"
+                ),
+                "bold": page.locator("#comments b, #decision b").count(),
+            }
+        return {
+            "at_fault": at_fault,
+            "marks": marks,
+            "thinks": thinks,
+            "at_comment": at_comment,
+            "csp": csp_violations,
+        }
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(tmp_path / "data", nursery)
+        seen = await in_thread(drive, url)
+        _, server_page, _ = await in_thread(get, f"{url}/matches/faults?hand=1&card={fault_at}")
+        nursery.cancel_scope.cancel()
+    faulted_card = str(Card.parse(plays[fault_at - 1]["action"]))
+    referee_played = "played by the referee: the bot did not answer in time"
+    assert referee_played in seen["at_fault"]["decision"]
+    assert seen["at_fault"]["slot_classes"] == [[faulted_card, referee_played]]
+    assert seen["marks"] == [
+        [str(Card.parse(plays[k - 1]["action"])), "timeout", referee_played]
+        for k in faulted
+        if k <= after_trick
+    ]
+    assert len(seen["thinks"]) == after_trick
+    assert seen["thinks"] == [
+        "thought " + think_text(r["think_ms"]) if r["think_ms"] is not None else ""
+        for r in plays[:after_trick]
+    ]
+    assert f"thought {think}" in seen["at_comment"]["decision"]
+    assert said["comment"] in seen["at_comment"]["decision"]
+    assert "played by the referee" not in seen["at_comment"]["decision"]
+    assert len(seen["at_comment"]["comments"]) == sum(1 for k in talked if k <= said_at)
+    assert seen["at_comment"]["comments"][-1].endswith(said["comment"])
+    assert seen["at_comment"]["bold"] == 0  # a bot's comment is text, never markup
+    assert seen["csp"] == []
+    # Without JavaScript, the server's page says the same.
+    assert f"⚠ {referee_played}" in server_page
+    assert f'{" fault"}" data-card="{faulted_card}" title="{referee_played}"' in server_page

@@ -43,7 +43,7 @@ from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, NotVisible, WebData
 from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.leaderboard import LeaderboardSource
 from oddtrick_referee.web.live import LiveSource
-from oddtrick_referee.web.views import auction_rows, match_view, position_view
+from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
 
 STATIC = Path(__file__).parent / "static"
 _LONGEST_NAME = 1000
@@ -67,6 +67,7 @@ def _environment() -> Environment:
     env.filters["when"] = _when
     env.filters["suit_class"] = lambda card: "red" if card[-1] in "HD" else "black"
     env.filters["pretty"] = _pretty
+    env.filters["fault_text"] = fault_text
     return env
 
 

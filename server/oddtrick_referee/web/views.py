@@ -28,7 +28,14 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
         "trumps": trumps_line(match, hand),
         "deal": {str(seat): [card_text(c) for c in hand.deal[seat]] for seat in Seat},
         "calls": [
-            {"seat": str(step.seat), "call": step.call.pretty, "fault": step.fault} for step in hand.calls
+            {
+                "seat": str(step.seat),
+                "call": step.call.pretty,
+                "fault": step.fault,
+                "think_ms": step.think_ms,
+                "comment": step.comment or None,
+            }
+            for step in hand.calls
         ],
         "first": None if hand.first_leader is None else str(hand.first_leader),
         "plays": [
@@ -39,6 +46,8 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
                 "winner": None if step.winner is None else str(step.winner),
                 "tricks": list(step.tricks),
                 "fault": step.fault,
+                "think_ms": step.think_ms,
+                "comment": step.comment or None,
             }
             for step in hand.plays
         ],
@@ -101,7 +110,9 @@ def auction_rows(hand: dict[str, Any]) -> list[list[str]]:
     calls = hand["calls"]
     if not calls:
         return []
-    cells = [""] * "WNES".index(calls[0]["seat"]) + [c["call"] for c in calls]
+    cells = [""] * "WNES".index(calls[0]["seat"]) + [
+        c["call"] + (f" ({c['fault']})" if c["fault"] else "") for c in calls
+    ]
     return [cells[i : i + 4] for i in range(0, len(cells), 4)]
 
 
@@ -109,10 +120,16 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
     """What the table shows at a position, from the engine's own replay."""
     position = hand.position(card)
     done = [
-        {"plays": [(str(s.seat), str(s.card)) for s in steps], "winner": str(steps[-1].winner)}
+        {
+            "plays": [(str(s.seat), str(s.card), s.fault, think_text(s.think_ms)) for s in steps],
+            "winner": str(steps[-1].winner),
+        }
         for number, steps in hand.tricks
         if steps[-1].winner is not None and number * 4 <= position.card
     ]
+    played = hand.plays[: position.card]
+    current = played[len(played) - len(position.trick) :]
+    last = played[-1] if played else None
     at_end = position.card == hand.positions and hand.result is not None
     before = match_view_scores(match, hand)
     return {
@@ -123,7 +140,51 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
         "done": done,
         "result": hand.result.describe() if at_end and hand.result is not None else "",
         "score": score_text(hand.result.scores_after if at_end and hand.result is not None else before),
+        "trick_faults": {str(s.seat): fault_text(s.fault) for s in current if s.fault},
+        "last": None
+        if last is None
+        else {
+            "seat": SEAT_NAMES[str(last.seat)],
+            "card": str(last.card),
+            "think": think_text(last.think_ms),
+            "fault": fault_text(last.fault),
+            "comment": last.comment or "",
+        },
+        "comments": [
+            {"where": "auction", "seat": str(c.seat), "action": c.call.pretty, "comment": c.comment}
+            for c in hand.calls
+            if c.comment
+        ]
+        + [
+            {"where": f"trick {p.trick}", "seat": str(p.seat), "action": p.card.pretty, "comment": p.comment}
+            for p in played
+            if p.comment
+        ],
     }
+
+
+SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
+FAULTS = {
+    "timeout": "played by the referee: the bot did not answer in time",
+    "disconnected": "played by the referee: the bot was disconnected",
+    "illegal": "played by the referee: the bot's answers were not legal",
+    "forfeited": "played by the referee: the seat was forfeited",
+    "bot_error": "the bot's own code failed: its SDK played a fallback",
+}
+"""What each logged fault means, as the page says it (viewer.js has the same words)."""
+
+
+def fault_text(fault: str | None) -> str:
+    if not fault:
+        return ""
+    return FAULTS.get(fault, f"played by the referee ({fault})")
+
+
+def think_text(think_ms: int | None) -> str:
+    """A decision's think time as the referee measured it (from request sent to answer)."""
+    if think_ms is None:
+        return ""
+    return f"{think_ms} ms" if think_ms < 1000 else f"{think_ms / 1000:.1f} s"
 
 
 def match_view_scores(match: MatchReplay, hand: HandReplay) -> tuple[int, int]:
