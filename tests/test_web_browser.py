@@ -498,3 +498,106 @@ async def test_the_replay_shows_faults_think_times_and_the_bots_comments(tmp_pat
     # Without JavaScript, the server's page says the same.
     assert f"⚠ {referee_played}" in server_page
     assert f'{" fault"}" data-card="{faulted_card}" title="{referee_played}"' in server_page
+
+
+# ------------------------------------------------------------------ layout
+
+CELLS = """() => {
+  const scroll = document.querySelector('.scroll');
+  const box = scroll ? scroll.getBoundingClientRect() : null;
+  return {
+    viewport: [innerWidth, innerHeight],
+    page: document.documentElement.scrollWidth,
+    scroll: scroll ? [scroll.scrollWidth, scroll.clientWidth, box.left, box.right] : null,
+    headers: [...document.querySelectorAll('#matches thead th')].map(n => n.textContent),
+    rows: [...document.querySelectorAll('#matches tbody tr')].map(tr => [...tr.children].map(td => {
+      const r = td.getBoundingClientRect();
+      return [td.dataset.label, r.left, r.right, r.width, r.height];
+    })),
+    headerCells: [...document.querySelectorAll('#matches thead th')].map(th => {
+      const r = th.getBoundingClientRect();
+      return [th.textContent, r.left, r.right];
+    }),
+  };
+}"""
+
+
+async def test_every_column_of_the_matches_list_shows_at_desktop_and_phone_widths(played, tmp_path):
+    """A ladder's names are long (up to 64 characters): they wrap, and no column is cut off at
+    1280 px; on a phone each match is a block with every column a labelled line."""
+    import json
+    import sqlite3
+
+    from tests.test_web import own_copy
+
+    data_dir = own_copy(played, tmp_path)
+    long_ns = "strong-pimc-search-bot-v12.3-experimental-build-20261201-a1b2c3"
+    long_ew = "NeuralWhistNetworkWithMonteCarloRolloutsAndDoubleDummyHints64ch"
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        players = json.dumps({"N": long_ns, "S": long_ns, "E": long_ew, "W": long_ew})
+        db.execute("UPDATE matches SET players = ?", (players,))
+
+    def drive(url: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        with browser_page(1280, 800) as page:
+            page.goto(f"{url}/matches")
+            desktop = page.evaluate(CELLS)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.reload()
+            phone = page.evaluate(CELLS)
+        return desktop, phone
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(data_dir, nursery)
+        desktop, phone = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    columns = ["Match", "Game", "NS", "EW", "Status", "Result", "Started"]
+    assert desktop["headers"] == columns
+    scroll_width, client_width, left, right = desktop["scroll"]
+    assert scroll_width <= client_width, "the list scrolls sideways at 1280 px"
+    for name, _, cell_right in desktop["headerCells"]:
+        assert cell_right <= right + 0.5, f"{name} is cut off at 1280 px"
+    assert len(desktop["rows"]) == len(played)
+    for row in desktop["rows"]:
+        assert [label for label, *_ in row] == columns
+        for label, cell_left, cell_right, width, _ in row:
+            assert left - 0.5 <= cell_left, label
+            assert cell_right <= right + 0.5, f"{label} is cut off at 1280 px"
+            assert width > 0
+    # A phone: nothing sideways, every column of every match inside the screen.
+    assert phone["page"] <= 390, "the list scrolls sideways on a phone"
+    assert len(phone["rows"]) == len(played)
+    for row in phone["rows"]:
+        assert [label for label, *_ in row] == columns
+        for label, cell_left, cell_right, width, height in row:
+            assert cell_left >= 0, label
+            assert cell_right <= 390 + 0.5, f"{label} is off the phone's screen"
+            assert width > 100, label
+            assert height > 0, label
+
+
+async def test_on_a_phone_the_replay_controls_and_south_fit_one_screen(played):
+    logged = played["contract-doubling"]
+
+    def drive(url: str) -> dict[str, Any]:
+        with browser_page(390, 844) as page:
+            page.goto(f"{url}/matches/{logged.match_id}?hand=1&card=5")
+            return page.evaluate(
+                """() => ({
+                  controls: document.getElementById('controls').getBoundingClientRect().toJSON(),
+                  north: document.querySelector('.seat-N').getBoundingClientRect().toJSON(),
+                  south: document.querySelector('.seat-S').getBoundingClientRect().toJSON(),
+                  page: document.documentElement.scrollWidth,
+                  height: innerHeight,
+                  scrolled: scrollY,
+                })"""
+            )
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(logged.log_path.parent.parent, nursery)
+        seen = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert seen["scrolled"] == 0
+    assert seen["page"] <= 390
+    assert seen["controls"]["top"] >= 0
+    assert seen["controls"]["bottom"] < seen["north"]["top"]
+    assert seen["south"]["bottom"] <= seen["height"], "South's hand is below the screen with the controls"
