@@ -574,3 +574,22 @@ async def test_a_request_under_a_name_the_page_is_not_served_under_is_refused(pl
             assert status == 200, host
         status, _, _ = await in_thread(get, f"{url}/matches", {"Host": "evil.example"})
         assert status == 421
+
+
+def test_the_names_the_page_answers_under():
+    from oddtrick_referee.web.guard import HostCheck, host_name
+
+    assert host_name("LocalHost:8000") == "localhost"
+    assert host_name("[::1]:8000") == "::1"
+    assert host_name("[::1]") == "::1"
+    assert host_name("cards.example") == "cards.example"
+    loopback = HostCheck(lambda *a: None, "127.0.0.1", ["Cards.Example:8000"])
+    assert [loopback.allows(n) for n in ("127.0.0.1", "localhost", "::1", "cards.example")] == [True] * 4
+    assert not loopback.allows("192.168.1.5")
+    assert not loopback.allows("evil.example")
+    # Bound to every address, the page answers under any address (a rebinding needs a name).
+    everywhere = HostCheck(lambda *a: None, "0.0.0.0")
+    assert everywhere.allows("192.168.1.5")
+    assert everywhere.allows("fe80::1")
+    assert not everywhere.allows("evil.example")
+    assert not everywhere.allows("192.168.1.5.evil.example")
