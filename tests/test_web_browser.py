@@ -367,7 +367,7 @@ class TalkingBot(Bot):
 
     def choose_card(self, view: BotView) -> Any:
         card = view.legal_actions[0]
-        return card, f"lowest of {len(view.legal_actions)} <b>legal</b>"
+        return card, f"lowest of {len(view.legal_actions)} <b>legal</b> <!--<script>"
 
 
 class SleepyBot(Bot):

@@ -184,7 +184,9 @@ class WebApp:
             title=f"Match {match_id}",
             match=match,
             view=view,
-            view_json=json.dumps(view, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/"),
+            # Every "<" escaped: a bot's comment such as "<!--<script>" would otherwise keep the
+            # HTML parser from ending this script element where it ends, and the page with it.
+            view_json=json.dumps(view, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c"),
             hand=hand_view,
             position=position,
             auction_rows=auction_rows(hand_view) if hand_view else [],
