@@ -593,3 +593,16 @@ def test_the_names_the_page_answers_under():
     assert everywhere.allows("fe80::1")
     assert not everywhere.allows("evil.example")
     assert not everywhere.allows("192.168.1.5.evil.example")
+
+
+async def test_each_call_of_the_auction_says_how_long_its_bot_thought(played):
+    logged = played["contract-doubling"]
+    calls = len(logged_hands(logged.log_path)[1]["calls"])
+    actions = [r for r in read_log(logged.log_path) if r["type"] == "action" and r["hand"] == 1][:calls]
+    async with web_on(data_dir_of(played)) as url:
+        status, body, _ = await in_thread(get, f"{url}/matches/{logged.match_id}?hand=1&card=0")
+    assert status == 200
+    auction = body.split('id="auction"', 1)[1].split("</table>", 1)[0]
+    titles = re.findall(r'<td title="([^"]*)">', auction)
+    expected = [r["think_ms"] for r in actions]
+    assert titles == [f"thought {ms} ms" if ms < 1000 else f"thought {ms / 1000:.1f} s" for ms in expected]

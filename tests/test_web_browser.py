@@ -129,7 +129,7 @@ async def test_a_shared_url_opens_at_its_position_and_the_url_follows_the_steps(
     )
     expected = expected_positions(logged, hand_number)
 
-    def drive(url: str) -> tuple[dict[str, Any], dict[str, Any], str, str]:
+    def drive(url: str) -> tuple[dict[str, Any], dict[str, Any], str, str, list[str]]:
         with browser_page() as page:
             page.goto(f"{url}/matches/{logged.match_id}?hand={hand_number}&card=17")
             at = shown(page)
@@ -139,12 +139,18 @@ async def test_a_shared_url_opens_at_its_position_and_the_url_follows_the_steps(
             back = shown(page)
             page.select_option("#hand-picker", "1")
             page.wait_for_function("() => location.search.includes('hand=1&card=0')")
-            return at, back, position, page.input_value("#hand-picker")
+            titles = page.eval_on_selector_all("#auction td[title]", "nodes => nodes.map(n => n.title)")
+            return at, back, position, page.input_value("#hand-picker"), titles
 
     async with trio.open_nursery() as nursery:
         url = await web_for(logged.log_path.parent.parent, nursery)
-        at, back, position, picked = await in_thread(drive, url)
+        at, back, position, picked, titles = await in_thread(drive, url)
         nursery.cancel_scope.cancel()
+    calls = len(logged_hands(logged.log_path)[1]["calls"])
+    first = [r["think_ms"] for r in read_log(logged.log_path) if r["type"] == "action" and r["hand"] == 1]
+    assert titles == [
+        f"thought {ms} ms" if ms < 1000 else f"thought {ms / 1000:.1f} s" for ms in first[:calls]
+    ]
     assert at == expected[17]
     assert back == expected[16]
     assert position.startswith(f"hand {hand_number} · card 17/")

@@ -105,13 +105,26 @@ def score_text(scores: list[int] | tuple[int, int]) -> str:
     return f"NS {scores[0]} · EW {scores[1]}"
 
 
-def auction_rows(hand: dict[str, Any]) -> list[list[str]]:
-    """The auction in West, North, East, South columns."""
+def auction_rows(hand: dict[str, Any]) -> list[list[dict[str, str]]]:
+    """The auction in West, North, East, South columns: each call's text (with its fault, if
+    the referee made it for the seat) and its tooltip (the fault in words, the think time)."""
     calls = hand["calls"]
     if not calls:
         return []
-    cells = [""] * "WNES".index(calls[0]["seat"]) + [
-        c["call"] + (f" ({c['fault']})" if c["fault"] else "") for c in calls
+    blank = {"text": "", "title": ""}
+    cells = [blank] * "WNES".index(calls[0]["seat"]) + [
+        {
+            "text": c["call"] + (f" ({c['fault']})" if c["fault"] else ""),
+            "title": " · ".join(
+                part
+                for part in (
+                    fault_text(c["fault"]),
+                    "thought " + think_text(c["think_ms"]) if c["think_ms"] is not None else "",
+                )
+                if part
+            ),
+        }
+        for c in calls
     ]
     return [cells[i : i + 4] for i in range(0, len(cells), 4)]
 

@@ -75,11 +75,17 @@
     const body = document.querySelector("#auction tbody");
     body.replaceChildren();
     if (state.calls.length) {
-      const cells = Array(["W", "N", "E", "S"].indexOf(state.calls[0].seat)).fill("")
-        .concat(state.calls.map((c) => c.call + (c.fault ? " (" + c.fault + ")" : "")));
+      const cells = Array(["W", "N", "E", "S"].indexOf(state.calls[0].seat)).fill(null).concat(state.calls);
       for (let i = 0; i < cells.length; i += 4) {
         const tr = el("tr");
-        for (const cell of cells.slice(i, i + 4)) tr.append(el("td", "", cell));
+        for (const c of cells.slice(i, i + 4)) {
+          if (!c) { tr.append(el("td", "", "")); continue; }
+          const td = el("td", "", c.call + (c.fault ? " (" + c.fault + ")" : ""));
+          const think = thinkText(c.think_ms);
+          const title = [faultText(c.fault), think ? "thought " + think : ""].filter((t) => t).join(" · ");
+          if (title) td.title = title;
+          tr.append(td);
+        }
         body.append(tr);
       }
     }
