@@ -606,3 +606,15 @@ async def test_each_call_of_the_auction_says_how_long_its_bot_thought(played):
     titles = re.findall(r'<td title="([^"]*)">', auction)
     expected = [r["think_ms"] for r in actions]
     assert titles == [f"thought {ms} ms" if ms < 1000 else f"thought {ms / 1000:.1f} s" for ms in expected]
+
+
+def test_every_fault_the_referee_logs_has_words_on_the_page_and_in_its_script():
+    """A card the referee played for a seat is said to be the referee's, whatever the fault."""
+    from oddtrick_referee.play.table import Fault
+    from oddtrick_referee.web.app import STATIC
+    from oddtrick_referee.web.views import FAULTS
+
+    assert set(FAULTS) == {fault.value for fault in Fault}
+    script = (STATIC / "viewer.js").read_text(encoding="utf-8")
+    block = script.split("const FAULTS = {", 1)[1].split("};", 1)[0]
+    assert dict(re.findall(r'(\w+): "([^"]+)"', block)) == FAULTS
