@@ -368,7 +368,8 @@ async def test_a_tournaments_standings_page_shows_its_standings(cup):
     ]
     # Its four table runs (two deals, each played twice) are listed, unsealed once both plays ended.
     assert len(listed(listed_matches)) == 4
-    assert "sealed" not in re.findall(r"<td>(in progress|sealed|finished)</td>", listed_matches)
+    statuses = re.findall(r'<td data-label="Status">([^<]*)</td>', listed_matches)
+    assert statuses == ["finished"] * 4
 
 
 def player_cells(body: str) -> list[tuple[str, str]]:
