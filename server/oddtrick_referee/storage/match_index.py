@@ -157,11 +157,14 @@ class MatchStore(Store):
         offset: int = 0,
         bot: str = "",
         game: str = "",
+        as_typed: bool = False,
     ) -> list[dict[str, Any]]:
         """Newest first; filtered in SQL, so pages are full whatever the filters.
 
-        ``categories``: any of "in_progress", "sealed", "finished" (all when empty); ``bot``: a
-        bot's name in any case, which finds its tournament plays (``NAME~0``) too, or one play.
+        ``categories``: any of "in_progress", "sealed", "finished" (all when empty); ``bot``:
+        a player's name, exactly (the Arena's ``ListMatchesRequest.bot_name``), or with
+        ``as_typed`` as a person types a bot's name (the web page's filter): in any case, and
+        finding a tournament entry's plays (``NAME~0``, ``NAME~1``) by the entry's name.
 
         A sealed play is listed without its players, and never by ``bot``, until its
         set is released: where an entrant sits while the twin table still plays its deals
@@ -172,10 +175,14 @@ class MatchStore(Store):
         if categories:
             conditions.append(f"category IN ({', '.join('?' * len(categories))})")
             params += sorted(categories)
-        if bot:
+        if bot and as_typed:
             conditions.append(_PLAYED_BY)
-            conditions.append("category != 'sealed'")
             params += [bot] * 5
+        elif bot:
+            conditions.append("EXISTS (SELECT 1 FROM json_each(matches.players) WHERE json_each.value = ?)")
+            params.append(bot)
+        if bot:
+            conditions.append("category != 'sealed'")
         if game:
             conditions.append("json_extract(config, '$.game') = ?")
             params.append(game)

@@ -130,7 +130,7 @@ class WebData:
             return [], False
         categories = [category] if category else []
         size = self.page_size
-        raw = self.store.list_matches(categories, size + 1, (page - 1) * size, bot, game)
+        raw = self.store.list_matches(categories, size + 1, (page - 1) * size, bot, game, as_typed=True)
         rows = [_row(item) for item in raw[:size]]
         return rows, len(raw) > size
 
