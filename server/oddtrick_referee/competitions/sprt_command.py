@@ -16,7 +16,7 @@ from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
 from oddtrick_referee.competitions.sequential import Outcome, SequentialTest, player
 from oddtrick_referee.competitions.tournament import (
     Entry,
@@ -86,9 +86,10 @@ def play_sprt(
 
     with Path(os.devnull).open("w") as quiet:  # the line per deal pair is the progress
         progress = Progress(0, quiet)
-        try:
-            trio.run(
-                lambda: run_tournament(
+
+        async def main() -> None:
+            with sigterm_stops_like_ctrl_c(StopRequest()):
+                await run_tournament(
                     test.settings(),
                     args.data_dir,
                     args.host,
@@ -98,7 +99,9 @@ def play_sprt(
                     progress=progress,
                     play=player(test, state, report, outcome),
                 )
-            )
+
+        try:
+            trio.run(main)
         except BaseException as error:
             if interrupted(error):
                 print(
