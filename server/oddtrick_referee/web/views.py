@@ -183,6 +183,7 @@ FAULTS = {
     "illegal": "played by the referee: the bot's answers were not legal",
     "forfeited": "played by the referee: the seat was forfeited",
     "bot_error": "the bot's own code failed: its SDK played a fallback",
+    "clock": "played by the referee: the bot's time bank ran out",
 }
 """What each logged fault means, as the page says it (viewer.js has the same words)."""
 

@@ -19,6 +19,7 @@
     illegal: "played by the referee: the bot's answers were not legal",
     forfeited: "played by the referee: the seat was forfeited",
     bot_error: "the bot's own code failed: its SDK played a fallback",
+    clock: "played by the referee: the bot's time bank ran out",
   };
   const faultText = (fault) => (fault ? FAULTS[fault] || "played by the referee (" + fault + ")" : "");
   const thinkText = (ms) => (ms === null || ms === undefined ? "" : ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s");
