@@ -619,3 +619,24 @@ def test_every_fault_the_referee_logs_has_words_on_the_page_and_in_its_script():
     script = (STATIC / "viewer.js").read_text(encoding="utf-8")
     block = script.split("const FAULTS = {", 1)[1].split("};", 1)[0]
     assert dict(re.findall(r'(\w+): "([^"]+)"', block)) == FAULTS
+
+
+@pytest.mark.parametrize("sent", ["SIGINT", "SIGTERM"])
+def test_oddtrick_web_stops_cleanly_on_ctrl_c_and_sigterm(tmp_path, sent):
+    """Ctrl-C, or SIGTERM (kill, a service manager), stops the page: exit status 0, no traceback."""
+    import signal
+
+    from oddtrick_referee.storage.match_index import MatchStore
+
+    MatchStore(tmp_path / "oddtrick.sqlite3")
+    command = [sys.executable, "-m", "oddtrick", "web", "--port", "0", "--data-dir", str(tmp_path)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("web page on http://127.0.0.1:"), line
+        url = line.split()[3].rstrip("/")
+        assert get(url + "/matches")[0] == 200
+        process.send_signal(getattr(signal, sent))
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "Traceback" not in err

@@ -70,7 +70,7 @@ def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
 
 
 def _web(args: argparse.Namespace) -> int:
-    from oddtrick_referee._errors import StopRequest, sigterm_stops_like_ctrl_c
+    from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
     from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
 
     if not (args.data_dir / "oddtrick.sqlite3").exists():
@@ -96,9 +96,13 @@ def _web(args: argparse.Namespace) -> int:
 
     try:
         trio.run(main)
-    except KeyboardInterrupt:
-        return 0
-    except OSError as error:
-        print(f"oddtrick web: {error}", file=sys.stderr)
-        return 1
+    except BaseException as error:
+        # Ctrl-C (or SIGTERM) reaches here inside the nursery's exception group.
+        if interrupted(error):
+            return 0
+        error = sole_error(error)
+        if isinstance(error, OSError):
+            print(f"oddtrick web: {error}", file=sys.stderr)
+            return 1
+        raise
     return 0
