@@ -393,11 +393,12 @@ def test_an_entry_name_the_referee_would_refuse_stops_the_command_before_anythin
     # The same name, fixed, is a tournament of its own: nothing of the refused one blocks it.
     run = subprocess.run(
         [sys.executable, "-m", "oddtrick", "tournament", "--deals", "1", "--name", "cup", "--tables", "1",
-         "--data-dir", str(data_dir), "--bot", f"pwned={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}", "--json"],
+         "--data-dir", str(data_dir), "--bot", f"pwned={RANDOM_BOT}", f"--bot=-b={RANDOM_BOT}", "--json"],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert sorted(entry["entry"] for entry in json.loads(run.stdout)["entries"]) == ["b", "pwned"]
+    # (a name the rule allows plays, even one that begins with "-")
+    assert sorted(entry["entry"] for entry in json.loads(run.stdout)["entries"]) == ["-b", "pwned"]
 
 
 def test_entry_names_follow_the_referees_rule_with_room_for_the_plays() -> None:

@@ -734,7 +734,7 @@ async def _run_house_bot(
     """Run a house bot for as long as the ladder runs, as tournaments run their local entries
     (token through a pipe, killed with the ladder, as an unprivileged user where it can be);
     one that dies is logged with its last words and started again."""
-    command = [*bot.command, "--server", address, "--name", bot.name, "--seats", str(seats)]
+    command = [*bot.command, "--server", address, f"--name={bot.name}", "--seats", str(seats)]
     env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
     identity = bot_identity(None)
     if identity is not None and (refused := refusal_for(command, bot.cwd, identity)) is not None:
