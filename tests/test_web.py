@@ -25,7 +25,7 @@ from oddtrick_referee.web.server import serve_web
 from tests.referee_support import in_thread
 from tests.replay_support import Logged, play_all
 from tests.test_replay import logged_hands
-from tests.web_support import get
+from tests.web_support import decision_time, get
 
 
 @pytest.fixture(scope="module")
@@ -596,7 +596,7 @@ def test_the_names_the_page_answers_under():
     assert not everywhere.allows("192.168.1.5.evil.example")
 
 
-async def test_each_call_of_the_auction_says_how_long_its_bot_thought(played):
+async def test_each_call_of_the_auction_says_how_long_its_bot_thought_and_took_to_answer(played):
     logged = played["contract-doubling"]
     calls = len(logged_hands(logged.log_path)[1]["calls"])
     actions = [r for r in read_log(logged.log_path) if r["type"] == "action" and r["hand"] == 1][:calls]
@@ -605,8 +605,8 @@ async def test_each_call_of_the_auction_says_how_long_its_bot_thought(played):
     assert status == 200
     auction = body.split('id="auction"', 1)[1].split("</table>", 1)[0]
     titles = re.findall(r'<td title="([^"]*)">', auction)
-    expected = [r["think_ms"] for r in actions]
-    assert titles == [f"thought {ms} ms" if ms < 1000 else f"thought {ms / 1000:.1f} s" for ms in expected]
+    assert titles == [decision_time(r) for r in actions]
+    assert all(title.startswith("thought ") and ", answered in " in title for title in titles)
 
 
 def test_every_fault_the_referee_logs_has_words_on_the_page_and_in_its_script():

@@ -79,3 +79,17 @@ def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, dict
 def cards_shown(page: Any, selector: str) -> list[str]:
     """The cards (``data-card``) inside ``selector``, in page order."""
     return page.eval_on_selector_all(f"{selector} [data-card]", "nodes => nodes.map(n => n.dataset.card)")
+
+
+def decision_time(record: dict[str, Any]) -> str:
+    """What the page says of a logged decision's time: the bot's own think time when it
+    reported one, then the referee's measure (lag included); empty for a fallback."""
+
+    def duration(ms: int) -> str:
+        return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+    if record.get("think_ms") is None:
+        return ""
+    answered = f"answered in {duration(record['think_ms'])}"
+    own = record.get("bot_think_ms")
+    return answered if own is None else f"thought {duration(own)}, {answered}"

@@ -33,6 +33,7 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
                 "call": step.call.pretty,
                 "fault": step.fault,
                 "think_ms": step.think_ms,
+                "bot_think_ms": step.bot_think_ms,
                 "comment": step.comment or None,
             }
             for step in hand.calls
@@ -47,6 +48,7 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
                 "tricks": list(step.tricks),
                 "fault": step.fault,
                 "think_ms": step.think_ms,
+                "bot_think_ms": step.bot_think_ms,
                 "comment": step.comment or None,
             }
             for step in hand.plays
@@ -119,7 +121,7 @@ def auction_rows(hand: dict[str, Any]) -> list[list[dict[str, str]]]:
                 part
                 for part in (
                     fault_text(c["fault"]),
-                    "thought " + think_text(c["think_ms"]) if c["think_ms"] is not None else "",
+                    time_text(c["think_ms"], c["bot_think_ms"]),
                 )
                 if part
             ),
@@ -134,7 +136,9 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
     position = hand.position(card)
     done = [
         {
-            "plays": [(str(s.seat), str(s.card), s.fault, think_text(s.think_ms)) for s in steps],
+            "plays": [
+                (str(s.seat), str(s.card), s.fault, time_text(s.think_ms, s.bot_think_ms)) for s in steps
+            ],
             "winner": str(steps[-1].winner),
         }
         for number, steps in hand.tricks
@@ -159,7 +163,7 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
         else {
             "seat": SEAT_NAMES[str(last.seat)],
             "card": str(last.card),
-            "think": think_text(last.think_ms),
+            "think": time_text(last.think_ms, last.bot_think_ms),
             "fault": fault_text(last.fault),
             "comment": last.comment or "",
         },
@@ -194,11 +198,19 @@ def fault_text(fault: str | None) -> str:
     return FAULTS.get(fault, f"played by the referee ({fault})")
 
 
-def think_text(think_ms: int | None) -> str:
-    """A decision's think time as the referee measured it (from request sent to answer)."""
+def duration_text(ms: int) -> str:
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def time_text(think_ms: int | None, bot_think_ms: int | None) -> str:
+    """A decision's time: the bot's own think time when it reported one, and the referee's
+    measure (request sent to answer received, lag included); the two apart, because a slow
+    answer may be the network's or the machine's and not the bot's (viewer.js says the same)."""
     if think_ms is None:
         return ""
-    return f"{think_ms} ms" if think_ms < 1000 else f"{think_ms / 1000:.1f} s"
+    if bot_think_ms is None:
+        return f"answered in {duration_text(think_ms)}"
+    return f"thought {duration_text(bot_think_ms)}, answered in {duration_text(think_ms)}"
 
 
 def match_view_scores(match: MatchReplay, hand: HandReplay) -> tuple[int, int]:

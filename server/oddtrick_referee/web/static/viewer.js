@@ -22,7 +22,14 @@
     clock: "played by the referee: the bot's time bank ran out",
   };
   const faultText = (fault) => (fault ? FAULTS[fault] || "played by the referee (" + fault + ")" : "");
-  const thinkText = (ms) => (ms === null || ms === undefined ? "" : ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s");
+  const duration = (ms) => (ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s");
+  // The bot's own think time when it reported one, and the referee's measure, lag included
+  // (views.py time_text says the same): a slow answer may be the network's, not the bot's.
+  const timeText = (d) => {
+    if (d.think_ms === null || d.think_ms === undefined) return "";
+    const answered = "answered in " + duration(d.think_ms);
+    return d.bot_think_ms === null || d.bot_think_ms === undefined ? answered : "thought " + duration(d.bot_think_ms) + ", " + answered;
+  };
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
@@ -82,8 +89,7 @@
         for (const c of cells.slice(i, i + 4)) {
           if (!c) { tr.append(el("td", "", "")); continue; }
           const td = el("td", "", c.call + (c.fault ? " (" + c.fault + ")" : ""));
-          const think = thinkText(c.think_ms);
-          const title = [faultText(c.fault), think ? "thought " + think : ""].filter((t) => t).join(" · ");
+          const title = [faultText(c.fault), timeText(c)].filter((t) => t).join(" · ");
           if (title) td.title = title;
           tr.append(td);
         }
@@ -97,8 +103,8 @@
       for (const play of trick.plays) {
         const span = el("span", "play");
         span.append(el("span", "who", play.seat), " ", cardEl(play.card));
-        const think = thinkText(play.think_ms);
-        if (think) span.title = "thought " + think;
+        const time = timeText(play);
+        if (time) span.title = time;
         if (play.fault) {
           const mark = el("span", "fault", play.fault);
           mark.title = faultText(play.fault);
@@ -124,8 +130,8 @@
     if (!last) return;
     const line = el("p");
     line.append(el("span", "seat-name", NAMES[last.seat]), " ", cardEl(last.card));
-    const think = thinkText(last.think_ms);
-    if (think) line.append(" · thought ", el("span", "think", think));
+    const time = timeText(last);
+    if (time) line.append(" · ", el("span", "think", time));
     box.append(line);
     if (last.fault) box.append(el("p", "fault-text", "⚠ " + faultText(last.fault)));
     if (last.comment) box.append(el("p", "comment", "“" + last.comment + "”"));
