@@ -22,7 +22,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from oddtrick_referee.competitions.dd_skill import DdSkill
 
 __all__ = [
     "CrossCell",
@@ -130,6 +133,9 @@ class Standings:
     unpaired: tuple[DealResult, ...]  # duplicate plays whose other table is missing
     notes: tuple[str, ...] = ()
     """What a reader of the faults column needs next: where a bot error's traceback is."""
+    dd_skill: Mapping[str, DdSkill] | None = None
+    """Each entry's double-dummy loss per deal (``oddtrick tournament --dd-skill``), or None
+    when it was not asked for."""
 
     def row(self, entry: str) -> StandingRow:
         """The row of ``entry`` (KeyError if it is not in the tournament)."""
@@ -164,6 +170,7 @@ class Standings:
                     "total": row.total_points,
                     "faults": dataclasses.asdict(row.faults),
                     "no_variance": row.no_variance,
+                    **_dd_skill_json(self, row),
                 }
                 for row in self.rows
             ],
@@ -181,6 +188,7 @@ class Standings:
             "unpaired": [dataclasses.asdict(play) for play in self.unpaired],
             "notes": list(self.notes),
             "method": METHOD,
+            **_dd_skill_method(self),
         }
 
     def variance_note(self) -> str | None:
@@ -197,7 +205,8 @@ class Standings:
     def render(self) -> str:
         """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
         lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})", ""]
-        header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", "faults"]
+        dd_header = _dd_skill_header(self)
+        header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", *dd_header, "faults"]
         body = [
             [
                 str(row.rank),
@@ -206,12 +215,15 @@ class Standings:
                 str(row.deals),
                 _signed(row.points_per_deal),
                 ci_text(row),
+                *_dd_skill_cells(self, row),
                 _fault_summary(row.faults),
             ]
             for row in self.rows
         ]
-        lines += _table(header, body, right={0, 2, 3, 4, 5})
+        lines += _table(header, body, right={0, 2, 3, 4, 5, *range(6, 6 + len(dd_header))})
         lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors")
+        if dd_header:
+            lines.append(DD_LEGEND)
         lines += self.notes
         if (variance := self.variance_note()) is not None:
             lines.append(variance)
@@ -510,6 +522,44 @@ def _mean_and_interval(halves: Sequence[int]) -> tuple[float | None, float | Non
     s = math.sqrt(spread / (n * (n - 1))) / 2
     half_width = t_quantile(0.975, n - 1) * s / math.sqrt(n)
     return mean, mean - half_width, mean + half_width
+
+
+DD_HEADER = ["DD lost/deal", "DD 95% CI"]
+DD_LEGEND = (
+    "DD lost/deal: tricks the entry's cards lost per deal against the best card with all hands "
+    "known (double-dummy; lower is better)"
+)
+
+
+def _dd_skill_header(standings: Standings) -> list[str]:
+    """The double-dummy columns' headings, none when the measure was not asked for."""
+    return DD_HEADER if standings.dd_skill is not None else []
+
+
+def _dd_skill_cells(standings: Standings, row: StandingRow) -> list[str]:
+    """One entry's double-dummy loss per deal and its 95% interval (``--dd-skill``)."""
+    if standings.dd_skill is None:
+        return []
+    skill = standings.dd_skill.get(row.entry)
+    if skill is None or skill.lost_per_deal is None:
+        return ["n/a", "n/a"]
+    if skill.ci_low is None or skill.ci_high is None:
+        return [f"{skill.lost_per_deal:.2f}", "n/a"]
+    return [f"{skill.lost_per_deal:.2f}", f"[{skill.ci_low:.2f}, {skill.ci_high:.2f}]"]
+
+
+def _dd_skill_json(standings: Standings, row: StandingRow) -> dict[str, Any]:
+    """``dd_skill`` for one entry's JSON, only when the measure was asked for."""
+    if standings.dd_skill is None:
+        return {}
+    skill = standings.dd_skill.get(row.entry)
+    return {"dd_skill": None if skill is None else skill.to_json()}
+
+
+def _dd_skill_method(standings: Standings) -> dict[str, Any]:
+    from oddtrick_referee.competitions.dd_skill import METHOD as DD_METHOD
+
+    return {} if standings.dd_skill is None else {"dd_skill_method": DD_METHOD}
 
 
 def ci_text(row: StandingRow) -> str:

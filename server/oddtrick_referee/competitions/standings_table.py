@@ -9,7 +9,16 @@ from rich.table import Table
 from rich.text import Text
 
 from oddtrick._terminal import console
-from oddtrick_referee.competitions.standings import Standings, _cell, _fault_summary, _signed, ci_text
+from oddtrick_referee.competitions.standings import (
+    DD_LEGEND,
+    Standings,
+    _cell,
+    _dd_skill_cells,
+    _dd_skill_header,
+    _fault_summary,
+    _signed,
+    ci_text,
+)
 
 FAULTS_LEGEND = "faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors"
 
@@ -29,6 +38,7 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         ("deals", True),
         ("pts/deal", True),
         ("95% CI", True),
+        *((header, True) for header in _dd_skill_header(standings)),
         ("faults", False),
     ):
         table.add_column(header, justify="right" if right else "left")
@@ -42,10 +52,13 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
             str(row.deals),
             _signed(row.points_per_deal),
             ci,
+            *_dd_skill_cells(standings, row),
             Text(faults, style="" if faults == "-" else "yellow"),
         )
     out.print(table)
     out.print(Text(FAULTS_LEGEND, style="dim"))
+    if _dd_skill_header(standings):
+        out.print(Text(DD_LEGEND, style="dim"), soft_wrap=True)
     for note in standings.notes:
         out.print(Text(note), soft_wrap=True)
     if (variance := standings.variance_note()) is not None:
