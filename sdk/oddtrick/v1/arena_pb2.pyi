@@ -112,9 +112,9 @@ class LadderFormat(_LadderFormat, metaclass=_LadderFormatEnumTypeWrapper):
     and the referee pairs them around the clock. Each ladder match is two
     tables playing the same deals (see docs/ladder.md): team A holds the
     North-South cards at table 1 and the East-West cards at table 2, team B
-    the others, so the luck of the cards cancels between the teams. Ratings
-    are Weng-Lin (openskill) with a mean mu and an uncertainty sigma per
-    entrant. The leaderboard lists the rated entrants first, ranked by the
+    the others, so the luck of the cards cancels between the teams. Each
+    entrant has a mean mu and an uncertainty sigma, moved by every deal's
+    duplicate score (docs/ladder.md, Ratings). The leaderboard lists the rated entrants first, ranked by the
     conservative estimate mu - z * sigma, then the provisional ones (sigma
     above provisional_sigma: too few matches to place), ranked among
     themselves by mu, so no provisional entrant is ever listed above a rated

@@ -44,7 +44,8 @@ def add_ladder_command(
         "ladder",
         help="a standing, rated arena: bots connect whenever they like and are paired around the clock",
         description=(
-            "A ladder pairs its registered bots continuously and rates them (Weng-Lin, as teams). "
+            "A ladder pairs its registered bots continuously and rates them, as teams, by every "
+            "deal's duplicate score. "
             "`serve` runs it; the other commands work on its database whether or not it runs. "
             "See docs/ladder.md."
         ),
