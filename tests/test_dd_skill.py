@@ -139,3 +139,19 @@ def test_the_measure_is_added_to_the_standings_only_when_asked_for() -> None:
     text = shown.render()
     assert "DD lost/deal" in text
     assert "2.00" in text
+
+
+def test_a_log_that_cannot_be_solved_leaves_the_standings_without_the_measure(tmp_path: Path) -> None:
+    pytest.importorskip("endplay")
+    data_dir = tmp_path / "data"
+    first = tournament(data_dir)
+    assert first.returncode == 0, first.stderr
+    spoiled = sorted((data_dir / "logs").rglob("*.jsonl"))[0]
+    spoiled.write_text('{"type": "not a match log"}\n', encoding="utf-8")
+    again = tournament(data_dir, "--dd-skill", "--json")  # resumes: nothing left to play
+    assert again.returncode == 1
+    assert "--dd-skill:" in again.stderr
+    assert "standings without it" in again.stderr
+    rows = json.loads(again.stdout)["entries"]
+    assert [row["deals"] for row in rows] == [3, 3]
+    assert all("dd_skill" not in row for row in rows)

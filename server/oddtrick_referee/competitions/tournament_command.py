@@ -55,13 +55,21 @@ def play_tournament(
             print(f"oddtrick tournament: {error}", file=sys.stderr)
             return 1
         raise
+    status = 0
     if getattr(args, "dd_skill", False):
-        standings = with_dd_skill(standings, settings, args)
+        from oddtrick.analysis import AnalysisError
+
+        try:
+            standings = with_dd_skill(standings, settings, args)
+        except AnalysisError as error:
+            # The tables are played and stored: show their standings, say why the measure is missing.
+            print(f"oddtrick tournament: --dd-skill: {error}; standings without it", file=sys.stderr)
+            status = 1
     if args.json:
         print(json.dumps(standings.to_json(), indent=2))
     else:
         print_standings(standings, sys.stdout)
-    return 0
+    return status
 
 
 def with_dd_skill(standings: Standings, settings: TournamentSettings, args: argparse.Namespace) -> Standings:
