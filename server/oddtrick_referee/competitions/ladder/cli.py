@@ -120,7 +120,8 @@ def add_ladder_command(
         type=float,
         default=0.0,
         metavar="POINTS",
-        help="a deal whose duplicate score is within this of zero is drawn (default 0)",
+        help="a match whose duplicate score per deal is within this of zero is drawn in W-D-L "
+        "(default 0); the ratings take every deal's score as it is",
     )
     rating.add_argument(
         "--inactive-after",
