@@ -6,7 +6,8 @@ each entrant must play before the leaderboard puts five entrants of
 different strength in their true order in 90% of simulated ladders and
 stays so (``deals_to_rank_90pct_<way>``, with a 90% bootstrap interval over
 the simulated ladders), and the share of ladders in order at a few points
-on the way. Every way is run on the same seeds, so the same simulated
+on the way; at the end the same figures with the ways side by side, one
+column each. Every way is run on the same seeds, so the same simulated
 entrants and, as far as the pairing allows, the same luck.
 
 Ways compared (``--ways``):
@@ -151,6 +152,7 @@ def main() -> None:
         )
     checkpoints = [m for m in (10, 25, 50, 100, 150, 200, 250, 400) if m <= args.matches]
     rng = random.Random(0)
+    summary: dict[str, list[str]] = {}
     for way in ways:
         print(f"simulating {way} ...", file=sys.stderr, flush=True)
         started = time.perf_counter()
@@ -162,12 +164,23 @@ def main() -> None:
         low, high = interval(runs, rng)
         shown = f"{needed * args.deals}" if needed is not None else f"> {args.matches * args.deals}"
         spent = time.perf_counter() - started
-        print(
-            f"deals_to_rank_90pct_{way}: {shown}  (90% interval {low * args.deals}-{high * args.deals}"
-            f"{'+' if high >= args.matches else ''}, {args.runs} ladders, {spent:.0f} s)"
-        )
-        for m in checkpoints:
-            print(f"in_order_after_{m}_matches_{way}: {statistics.mean(run[m - 1] for run in runs):.2f}")
+        between = f"{low * args.deals}-{high * args.deals}{'+' if high >= args.matches else ''}"
+        spent_text = f"{args.runs} ladders, {spent:.0f} s"
+        print(f"deals_to_rank_90pct_{way}: {shown}  (90% interval {between}, {spent_text})")
+        shares = [statistics.mean(run[m - 1] for run in runs) for m in checkpoints]
+        for m, share in zip(checkpoints, shares, strict=True):
+            print(f"in_order_after_{m}_matches_{way}: {share:.2f}")
+        summary[way] = [*(f"{share:.2f}" for share in shares), shown, between]
+    print_side_by_side(summary, [*(f"after {m}" for m in checkpoints), "deals to 90%", "interval"])
+
+
+def print_side_by_side(summary: dict[str, list[str]], rows: list[str]) -> None:
+    """The ways as columns, the share in order at each checkpoint and the figure as rows."""
+    width = max(12, *(len(way) + 2 for way in summary))
+    print()
+    print(f"{'share of ladders in order':<26}" + "".join(f"{way:>{width}}" for way in summary))
+    for number, label in enumerate(rows):
+        print(f"{label:<26}" + "".join(f"{cells[number]:>{width}}" for cells in summary.values()))
 
 
 if __name__ == "__main__":
