@@ -14,6 +14,7 @@ import time
 import urllib.request
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -31,6 +32,7 @@ from ladder_support import (
 from referee_support import PATIENCE_S, RawBot, check_hidden_information
 
 from oddtrick._codec import card_from_wire, seat_from_wire
+from oddtrick._logfile import read_log_text
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
@@ -162,6 +164,45 @@ async def test_wrong_retired_and_rotated_tokens_are_refused_and_the_arena_shows_
     assert board.config.deals == 2
     assert board.entries[0].provisional
     assert not matches.matches
+
+
+async def test_an_entrant_registered_while_the_ladder_reads_its_entrants_keeps_its_session(
+    tmp_path: Path,
+) -> None:
+    """An entrant registered and connected while the ladder's periodic read of the entrants
+    is under way was verified against records that read may predate: it is not taken for a
+    retired entrant, and its session stays open."""
+    settings = ladder_settings(tmp_path)
+    async with ladder_serving(settings) as ladder:
+        address = ladder.referee.address
+        store = ladder.store
+        read_begun, go_on = threading.Event(), threading.Event()
+        reading = store.entrants
+
+        def held_read() -> list[Any]:
+            rows = reading()  # before the registration below
+            read_begun.set()
+            go_on.wait(PATIENCE_S)
+            return rows
+
+        store.entrants = held_read  # type: ignore[method-assign]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ladder.refresh)
+            await trio.to_thread.run_sync(read_begun.wait, PATIENCE_S)
+            store.entrants = reading  # type: ignore[method-assign]
+            token = register(settings, "alice")["alice"]
+
+            def connected() -> RawBot:
+                bot = RawBot(address, "alice", token)
+                bot.hello()
+                return bot
+
+            alice = await trio.to_thread.run_sync(connected)
+            go_on.set()
+        assert [s.name for s in ladder.referee.lobby.sessions.values()] == ["alice"]
+        await ladder.refresh()  # the next read sees alice: still nothing to revoke
+        assert [s.name for s in ladder.referee.lobby.sessions.values()] == ["alice"]
+        alice.drop()
 
 
 async def test_trusted_pairs_seat_one_entrant_per_partnership_at_both_tables(tmp_path: Path) -> None:
@@ -387,7 +428,7 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
         store = open_store(settings)
         running = {m.match_id for m in store.matches(statuses=("running",))}
         serving.kill()
-        empty = [log.name for log in (tmp_path / "logs").glob("*.jsonl") if not log.read_text().strip()]
+        empty = [log.name for log in (tmp_path / "logs").glob("*.jsonl") if not read_log_text(log).strip()]
         assert not empty, f"logs left without their first line: {empty}"
         before = {m.match_id: m for m in store.matches(limit=1000)}
         rated_before = {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()}

@@ -11,8 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from oddtrick._argparse import positive_seconds
+from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
 from oddtrick_referee.conformance.cli import add_command as add_conformance
+from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.matchlog import check_log
 from oddtrick_referee.play.play_command import add_play_command
 from oddtrick_referee.play.table import TableRules
@@ -134,10 +137,18 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_game_options(serve)
     arena = serve.add_argument_group("arena rules")
     arena.add_argument(
-        "--deadline", type=float, default=None, metavar="S", help="seconds per decision (default 5)"
+        "--deadline",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="seconds per decision (default 5)",
     )
     arena.add_argument(
-        "--grace", type=float, default=None, metavar="S", help="reconnect grace period (default 30)"
+        "--grace",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="reconnect grace period (default 30)",
     )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
     arena.add_argument(
@@ -222,6 +233,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--set-size", type=int, default=10, metavar="N", help="deals per seed and table run (default 10)"
     )
     plan.add_argument("--seed", default=None, help="master seed (default: random, stored for resuming)")
+    plan.add_argument("--deals-from", type=Path, default=None, metavar="FILE.pbn", help=DEALS_FROM_HELP)
     plan.add_argument("--name", default=None, help="tournament name (default: derived from the settings)")
     plan.add_argument(
         "--remote-wait",
@@ -240,11 +252,16 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "bubblewrap sandbox instead (root: always as root, sandboxed when bubblewrap is installed)",
     )
     plan.add_argument(
-        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+        "--deadline", type=positive_seconds, default=5.0, metavar="S", help="seconds per decision (default 5)"
     )
     plan.add_argument(
-        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+        "--grace",
+        type=positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="reconnect grace period (default 30)",
     )
+    plan.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
     tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
     add_data_dir(tournament)
@@ -425,6 +442,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from oddtrick_referee.competitions.tournament import (
         TournamentSettings,
         parse_entry,
+        plan_runs,
         remote_entry,
     )
 
@@ -437,6 +455,7 @@ def _tournament(args: argparse.Namespace) -> int:
             print(f"oddtrick tournament: {problem}", file=sys.stderr)
             return 2
         tls = server_credentials(args)
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
         web = None
         if args.web is not None:
             from oddtrick_referee.web.server import bind_web
@@ -450,15 +469,21 @@ def _tournament(args: argparse.Namespace) -> int:
             gauntlet=args.gauntlet,
             set_size=max(1, args.set_size),
             tables=max(1, args.tables),
-            rules=TableRules(deadline_s=args.deadline, grace_s=args.grace),
+            rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
             remote_wait_s=args.remote_wait,
             seed=args.seed,
             name=args.name,
             bot_user=args.bot_user,
+            deal_set=deal_set,
         )
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
         return 2
+    if deal_set is not None:
+        needed = sum(run.deals for run in plan_runs(settings, "") if run.table_no == 0)
+        print(f"deals from {deal_set.describe()}", file=sys.stderr)
+        if (note := short_set_note(deal_set, needed)) is not None:
+            print(note, file=sys.stderr)
 
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)

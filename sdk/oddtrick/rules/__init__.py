@@ -40,6 +40,7 @@ from oddtrick.rules._errors import (
     RulesError,
     WrongPhase,
 )
+from oddtrick.rules._fixed import FixedDeal
 from oddtrick.rules._results import (
     Contract,
     GameResult,
@@ -74,6 +75,7 @@ __all__ = [
     "Deal",
     "Denomination",
     "DoubleNotAllowed",
+    "FixedDeal",
     "GameConfig",
     "GameKind",
     "GameResult",

@@ -30,7 +30,7 @@ import shlex
 import socket
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -40,6 +40,7 @@ import trio
 from rich.text import Text
 
 from oddtrick._terminal import console
+from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 from oddtrick_referee._errors import unwrapped
 from oddtrick_referee.competitions import sandbox
@@ -52,6 +53,7 @@ from oddtrick_referee.competitions.entrants import (
     run_bot_process,
 )
 from oddtrick_referee.competitions.standings import Standings, compute_standings
+from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
@@ -170,6 +172,8 @@ class TournamentSettings:
     """Who local entries' processes run as when the referee is root (default ``nobody``)."""
     seed: str | None = None
     name: str | None = None
+    deal_set: DealSet | None = None
+    """``--deals-from``: the tables play these deals, in order, instead of deals from seeds."""
 
     def describe(self) -> dict[str, Any]:
         """What identifies the tournament: re-running with the same settings resumes it."""
@@ -181,6 +185,8 @@ class TournamentSettings:
             "gauntlet": self.gauntlet,
             "set_size": self.set_size,
             "seed": self.seed,
+            # Only with a deal set, so a tournament begun before the option resumes as before.
+            **({"deal_set": self.deal_set.sha256} if self.deal_set is not None else {}),
         }
 
     @property
@@ -213,6 +219,8 @@ class TableRun:
     ew_entry: str
     deals: int
     seed: str
+    first_deal: int | None = None
+    """With a deal set: the index (0-based) in the set of this run's first deal."""
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -226,21 +234,41 @@ def pairings(entries: Sequence[str], gauntlet: bool) -> list[tuple[str, str]]:
 
 
 def plan_runs(settings: TournamentSettings, master_seed: str) -> list[TableRun]:
-    """Every table run, both plays of a set next to each other so they run together."""
+    """Every table run, both plays of a set next to each other so they run together.
+
+    With a deal set, the sets take the file's deals in order, pairing after pairing, and
+    start again from its first deal past its end (as cutechess reads an opening book):
+    run N's deals depend on the plan alone, so a resumed tournament deals the same.
+    """
     names = [entry.name for entry in settings.entries]
     runs = []
+    taken = 0
     for first, second in pairings(names, settings.gauntlet):
         key = f"{first}|{second}"
         if not settings.duplicate:
-            runs.append(TableRun(key, 1, 0, first, second, 0, f"{master_seed}/{key}/1"))
+            start = None
+            if settings.deal_set is not None:
+                start, taken = taken, taken + len(settings.deal_set.deals)
+            runs.append(TableRun(key, 1, 0, first, second, 0, f"{master_seed}/{key}/1", start))
             continue
         sets = math.ceil(settings.deals / settings.set_size)
         for number in range(1, sets + 1):
             size = min(settings.set_size, settings.deals - (number - 1) * settings.set_size)
             seed = f"{master_seed}/{key}/{number}"
-            runs.append(TableRun(key, number, 0, first, second, size, seed))
-            runs.append(TableRun(key, number, 1, second, first, size, seed))
+            start = None
+            if settings.deal_set is not None:
+                start, taken = taken, taken + size
+            runs.append(TableRun(key, number, 0, first, second, size, seed, start))
+            runs.append(TableRun(key, number, 1, second, first, size, seed, start))
     return runs
+
+
+def run_deals(settings: TournamentSettings, run: TableRun) -> MatchDeals | None:
+    """The fixed deals a table run plays (None: it deals from its seed)."""
+    if settings.deal_set is None or run.first_deal is None:
+        return None
+    count = run.deals if settings.duplicate else len(settings.deal_set.deals)
+    return settings.deal_set.take(run.first_deal, count)
 
 
 def _read_all(path: Path) -> list[dict[str, Any]]:
@@ -342,7 +370,12 @@ class Tournament:
             self.store.faults(self.id, self.entry_of()),
             self.store.forfeited_matches(self.id),
             self.settings.duplicate,
+            self.store.times(self.id, self.entry_of()),
         )
+        if self.settings.deal_set is not None:
+            standings = dataclasses.replace(standings, deal_set=self.settings.deal_set.describe())
+        rules = self.settings.rules
+        standings = dataclasses.replace(standings, time_control=time_control(rules.deadline_s, rules.clock))
         note = self._bot_error_note()
         return dataclasses.replace(standings, notes=(note,)) if note else standings
 
@@ -409,6 +442,11 @@ class Tournament:
                     continue
                 await self._play(run, progress)
 
+    async def play_run(self, run: TableRun, progress: Progress) -> None:
+        """Play one table run not yet stored, and store it (or the forfeit of its match
+        when an entry does not connect in time), as :meth:`run` does every run of its plan."""
+        await self._play(run, progress)
+
     async def _play(self, run: TableRun, progress: Progress) -> None:
         settings = self.settings
         config = settings.config
@@ -424,6 +462,7 @@ class Tournament:
             table_id=f"{self.id}/{run.match_key}",
             set_id=self.set_id(run),
             run_id=self.run_id(run),
+            deals=run_deals(settings, run),
         )
         try:
             record = await self.referee.play_match(
@@ -514,12 +553,15 @@ async def run_tournament(
     tls: grpc.ServerCredentials | None = None,
     web: socket.socket | str | None = None,
     progress: Progress | None = None,
+    play: Callable[[Tournament, Progress, str], Awaitable[Standings]] | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings.
 
     ``web`` (a bound socket, or [HOST:]PORT) serves the web page beside the referee,
     opening on the standings. ``progress`` (made here on ``progress_stream`` if not
-    given) counts the tables done.
+    given) counts the tables done. ``play(tournament, progress, master_seed)`` plays
+    the tables once every local entry is connected (default :meth:`Tournament.run`,
+    every table of the plan); the sequential test plays deal pairs until it decides.
     """
     from oddtrick_referee.competitions.resume import announce
     from oddtrick_referee.web.server import web_beside
@@ -575,7 +617,7 @@ async def run_tournament(
                             for spec in local_processes(entry, address, settings, data_dir):
                                 processes.start_soon(run_bot_process, spec, who, lambda: finished)
                     await _wait_for_local_entries(referee, settings, data_dir)
-                    standings = await tournament.run(progress, master_seed)
+                    standings = await (play or Tournament.run)(tournament, progress, master_seed)
                     finished = True
                     referee.finish()
                     # Told the tournament is over (OK), the bots finish their last lines and exit

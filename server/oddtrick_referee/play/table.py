@@ -53,6 +53,8 @@ from oddtrick._events import (
     TrickCompleted,
 )
 from oddtrick._hand_tracking import advance_hand, start_hand
+from oddtrick._timing import DecisionTimes
+from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import (
     PASS,
     Action,
@@ -68,6 +70,7 @@ from oddtrick.rules import (
     SeatView,
 )
 from oddtrick.v1 import arena_pb2, cards_pb2, game_pb2, referee_pb2
+from oddtrick_referee.play.clock import ClockRule, TableClock
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter
 from oddtrick_referee.transport.bridge import WatchStream
 from oddtrick_referee.transport.sessions import DISCONNECTED, SeatLink
@@ -88,6 +91,8 @@ class Fault(enum.Enum):
     FORFEITED = "forfeited"
     BOT_ERROR = "bot_error"
     """The bot's own code failed; it answered with its SDK's fallback (Decision.bot_error)."""
+    CLOCK = "clock"
+    """The seat's time bank ran out before its deadline (see :mod:`.clock`)."""
 
 
 _FAULT_WIRE = {
@@ -96,6 +101,7 @@ _FAULT_WIRE = {
     Fault.DISCONNECTED: game_pb2.FAULT_KIND_DISCONNECTED,
     Fault.FORFEITED: game_pb2.FAULT_KIND_FORFEITED,
     Fault.BOT_ERROR: game_pb2.FAULT_KIND_BOT_ERROR,
+    Fault.CLOCK: game_pb2.FAULT_KIND_CLOCK,
 }
 
 _REFUSAL_WIRE = {
@@ -115,25 +121,35 @@ class TableRules:
     deadline_s: float = 5.0
     grace_s: float = 30.0
     open: bool = False
+    clock: ClockRule | None = None
+    """The match clock (a time bank per seat, :mod:`.clock`), if any."""
 
     def to_record(self) -> dict[str, Any]:
         """The rules as the SQLite index keeps them (see :meth:`from_record`)."""
-        return {
+        record: dict[str, Any] = {
             "deadline_ms": round(self.deadline_s * 1000),
             "grace_ms": round(self.grace_s * 1000),
             "open": self.open,
         }
+        if self.clock is not None:
+            record["clock"] = self.clock.to_record()
+        return record
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> TableRules:
-        return cls(record["deadline_ms"] / 1000, record["grace_ms"] / 1000, record.get("open", False))
+        clock = ClockRule.from_record(record["clock"]) if record.get("clock") else None
+        return cls(record["deadline_ms"] / 1000, record["grace_ms"] / 1000, record.get("open", False), clock)
 
     def to_wire(self) -> game_pb2.TableRules:
-        return game_pb2.TableRules(
+        wire = game_pb2.TableRules(
             decision_deadline_ms=round(self.deadline_s * 1000),
             reconnect_grace_ms=round(self.grace_s * 1000),
             open=self.open,
         )
+        if self.clock is not None:
+            wire.clock_initial_ms = self.clock.initial_ms
+            wire.clock_increment_ms = self.clock.increment_ms
+        return wire
 
 
 @dataclasses.dataclass
@@ -147,6 +163,8 @@ class SeatRecord:
     decisions: int = 0
     think_ms_total: int = 0
     think_ms_max: int = 0
+    times: DecisionTimes = dataclasses.field(default_factory=DecisionTimes)
+    """Think time and lag apart, for the standings' percentiles."""
 
     def add_fault(self, fault: Fault) -> None:
         self.faults[fault] = self.faults.get(fault, 0) + 1
@@ -160,6 +178,7 @@ class SeatRecord:
             "decisions": self.decisions,
             "think_ms_total": self.think_ms_total,
             "think_ms_max": self.think_ms_max,
+            "times": self.times.to_dict(),
         }
 
     def to_wire(self, seat: Seat) -> game_pb2.SeatRecord:
@@ -248,13 +267,18 @@ class Table:
         fold_events: bool = True,
         close_log: bool = True,
         untimed: frozenset[Seat] = frozenset(),
+        deals: MatchDeals | None = None,
     ) -> None:
         self.match_id = match_id
         self._untimed = untimed
         """Seats played by a person at a terminal: their deadline is :data:`PERSON_DEADLINE_S`."""
         self.table_id = table_id
-        self.state = GameState(config, seed)
+        self._deals = deals
+        """The match's deals when they come from a fixed deal set (else from the seed)."""
+        self.state = GameState(config, seed, deals=None if deals is None else deals.deals)
         self.rules = rules
+        self._clock = TableClock(rules.clock, [seat for seat in Seat if seat not in untimed])
+        """Each timed seat's time bank, when the match has a clock."""
         self.links = dict(links)
         self.records = {seat: SeatRecord(link.bot_name) for seat, link in self.links.items()}
         self._log = log_writer
@@ -322,6 +346,7 @@ class Table:
                 "rules": {
                     "deadline_ms": round(self.rules.deadline_s * 1000),
                     "grace_ms": round(self.rules.grace_s * 1000),
+                    **({"clock": self.rules.clock.to_record()} if self.rules.clock is not None else {}),
                     **(
                         {"untimed_seats": sorted(str(seat) for seat in self._untimed)}
                         if self._untimed
@@ -333,6 +358,7 @@ class Table:
                     for seat, link in self.links.items()
                 },
                 "seed_commitment": state.commitment,
+                **(self._deals.start_record() if self._deals is not None else {}),
             }
         )
 
@@ -375,11 +401,18 @@ class Table:
             if decided.think_ms is not None:
                 record.think_ms_total += decided.think_ms
                 record.think_ms_max = max(record.think_ms_max, decided.think_ms)
+                record.times.add(decided.think_ms, decided.bot_think_ms)
             if decided.bot_error is not None:
                 record.add_fault(Fault.BOT_ERROR)
+            clock_ms = self._clock.left_ms(seat)
             if decided.fault is None and not decided.comment and decided.bot_error is None:
                 self._log.write_action(
-                    state.hand_number, seat, str(decided.action), decided.think_ms, decided.bot_think_ms
+                    state.hand_number,
+                    seat,
+                    str(decided.action),
+                    decided.think_ms,
+                    decided.bot_think_ms,
+                    clock_ms,
                 )
             else:
                 entry: dict[str, Any] = {
@@ -397,6 +430,8 @@ class Table:
                     entry["comment"] = decided.comment
                 if decided.bot_error is not None:
                     entry["bot_error"] = decided.bot_error
+                if clock_ms is not None:
+                    entry["clock_ms"] = clock_ms
                 self._log.write(entry)
             if self._on_progress is not None:
                 self._on_progress(self)
@@ -415,6 +450,7 @@ class Table:
                 "result": result_record(result),
                 "seats": self.seat_records(),
                 "seed": self.state.seed,
+                **(self._deals.end_record() if self._deals is not None else {}),
             }
         )
         if self._close_log:
@@ -433,6 +469,7 @@ class Table:
             return _Decided(action, Fault.FORFEITED, None, None)
         request_id = next(_request_ids)
         deadline_s = PERSON_DEADLINE_S if seat in self._untimed else self.rules.deadline_s
+        deadline_s = self._clock.begin(seat, deadline_s)  # the bank, when it is less
         deadline = trio.current_time() + deadline_s
         link.open_request = link.last_request = request_id
         link.unsolicited = link.answers = 0
@@ -444,6 +481,8 @@ class Table:
         )
         request.legal_actions.extend([action_to_wire(a) for a in state.legal_actions])
         request.time_left_ms = round(deadline_s * 1000)
+        if (bank_ms := self._clock.left_ms(seat)) is not None:
+            request.clock_left_ms = bank_ms
         request.match_id = self.match_id
         request.seat = seat_to_wire(seat)
         request.last_sequence = link.sequence
@@ -499,6 +538,7 @@ class Table:
                         # it (rounding aside); informational, never trusted for the deadline.
                         own = item.bot_think_ms if item.HasField("bot_think_ms") else None
                         bot_think = None if own is None else min(own, think)
+                        self._clock.answered(seat, think)
                         return _Decided(refusal_or_action, None, think, comment, bot_error, bot_think)
                     record.refusals += 1
                     fault = Fault.ILLEGAL
@@ -507,6 +547,10 @@ class Table:
         finally:
             link.open_request = 0
             self._open.pop(seat, None)
+        if fault is Fault.FORFEITED:
+            self._clock.forfeited(seat)
+        elif self._clock.expired(seat) and fault is Fault.TIMEOUT:
+            fault = Fault.CLOCK  # the bank, not the decision's deadline, ran out
         action = fallback_action(state)
         state.apply(action, seat)
         record.add_fault(fault)
@@ -837,4 +881,7 @@ class Table:
             request, deadline = open_request
             resync.request.CopyFrom(request)  # a copy: the request itself was sent, so never changes
             resync.request.time_left_ms = max(0, round((deadline - trio.current_time()) * 1000))
+            if request.HasField("clock_left_ms"):  # less what the decision has taken so far
+                spent = request.time_left_ms - resync.request.time_left_ms
+                resync.request.clock_left_ms = max(0, request.clock_left_ms - spent)
         link.send(referee_pb2.RefereeMessage(resync=resync))

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
     Call,
     Card,
@@ -36,7 +37,7 @@ from oddtrick.rules import (
     commitment,
     sort_cards,
 )
-from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat
+from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat, read_log_text
 
 
 class ReplayError(ValueError):
@@ -52,6 +53,8 @@ class CallStep:
     think_ms: int | None = None
     fault: str | None = None
     comment: str | None = None
+    clock_ms: int | None = None
+    """The seat's time bank after the call, in a match with a clock."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -70,6 +73,8 @@ class PlayStep:
     think_ms: int | None = None
     fault: str | None = None
     comment: str | None = None
+    clock_ms: int | None = None
+    """The seat's time bank after the card, in a match with a clock."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -157,6 +162,8 @@ class MatchReplay:
     hands: tuple[HandReplay, ...]
     result: MatchResult | None
     finished: bool
+    deal_set: str | None = None
+    """Which fixed deal set the deals came from (name, size, digest), or None: from the seed."""
 
     @property
     def classic(self) -> bool:
@@ -172,9 +179,9 @@ class MatchReplay:
 def read_records(path: Path) -> list[dict[str, Any]]:
     """A log file's records; a torn last line (a crash mid-write) is left out."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+        text = read_log_text(path)
+    except (OSError, EOFError) as error:
+        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     return records_from_lines(text.splitlines(keepends=True), str(path))
 
 
@@ -217,7 +224,11 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
         players = {Seat.parse(seat): str(info.get("name", "?")) for seat, info in start["players"].items()}
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ReplayError(f"the match_start line is malformed: {error}") from None
-    builder = _Builder(GameState(config, seed))
+    try:
+        fixed = deals_from_log(start, end)
+    except DealSetError as error:
+        raise ReplayError(str(error)) from None
+    builder = _Builder(GameState(config, seed, deals=fixed))
     for record in records[1:-1]:
         if record.get("type") == "action":
             builder.action(record)
@@ -232,7 +243,16 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
         hands=tuple(hands),
         result=state.match_result,
         finished=state.phase is Phase.MATCH_OVER,
+        deal_set=deal_set_text(start),
     )
+
+
+def deal_set_text(start: Mapping[str, Any]) -> str | None:
+    """How a log's match_start names its fixed deal set, for people: ``name (N deals, sha256 …)``."""
+    given = start.get("deal_set")
+    if not isinstance(given, dict):
+        return None
+    return f"{given.get('name', '?')} ({given.get('size', '?')} deals, sha256 {given.get('sha256', '')})"
 
 
 def replay_log(path: Path) -> MatchReplay:
@@ -286,9 +306,10 @@ class _Builder:
         think = record.get("think_ms")
         fault = record.get("fault")
         comment = record.get("comment")
+        bank = record.get("clock_ms")
         if auction:
             assert isinstance(action, Call)
-            self._calls.append(CallStep(seat, action, think, fault, comment))
+            self._calls.append(CallStep(seat, action, think, fault, comment, bank))
             if state.phase is Phase.PLAY:
                 self._first = state.to_act
                 self._trumps = state.trumps
@@ -296,7 +317,9 @@ class _Builder:
         assert isinstance(action, Card)
         done = state.tricks
         winner = done[-1].winner if len(done) == trick else None
-        self._plays.append(PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment))
+        self._plays.append(
+            PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment, bank)
+        )
 
     def _close(self) -> None:
         state = self.state

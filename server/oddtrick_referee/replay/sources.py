@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from oddtrick_referee.play.matchlog import read_log_text
 from oddtrick_referee.replay.model import ReplayError, records_from_lines
 
 
@@ -36,6 +37,11 @@ def log_visibility(row: dict[str, Any]) -> str | None:
         )
     if status == "running":
         return f"match {row['match_id']} is still in progress; its log is shown once it ends"
+    if isinstance(details, dict) and details.get("log_deleted"):
+        return (
+            f"match {row['match_id']}'s log was deleted by the ladder's retention policy "
+            "(--keep-house-logs: only house bots played it); its result is still recorded"
+        )
     return None
 
 
@@ -61,8 +67,14 @@ def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]
     index = data_dir / "oddtrick.sqlite3"
     if not index.exists():
         raise ReplayError(f"no referee data in {data_dir} (no oddtrick.sqlite3): give the right --data-dir")
-    row = MatchStore(index).get(match_id)
+    store = MatchStore(index)
+    row = store.get(match_id)
     if row is None:
+        tables = [f"{match_id}-t{number}" for number in (1, 2) if store.get(f"{match_id}-t{number}")]
+        if tables:  # a ladder match: its id names the pair of tables
+            raise ReplayError(
+                f"{match_id} is a ladder match played at two tables: give one of them, {' or '.join(tables)}"
+            )
         raise ReplayError(f"no match {match_id!r} in {data_dir} (oddtrick web lists them)")
     problem = log_visibility(row)
     if problem:
@@ -71,9 +83,9 @@ def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]
     if path is None:
         raise ReplayError(f"match {match_id}'s log is not inside {data_dir / 'logs'}; refusing to read it")
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+        text = read_log_text(path)
+    except (OSError, EOFError) as error:
+        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     return records_from_lines(text.splitlines(keepends=True), str(path))
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick.rules import GameConfig
+from oddtrick_referee.play.matchlog import read_log_text
 from oddtrick_referee.replay.model import MatchReplay, ReplayError, records_from_lines, replay_records
 from oddtrick_referee.replay.sources import log_visibility, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore
@@ -156,8 +157,8 @@ class WebData:
         if path is None:
             raise NotVisible(f"match {match_id}'s log is not in this server's data folder")
         try:
-            return path.read_text(encoding="utf-8")
-        except OSError:
+            return read_log_text(path)
+        except (OSError, EOFError):
             raise NotVisible(f"match {match_id}'s log cannot be read") from None
 
     def replay(self, match_id: str) -> MatchReplay:
@@ -231,6 +232,7 @@ class WebData:
             store.faults(tournament_id, entry_of),
             store.forfeited_matches(tournament_id),
             chosen["duplicate"],
+            store.times(tournament_id, entry_of),
         )
         return {**chosen, "standings": standings.to_json()}
 

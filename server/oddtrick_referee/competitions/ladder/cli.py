@@ -17,7 +17,9 @@ from pathlib import Path
 
 import trio
 
+from oddtrick._argparse import positive_seconds
 from oddtrick._terminal import plural
+from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
@@ -28,6 +30,7 @@ from oddtrick_referee.competitions.ladder.service import (
     default_house_bots,
     run_ladder,
 )
+from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.database import Database, DatabaseError, open_database
 from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
@@ -81,11 +84,16 @@ def add_ladder_command(
         help="deals per ladder match, at each table (default 8)",
     )
     play.add_argument(
-        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+        "--deadline", type=positive_seconds, default=5.0, metavar="S", help="seconds per decision (default 5)"
     )
     play.add_argument(
-        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+        "--grace",
+        type=positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="reconnect grace period (default 30)",
     )
+    play.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
     play.add_argument(
         "--trusted-pairs",
         action="store_true",
@@ -113,6 +121,30 @@ def add_ladder_command(
         default=2,
         metavar="N",
         help="matches each house bot plays at once (default 2)",
+    )
+    play.add_argument(
+        "--deals-from",
+        type=Path,
+        default=None,
+        metavar="FILE.pbn",
+        help=DEALS_FROM_HELP + ". Matches take the next --match-deals deals each and go on where "
+        "the last run left off. Keep the file private: a bot that has it knows every hand",
+    )
+    logs = serve.add_argument_group("match logs")
+    logs.add_argument(
+        "--plain-logs",
+        action="store_true",
+        help="keep finished match logs as plain text (default: each is gzipped in place when its "
+        "match ends, about a tenth of the size; every oddtrick command and the web page read both)",
+    )
+    logs.add_argument(
+        "--keep-house-logs",
+        type=float,
+        default=None,
+        metavar="DAYS",
+        help="delete the logs of matches in which only house bots sat once they are DAYS old "
+        "(checked at start and hourly); their results, ratings and index rows stay in the "
+        "database. Default: keep every log",
     )
     rating = serve.add_argument_group("ratings")
     rating.add_argument(
@@ -287,7 +319,10 @@ def _register(args: argparse.Namespace) -> int:
         return _fail("register", error)
     print(f"registered {args.name} on {store.db.url}")
     print(f"token (shown once, keep it secret): {token}")
-    print(f"connect with: oddtrick bot MY_BOT.py --server HOST:PORT --name {args.name} --token TOKEN")
+    # As docs/ladder.md: with two sessions an entrant can play two matches at once.
+    print(
+        f"connect with: oddtrick bot MY_BOT.py --server HOST:PORT --name {args.name} --token TOKEN --seats 2"
+    )
     return 0
 
 
@@ -451,17 +486,20 @@ def _serve(args: argparse.Namespace) -> int:
         if args.house_bot:
             house = tuple(_house_bot(text) for text in args.house_bot)
         tls = server_credentials(args)
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
     except (ConfigError, ValueError, OSError) as error:
         return _fail("serve", error)
     if args.match_deals < 1:
         return _fail("serve", ValueError("--match-deals must be at least 1"))
+    if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
+        return _fail("serve", ValueError("--keep-house-logs must be a number of days, 0 or more"))
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.getLogger("oddtrick.ladder").setLevel(logging.INFO)
     settings = LadderSettings(
         config=config,
         deals=args.match_deals,
-        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace),
+        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
         data_dir=args.data_dir,
         database=args.database,
         host=args.host,
@@ -471,6 +509,9 @@ def _serve(args: argparse.Namespace) -> int:
         house_seats=args.house_seats,
         rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
         tls=tls,
+        compress_logs=not args.plain_logs,
+        deal_set=deal_set,
+        keep_house_logs_s=None if args.keep_house_logs is None else args.keep_house_logs * 86400,
     )
 
     def ready(ladder: object) -> None:
@@ -483,6 +524,8 @@ def _serve(args: argparse.Namespace) -> int:
             f"{len(house)} house bots; data in {args.data_dir}",
             flush=True,
         )
+        if settings.deal_set is not None:
+            print(f"  deals from {settings.deal_set.describe()}", flush=True)
         print(f"  register a bot:   oddtrick ladder register NAME --data-dir {args.data_dir}", flush=True)
         print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
 
