@@ -222,7 +222,9 @@ async def test_the_leaderboard_page_renders_a_plugged_in_ladder_and_says_when_th
     assert status == 200
     assert "There is no ladder on this server." in body
     rows = [
-        LeaderboardRow(1, "heuristic", 24.5, 1.25, 40, 1_700_000_000_000, house=True),
+        LeaderboardRow(
+            1, "heuristic", 24.5, 1.25, 40, 1_700_000_000_000, house=True, stronger_than_next=0.87
+        ),
         LeaderboardRow(2, "<script>alert(1)</script>", 20.0, 6.0, 3, None, provisional=True, faults=2),
         LeaderboardRow(3, "sleepy", 18.25, 3.5, 12, 1_600_000_000_000, inactive=True),
     ]
@@ -244,6 +246,7 @@ async def test_the_leaderboard_page_renders_a_plugged_in_ladder_and_says_when_th
     assert table.count("provisional</span>") == 1
     assert table.count("inactive</span>") == 1
     assert "house</span>" in table
+    assert table.count("87%") == 1  # the chance the first is stronger than the second
 
 
 def test_serve_and_tournament_serve_the_page_beside_the_referee(tmp_path):

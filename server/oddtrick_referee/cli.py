@@ -270,6 +270,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_data_dir(tournament)
     add_tls_options(tournament)
     tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
+    tournament.add_argument(
+        "--dd-skill",
+        action="store_true",
+        help="also measure each entry's double-dummy skill once the tables are played: the tricks its "
+        "cards lost per deal against the best card with all hands known, with a 95%% interval, "
+        "shown beside points per deal (needs the strong extra, pip install 'oddtrick[strong]'; "
+        "solving every hand costs CPU, about 40 hands a second)",
+    )
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
 
@@ -514,4 +522,8 @@ def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | N
         return "entry names must be different"
     if args.deals is None and not args.no_duplicate:
         return "give --deals N: how many deals each match plays (each twice under duplicate)"
+    if args.dd_skill:
+        from oddtrick_referee.competitions.dd_skill_logs import missing_extra
+
+        return missing_extra()
     return None

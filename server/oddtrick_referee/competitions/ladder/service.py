@@ -543,7 +543,7 @@ def forfeit_changes(
         own, other = lineup.team_a, lineup.team_b
         if name in other:
             own, other = other, own
-        lost = [-1] * max(1, len(deal_scores))
+        lost = [rater.lost_deal()] * max(1, len(deal_scores))
         new_own, _ = rater.rate_match([ratings[n] for n in own], [ratings[n] for n in other], lost)
         rating = new_own[list(own).index(name)]
         changes.append(RatingChange(name, rating.mu, rating.sigma, "forfeit", faults[name]))
