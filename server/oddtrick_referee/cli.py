@@ -150,6 +150,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="S",
         help="reconnect grace period (default 30)",
     )
+    arena.add_argument(
+        "--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP
+    )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
     arena.add_argument(
         "--open",
@@ -267,6 +270,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_data_dir(tournament)
     add_tls_options(tournament)
     tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
+    tournament.add_argument(
+        "--dd-skill",
+        action="store_true",
+        help="also measure each entry's double-dummy skill once the tables are played: the tricks its "
+        "cards lost per deal against the best card with all hands known, with a 95%% interval, "
+        "shown beside points per deal (needs the strong extra, pip install 'oddtrick[strong]'; "
+        "solving every hand costs CPU, about 40 hands a second)",
+    )
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
 
@@ -353,6 +364,7 @@ def _serve(args: argparse.Namespace) -> int:
         deadline_s=args.deadline if args.deadline is not None else 5.0,
         grace_s=args.grace if args.grace is not None else 30.0,
         open=bool(args.open),
+        clock=args.clock,
     )
     return serve(
         settings,
@@ -378,7 +390,7 @@ def failure_line(error: BaseException) -> str | None:
 
 
 def _tokens(args: argparse.Namespace) -> int:
-    from oddtrick_referee.transport.sessions import valid_bot_name
+    from oddtrick._names import valid_bot_name
     from oddtrick_referee.transport.tokens import TokensFileError, add_bot, convert
 
     try:
@@ -510,4 +522,8 @@ def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | N
         return "entry names must be different"
     if args.deals is None and not args.no_duplicate:
         return "give --deals N: how many deals each match plays (each twice under duplicate)"
+    if args.dd_skill:
+        from oddtrick_referee.competitions.dd_skill_logs import missing_extra
+
+        return missing_extra()
     return None

@@ -312,10 +312,12 @@ class Referee:
                 state = await table.run()
                 await self._on_disk(log_writer.close)
         except BaseException:
-            # Stopped (shutdown, a full disk, or a bug): say so in the index rather than
-            # leave it "running" (and if the index cannot be written either, the next
-            # start marks it aborted).
+            # Stopped (shutdown, a full disk, or a bug): keep what was played in the log, and
+            # say so in the index rather than leave it "running" (and if the index cannot be
+            # written either, the next start marks it aborted).
             with trio.CancelScope(shield=True):
+                with contextlib.suppress(OSError):
+                    await self._on_disk(log_writer.close)
                 try:
                     await self._on_disk(
                         self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}

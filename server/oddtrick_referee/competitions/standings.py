@@ -22,7 +22,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from oddtrick_referee.competitions.dd_skill import DdSkill
 
 from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
 
@@ -149,6 +152,9 @@ class Standings:
     """The fixed deal set the deals came from (``--deals-from``: name, size, SHA-256)."""
     time_control: str | None = None
     """The tournament's time control (``5 s a decision; clock 60+0.5 (…)``), shown under the title."""
+    dd_skill: Mapping[str, DdSkill] | None = None
+    """Each entry's double-dummy loss per deal (``oddtrick tournament --dd-skill``), or None
+    when it was not asked for."""
 
     def row(self, entry: str) -> StandingRow:
         """The row of ``entry`` (KeyError if it is not in the tournament)."""
@@ -185,6 +191,7 @@ class Standings:
                     "faults": dataclasses.asdict(row.faults),
                     "no_variance": row.no_variance,
                     "time": row.times.summary(row.faults.out_of_time),
+                    **_dd_skill_json(self, row),
                 }
                 for row in self.rows
             ],
@@ -203,6 +210,7 @@ class Standings:
             "notes": list(self.notes),
             "time_control": self.time_control,
             "method": METHOD,
+            **_dd_skill_method(self),
         }
 
     def variance_note(self) -> str | None:
@@ -234,7 +242,8 @@ class Standings:
         if self.deal_set is not None:
             lines.append(f"deals from {self.deal_set}")
         lines.append("")
-        header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", "faults"]
+        dd_header = _dd_skill_header(self)
+        header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", *dd_header, "faults"]
         body = [
             [
                 str(row.rank),
@@ -243,12 +252,15 @@ class Standings:
                 str(row.deals),
                 _signed(row.points_per_deal),
                 ci_text(row),
+                *_dd_skill_cells(self, row),
                 _fault_summary(row.faults),
             ]
             for row in self.rows
         ]
-        lines += _table(header, body, right={0, 2, 3, 4, 5})
+        lines += _table(header, body, right={0, 2, 3, 4, 5, *range(6, 6 + len(dd_header))})
         lines.append(FAULTS_LEGEND)
+        if dd_header:
+            lines.append(DD_LEGEND)
         if any(row.times.answer.total or row.faults.out_of_time for row in self.rows):
             lines += ["", *self.render_times()]
         lines += self.notes
@@ -552,6 +564,44 @@ def _mean_and_interval(halves: Sequence[int]) -> tuple[float | None, float | Non
     s = math.sqrt(spread / (n * (n - 1))) / 2
     half_width = t_quantile(0.975, n - 1) * s / math.sqrt(n)
     return mean, mean - half_width, mean + half_width
+
+
+DD_HEADER = ["DD lost/deal", "DD 95% CI"]
+DD_LEGEND = (
+    "DD lost/deal: tricks the entry's cards lost per deal against the best card with all hands "
+    "known (double-dummy; lower is better)"
+)
+
+
+def _dd_skill_header(standings: Standings) -> list[str]:
+    """The double-dummy columns' headings, none when the measure was not asked for."""
+    return DD_HEADER if standings.dd_skill is not None else []
+
+
+def _dd_skill_cells(standings: Standings, row: StandingRow) -> list[str]:
+    """One entry's double-dummy loss per deal and its 95% interval (``--dd-skill``)."""
+    if standings.dd_skill is None:
+        return []
+    skill = standings.dd_skill.get(row.entry)
+    if skill is None or skill.lost_per_deal is None:
+        return ["n/a", "n/a"]
+    if skill.ci_low is None or skill.ci_high is None:
+        return [f"{skill.lost_per_deal:.2f}", "n/a"]
+    return [f"{skill.lost_per_deal:.2f}", f"[{skill.ci_low:.2f}, {skill.ci_high:.2f}]"]
+
+
+def _dd_skill_json(standings: Standings, row: StandingRow) -> dict[str, Any]:
+    """``dd_skill`` for one entry's JSON, only when the measure was asked for."""
+    if standings.dd_skill is None:
+        return {}
+    skill = standings.dd_skill.get(row.entry)
+    return {"dd_skill": None if skill is None else skill.to_json()}
+
+
+def _dd_skill_method(standings: Standings) -> dict[str, Any]:
+    from oddtrick_referee.competitions.dd_skill import METHOD as DD_METHOD
+
+    return {} if standings.dd_skill is None else {"dd_skill_method": DD_METHOD}
 
 
 def ci_text(row: StandingRow) -> str:

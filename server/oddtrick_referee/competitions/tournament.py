@@ -39,6 +39,7 @@ import rich.progress
 import trio
 from rich.text import Text
 
+from oddtrick._names import entry_name_problem
 from oddtrick._terminal import console
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
@@ -174,6 +175,15 @@ class TournamentSettings:
     name: str | None = None
     deal_set: DealSet | None = None
     """``--deals-from``: the tables play these deals, in order, instead of deals from seeds."""
+
+    def __post_init__(self) -> None:
+        """Every entry's name is checked here, before anything is stored or started: a name
+        becomes its bots' log files' names and the names they connect under, so one the
+        referee would refuse must stop the tournament now, not after its settings are kept."""
+        for entry in self.entries:
+            problem = entry_name_problem(entry.name, self.duplicate)
+            if problem:
+                raise ValueError(problem)
 
     def describe(self) -> dict[str, Any]:
         """What identifies the tournament: re-running with the same settings resumes it."""
@@ -724,7 +734,8 @@ def local_processes(
             del env[key]
         env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_SEATS=str(seats))
         if entry.sdk:
-            command += ["--server", address, "--name", name, "--seats", str(seats)]
+            # "--name=…" in one word: a name may begin with "-", which would read as an option.
+            command += ["--server", address, f"--name={name}", "--seats", str(seats)]
         processes.append(
             BotProcess(
                 entry=entry.name,

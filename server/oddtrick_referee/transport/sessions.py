@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import logging
-import re
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -22,6 +21,7 @@ import trio
 
 from oddtrick import __version__
 from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
+from oddtrick._names import BOT_NAME_RULE, valid_bot_name
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee.transport.bridge import BotStream, Close
@@ -32,10 +32,8 @@ log = logging.getLogger("oddtrick.referee.sessions")
 
 PROTOCOL_NAME = "oddtrick.v1"
 PROTOCOL_MINOR = 0
-MAX_NAME_LENGTH = 64
 MAX_VERSION_BYTES = 64
 """Hello.bot_version is sent to every seat and logged with each match: bounded, in bytes."""
-_NAME = re.compile(rf"[A-Za-z0-9._~-]{{1,{MAX_NAME_LENGTH}}}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,10 +62,6 @@ class SessionLimits:
             max_comment_bytes=self.max_comment_bytes,
             max_seats=max_seats,
         )
-
-
-def valid_bot_name(name: str) -> bool:
-    return _NAME.fullmatch(name) is not None
 
 
 class Credentials:
@@ -353,10 +347,10 @@ class Lobby:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         hello = message.hello
         name = hello.bot_name
-        if not _NAME.fullmatch(name):
+        if not valid_bot_name(name):
             raise Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"bot_name must be 1-{MAX_NAME_LENGTH} ASCII letters, digits, '.', '_', '-' or '~'",
+                f"bot_name must be {BOT_NAME_RULE}",
             )
         if len(hello.bot_version.encode()) > MAX_VERSION_BYTES:
             raise Refused(

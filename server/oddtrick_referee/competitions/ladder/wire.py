@@ -37,6 +37,8 @@ def entry_to_wire(row: LeaderRow) -> arena_pb2.LadderEntry:
     )
     if row.last_played_ms is not None:
         entry.last_played_unix_ms = row.last_played_ms
+    if row.stronger_than_next is not None:
+        entry.stronger_than_next = row.stronger_than_next
     return entry
 
 
