@@ -38,7 +38,7 @@ async def web_on(data_dir: Path, **options: Any) -> AsyncIterator[str]:
         nursery.cancel_scope.cancel()
 
 
-def _plan(name: str, seed: str, deals: int) -> Any:
+def _plan(name: str, seed: str, deals: int, set_size: int) -> Any:
     from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry
     from oddtrick_referee.play.table import TableRules
 
@@ -46,7 +46,7 @@ def _plan(name: str, seed: str, deals: int) -> Any:
         entries=(parse_entry(f"rnd={RANDOM_BOT}"), parse_entry(f"Heu={HEURISTIC_BOT}")),
         config=GameConfig.contract(),
         deals=deals,
-        set_size=1,
+        set_size=set_size,
         tables=2,
         rules=TableRules(deadline_s=5.0, grace_s=2.0),
         seed=seed,
@@ -56,12 +56,12 @@ def _plan(name: str, seed: str, deals: int) -> Any:
 
 @pytest.fixture(scope="module")
 def cup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """A Contract Whist duplicate tournament of two deals (two sets of one), played to its end."""
+    """A Contract Whist duplicate tournament of four deals (two sets of two), played to its end."""
     from oddtrick_referee.competitions.tournament import run_tournament
 
     data_dir = tmp_path_factory.mktemp("deals-cup")
     standings = trio.run(
-        lambda: run_tournament(_plan("pairs cup", "web-deals", 2), data_dir, progress_stream=io.StringIO())
+        lambda: run_tournament(_plan("pairs cup", "web-deals", 4, 2), data_dir, progress_stream=io.StringIO())
     )
     return data_dir, standings.to_json()
 
@@ -91,7 +91,7 @@ def halted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     async def main() -> None:
         with trio.CancelScope() as scope:
             await run_tournament(
-                _plan("halted", "web-halted", 1), data_dir, progress_stream=_StopAtFirstTable(scope)
+                _plan("halted", "web-halted", 1, 1), data_dir, progress_stream=_StopAtFirstTable(scope)
             )
 
     trio.run(main)
@@ -123,18 +123,18 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
     data_dir, standings = cup
     store = TournamentStore(data_dir / "oddtrick.sqlite3")
     runs = store.table_runs("pairs cup")
-    results = {(d.set_number, d.table): d for d in store.deal_results("pairs cup")}
+    results = {(d.set_number, d.deal_number, d.table): d for d in store.deal_results("pairs cup")}
     async with web_on(data_dir) as url:
         status, body, _ = await in_thread(get, f"{url}/tournaments/{quote('pairs cup', safe='')}")
         assert status == 200
         deals = rows_of(body, "deals")
-        assert len(deals) == 2  # two sets of one deal, each played at two tables
         differences = []
-        for row, set_number in zip(deals, (1, 2), strict=True):
+        every = [(1, 1), (1, 2), (2, 1), (2, 2)]  # two sets of two deals, each played at two tables
+        for row, (set_number, deal_number) in zip(deals, every, strict=True):
             match, set_cell, deal_cell, table_1, table_2, difference, _ = row
-            assert (set_cell, deal_cell) == (str(set_number), "1")
+            assert (set_cell, deal_cell) == (str(set_number), str(deal_number))
             for cell, table in ((table_1, 0), (table_2, 1)):
-                played = results[(set_number, table)]
+                played = results[(set_number, deal_number, table)]
                 assert cell == f"{played.ns_entry} {played.ns_points}–{played.ew_points} {played.ew_entry}"
             first = match.split(" v ")[0]
             assert difference.startswith(first + " ")
@@ -145,13 +145,13 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
 
         table_0 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 0)
         table_1 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 1)
-        status, page, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}?hand=1")
+        status, page, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}?hand=2")
         assert status == 200
-        assert f'href="/matches/{table_1["match_id"]}?hand=1"' in page  # the twin play
-        assert f'href="/matches/{table_0["match_id"]}/deals/1"' in page
-        status, traveller, _ = await in_thread(get, f"{url}/matches/{table_1['match_id']}/deals/1")
+        assert f'href="/matches/{table_1["match_id"]}?hand=2"' in page  # the twin play
+        assert f'href="/matches/{table_0["match_id"]}/deals/2"' in page
+        status, traveller, _ = await in_thread(get, f"{url}/matches/{table_1['match_id']}/deals/2")
         assert status == 200
-        missing, _, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}/deals/2")
+        missing, _, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}/deals/3")
         unknown, unknown_body, _ = await in_thread(get, f"{url}/matches/no-such-match/deals/1")
     assert missing == unknown == 404
     assert "Not found" in unknown_body
@@ -161,16 +161,16 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
     for row, run in zip(shown, (table_0, table_1), strict=True):
         _, ns, ew, contract, tricks, score, play = row
         assert (ns, ew, play) == (run["ns_entry"], run["ew_entry"], run["match_id"])
-        hand = replay_log(next((data_dir / "logs").glob(f"**/{run['match_id']}.jsonl*"))).hands[0]
+        hand = replay_log(next((data_dir / "logs").glob(f"**/{run['match_id']}.jsonl*"))).hands[1]
         assert tricks == f"{hand.result.tricks[0]}–{hand.result.tricks[1]}"
-        played = results[(1, run["table_no"])]
+        played = results[(1, 2, run["table_no"])]
         assert score == f"{played.ns_points}–{played.ew_points}"
         if hand.contract is None:
             assert contract == "thrown in: all four passed"
         else:
             assert contract.startswith(f"contract {hand.contract.level}{hand.contract.denomination.symbol}")
     assert table_0["ns_entry"] == table_1["ew_entry"]  # partnerships swapped
-    assert f"<strong>{deals[0][5]}</strong>" in traveller
+    assert f"<strong>{deals[1][5]}</strong>" in traveller
 
 
 async def test_a_running_sets_twin_and_deals_are_not_shown(halted):
@@ -291,7 +291,7 @@ async def test_a_whole_tournament_downloads_as_one_zip_of_its_logs_and_pbn(cup):
         assert z.read(f"pairs_cup/logs/{match_ids[0]}.jsonl").decode() == log_text
         text = z.read("pairs_cup/pairs_cup.pbn").decode()
     boards = pbn.loads(text)
-    assert len(boards) == len(match_ids)  # one deal a table
+    assert len(boards) == 2 * len(match_ids)  # two deals a table
     assert {board.info["MatchId"] for board in boards} == set(match_ids)
     auctions = re.findall(r'\[Dealer "([NESW])"\].*?\[Auction "([NESW])"\]', text, re.S)
     assert len(auctions) == len(boards)
@@ -307,3 +307,86 @@ async def test_a_whole_tournament_downloads_as_one_zip_of_its_logs_and_pbn(cup):
         at, last = bids[-1]
         assert Player.find(first).next(at) == board.contract.declarer
         assert (last.level, last.denom) == (board.contract.level, board.contract.denom)
+
+
+async def test_in_a_browser_the_links_to_both_tables_follow_the_hand_shown(cup):
+    """The one part that needs the script: the replay steps from hand to hand without a new
+    page, and the links to this deal at both tables and at the other table go with it."""
+    from tests.web_support import browser_page
+
+    data_dir, _ = cup
+    runs = TournamentStore(data_dir / "oddtrick.sqlite3").table_runs("pairs cup")
+    table_0 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 0)["match_id"]
+    table_1 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 1)["match_id"]
+
+    def drive(url: str) -> tuple[list[str | None], list[str | None], list[str]]:
+        with browser_page() as page:
+            page.goto(f"{url}/matches/{table_0}?hand=1&card=0")
+            before = [page.get_attribute(f"#{i}", "href") for i in ("traveller-link", "twin-link")]
+            page.select_option("#hand-picker", "2")
+            after = [page.get_attribute(f"#{i}", "href") for i in ("traveller-link", "twin-link")]
+            page.click("#traveller-link")
+            page.wait_for_selector("#traveller")
+            plays = page.eval_on_selector_all("#traveller tbody tr", "rows => rows.map(r => r.dataset.table)")
+            return before, after, plays
+
+    async with web_on(data_dir) as url:
+        before, after, plays = await in_thread(drive, url)
+    assert before == [f"/matches/{table_0}/deals/1", f"/matches/{table_1}?hand=1"]
+    assert [href.rsplit("/", 1)[-1] if href else href for href in after] == ["2", f"{table_1}?hand=2"]
+    assert plays == ["0", "1"]
+
+
+async def test_a_ladder_entrants_page_charts_the_rating_the_leaderboard_ranks_by(tmp_path):
+    """The ladder's own store and leaderboard, as ``oddtrick web`` plugs them in: two rated
+    matches, and the chart ends at the bot's stored rating, as the leaderboard ranks by it."""
+    from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
+    from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
+    from oddtrick_referee.storage.database import open_database
+    from oddtrick_referee.storage.ladder_store import LadderStore, RatingChange
+
+    settings = RatingSettings()
+    database = open_database(None, tmp_path, "ladder.sqlite3")
+    store = LadderStore(database, settings.mu, settings.sigma)
+    teams = [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4"]]
+    lineup = {
+        "tables": [
+            {"N": "a1", "S": "a2", "E": "b1", "W": "b2"},
+            {"N": "b3", "S": "b4", "E": "a3", "W": "a4"},
+        ],
+        "teams": teams,
+    }
+    for name in teams[0] + teams[1]:
+        store.register(name, now_ms=1)
+    for number, (mu, sigma) in enumerate(((27.0, 7.0), (29.5, 6.0)), start=1):
+        match_id = f"ladder-{number}"
+        store.plan_match(match_id, f"c{number}", lineup, {"game": "contract"}, now_ms=10 * number)
+        assert store.claim_match(match_id, "referee-1")
+
+        def rate(current: dict[str, Any], mu: float = mu, sigma: float = sigma) -> list[RatingChange]:
+            return [RatingChange(n, mu, sigma, "win") for n in teams[0]] + [
+                RatingChange(n, 50.0 - mu, sigma, "loss") for n in teams[1]
+            ]
+
+        store.finish_match(match_id, "finished", "seed", 12, "a", [(1, 12)], rate, {}, now_ms=10 * number + 5)
+    source = LadderLeaderboard(store, Rater(settings), "Ladder")
+    try:
+        async with web_on(tmp_path, leaderboard=source) as url:
+            status, page, _ = await in_thread(get, f"{url}/bots/a1")
+            _, board, _ = await in_thread(get, f"{url}/leaderboard")
+        entrant = store.entrant("a1")
+    finally:
+        database.close()
+    assert status == 200
+    assert '<a href="/bots/a1">a1</a>' in board
+    chart = page.split('id="rating-chart"', 1)[1].split("</svg>", 1)[0]
+    assert chart.count("<circle") == 2
+    rating = Rater(settings).conservative
+    from oddtrick_referee.competitions.ladder.ratings import Rating
+
+    first, last = rating(Rating(27.0, 7.0)), rating(Rating(29.5, 6.0))
+    assert entrant is not None
+    stored = rating(Rating(entrant.mu, entrant.sigma))
+    assert f"rating between {min(first, last):.1f} and {max(first, last):.1f}, {last:.1f} after" in page
+    assert stored == last
+    assert "No match of it may be seen yet." in page  # the ladder's matches are not in this folder
