@@ -182,7 +182,9 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
             continue
         tables.append(
             dataclasses.replace(
-                table, contract=trumps_line(replay, played), tricks=(played.result.tricks[0], played.result.tricks[1])
+                table,
+                contract=trumps_line(replay, played),
+                tricks=(played.result.tricks[0], played.result.tricks[1]),
             )
         )
     return Traveller(tournament_id, dataclasses.replace(line, tables=tuple(tables)), match_id, twin)
