@@ -153,7 +153,12 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
         assert status == 200
         missing, _, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}/deals/3")
         unknown, unknown_body, _ = await in_thread(get, f"{url}/matches/no-such-match/deals/1")
+        bad = [
+            (await in_thread(get, f"{url}/matches/{table_0['match_id']}/deals/{n}"))[0]
+            for n in ("x", "0", "-1")
+        ]
     assert missing == unknown == 404
+    assert bad == [404, 404, 404]
     assert "Not found" in unknown_body
     assert "/static/style.css" in unknown_body
     shown = rows_of(traveller, "traveller")

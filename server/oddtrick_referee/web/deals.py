@@ -66,11 +66,9 @@ class TournamentDeals:
 
 
 def _visible(data: WebData, match_ids: list[str]) -> bool:
-    for match_id in match_ids:
-        row = data.store.get(match_id)
-        if row is None or log_visibility(row):
-            return False
-    return True
+    """Whether a spectator may see every one of these matches."""
+    rows = data.store.get_many(match_ids)
+    return all(match_id in rows and not log_visibility(rows[match_id]) for match_id in match_ids)
 
 
 def tournament_deals(data: WebData, tournament_id: str) -> TournamentDeals | None:
@@ -86,7 +84,12 @@ def tournament_deals(data: WebData, tournament_id: str) -> TournamentDeals | Non
     sets: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for run in runs:
         sets.setdefault((run["match_key"], run["set_number"]), []).append(run)
-    shown = {key for key, plays in sets.items() if _visible(data, [p["match_id"] for p in plays])}
+    rows = data.store.get_many([run["match_id"] for run in runs])
+    shown = {
+        key
+        for key, plays in sets.items()
+        if all(p["match_id"] in rows and not log_visibility(rows[p["match_id"]]) for p in plays)
+    }
     match_of = {(run["match_key"], run["set_number"], run["table_no"]): run["match_id"] for run in runs}
     by_deal: dict[tuple[str, int, int], list[DealResult]] = {}
     for result in store.deal_results(tournament_id):
