@@ -378,6 +378,22 @@ async def test_a_tournaments_standings_page_shows_its_standings(cup):
     assert statuses == ["finished"] * 4
 
 
+async def test_a_classic_deals_traveller_gives_each_tables_trumps_in_suit_symbols(cup):
+    data_dir, _ = cup
+    async with web_on(data_dir) as url:
+        _, body, _ = await in_thread(get, f"{url}/tournaments/web-cup")
+        links = re.findall(r'<a href="(/matches/[^"/]+/deals/\d+)">both tables</a>', body)
+        assert len(links) == 2  # two deals, each played at two tables
+        status, traveller, _ = await in_thread(get, url + links[0])
+    assert status == 200
+    table = traveller.split('id="traveller"', 1)[1].split("</table>", 1)[0]
+    contracts = re.findall(r'<td data-label="Contract or trumps"[^>]*>([^<]*)</td>', table)
+    assert len(contracts) == 2
+    for text in contracts:
+        assert re.match(r"(trumps [♠♥♦♣] |no trumps)", text), text
+    assert contracts[0] == contracts[1]  # the same cards, so the same trumps, at both tables
+
+
 def player_cells(body: str) -> list[tuple[str, str]]:
     """Each listed match's NS and EW cells, as text."""
     rows = re.findall(r"<tr class=\"status-[^\"]*\" data-match=[^>]*>(.*?)</tr>", body, re.S)
