@@ -190,6 +190,9 @@ async def test_a_running_sets_twin_and_deals_are_not_shown(halted):
         status, deal_page, _ = await in_thread(get, f"{url}/matches/{done}/deals/1")
         _, standings, _ = await in_thread(get, f"{url}/tournaments/halted")
         status_zip, archive, _ = await in_thread(get_bytes, f"{url}/download/tournament/halted")
+        bot_status, bot_page, _ = await in_thread(get, f"{url}/bots/Heu")
+    assert bot_status == 200  # an entry of the tournament
+    assert done not in bot_page  # its sealed play is not listed, nor counted
     assert status == 200
     assert "still being played" in deal_page
     for twin in others:
