@@ -135,6 +135,28 @@ async def test_a_sealed_match_shows_nothing_of_its_deals_anywhere(played):
             assert '"action"' not in body
 
 
+async def test_a_bots_page_counts_its_matches_against_each_opponent_and_never_a_sealed_one(played):
+    """alice holds North-South and bob East-West in every match: alice's record against bob is
+    each seen match's result as its log ends, and the sealed play counts for nothing."""
+    seen = [logged for name, logged in played.items() if name != "sealed"]
+    winners = [list(read_log(logged.log_path))[-1]["result"]["winner"] for logged in seen]
+    answered = sum(
+        1
+        for logged in seen
+        for record in read_log(logged.log_path)
+        if record.get("seat") in ("N", "S") and record.get("think_ms") is not None
+    )
+    async with web_on(data_dir_of(played)) as url:
+        status, page, _ = await in_thread(get, f"{url}/bots/alice")
+    assert status == 200
+    record = page.split('id="other-record"', 1)[1].split("</table>", 1)[0]
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", record)]
+    assert cells == ["bob", str(winners.count("NS")), str(winners.count(None)), str(winners.count("EW"))]
+    assert f"Over its {len(seen)} finished match(es)" in page
+    assert f"{answered} decisions answered" in page
+    assert "m-sealed" not in page
+
+
 CRAFTED = [
     "/matches/..%2Foddtrick.sqlite3",
     "/matches/..%2F..%2F..%2Fetc%2Fpasswd/log.jsonl",
