@@ -148,6 +148,7 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
         status, page, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}?hand=2")
         assert status == 200
         assert f'href="/matches/{table_1["match_id"]}?hand=2"' in page  # the twin play
+        assert '<span class="bot"><a href="/bots/rnd">rnd</a></span>' in page  # each seat's bot page
         assert f'href="/matches/{table_0["match_id"]}/deals/2"' in page
         status, traveller, _ = await in_thread(get, f"{url}/matches/{table_1['match_id']}/deals/2")
         assert status == 200
