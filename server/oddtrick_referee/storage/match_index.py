@@ -242,6 +242,19 @@ class MatchStore(Store):
                 (at_ms, match_id),
             )
 
+    def get_many(self, match_ids: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The rows of these matches (the ones the index has), by match id: one read for a
+        whole tournament's tables where :meth:`get` would open a connection for each."""
+        wanted = sorted(set(match_ids))
+        found: dict[str, dict[str, Any]] = {}
+        with self._connect() as db:
+            for start in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
+                chunk = wanted[start : start + 500]
+                query = f"SELECT * FROM matches WHERE match_id IN ({', '.join('?' * len(chunk))})"
+                for row in db.execute(query, chunk).fetchall():
+                    found[row["match_id"]] = {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+        return found
+
     def get(self, match_id: str) -> dict[str, Any] | None:
         with self._connect() as db:
             row = db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,3 +51,22 @@ class LeaderboardSource(Protocol):
     """
 
     def leaderboard(self) -> Leaderboard: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating just after one rated match, as the leaderboard ranks by it."""
+
+    at_ms: int
+    match_id: str
+    rating: float
+
+
+@runtime_checkable
+class RatingHistory(Protocol):
+    """A leaderboard that also knows each bot's rating over time (the bot page's chart).
+
+    Called from a worker thread, once per bot page view.
+    """
+
+    def rating_history(self, name: str) -> Sequence[RatingPoint]: ...
