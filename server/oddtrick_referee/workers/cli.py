@@ -162,8 +162,6 @@ def _status_line(job: Job) -> str:
 
 def print_results(url: str, as_json: bool, cards: bool) -> int:
     """``oddtrick analyze --results``: every analysis job, its status, and the analyses done."""
-    from oddtrick.analysis import render
-
     queue: WorkQueue = open_queue(url)
     try:
         jobs = queue.jobs(ANALYSIS)
@@ -190,6 +188,11 @@ def print_results(url: str, as_json: bool, cards: bool) -> int:
         )
         print()
         return 0
+    try:
+        from oddtrick.analysis import render
+    except ImportError as error:  # the analyses are stored: --json shows them without the extra
+        print(f"oddtrick analyze: {error}; --json prints the results without it", file=sys.stderr)
+        return 2
     if not jobs:
         print("no analysis submitted to this queue yet")
     for job in jobs:

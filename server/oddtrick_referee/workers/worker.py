@@ -38,28 +38,22 @@ class WorkerSettings:
 
 
 class _Beater(threading.Thread):
-    """Renews one lease until told to stop; notes when the lease was lost."""
+    """Renews one lease until told to stop, on a connection of its own (``beats``), so a
+    beat never waits behind the worker's other statements."""
 
-    def __init__(self, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
+    def __init__(self, beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
         super().__init__(name=f"beat-{lease.id}", daemon=True)
-        self._settings, self._lease, self._out = settings, lease, out
+        self._beats, self._settings, self._lease, self._out = beats, settings, lease, out
         self._stop = threading.Event()
-        self.lost = False
 
     def run(self) -> None:
-        queue: WorkQueue | None = None
         try:
-            queue = open_queue(self._settings.url)
             while not self._stop.wait(self._settings.beat_seconds):
-                if not queue.beat(self._lease.id, self._lease.token, self._settings.lease_seconds):
-                    self.lost = True
+                if not self._beats.beat(self._lease.id, self._lease.token, self._settings.lease_seconds):
                     _say(self._out, f"job {self._lease.id}: lease lost (it expired and was taken back)")
                     return
         except Exception as error:  # a beat that cannot reach the database: the lease may expire
             _say(self._out, f"job {self._lease.id}: cannot renew the lease: {error}")
-        finally:
-            if queue is not None:
-                queue.close()
 
     def stop(self) -> None:
         self._stop.set()
@@ -76,6 +70,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
     """Work until stopped; return the exit status (0 after --once, 130 when stopped)."""
     queue = open_queue(settings.url)
+    beats = open_queue(settings.url)
     previous = signal.signal(signal.SIGTERM, _terminate)
     held: Lease | None = None
     try:
@@ -103,7 +98,7 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
                     IDLE_LOOK_SECONDS if left is None else min(IDLE_LOOK_SECONDS, left + 0.05)
                 )
                 continue
-            _do(queue, settings, held, out)
+            _do(queue, beats, settings, held, out)
             held = None
             if settings.once:
                 return 0
@@ -115,6 +110,7 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+        beats.close()
         queue.close()
 
 
@@ -127,18 +123,18 @@ def _hand_back(settings: WorkerSettings, held: Lease) -> str:
     try:
         if queue.hand_back(held.id, held.token):
             return f"job {held.id} handed back to waiting"
-        return f"job {held.id} was no longer this worker's (its lease had expired)"
+        return f"job {held.id} was no longer held by this worker (recorded, or its lease had expired)"
     finally:
         queue.close()
 
 
-def _do(queue: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
+def _do(queue: WorkQueue, beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
     _say(
         out,
         f"leased job {lease.id} ({describe(lease.kind, lease.payload)}, attempt {lease.attempts}, "
         f"token {lease.token})",
     )
-    beater = _Beater(settings, lease, out)
+    beater = _Beater(beats, settings, lease, out)
     beater.start()
     started = time.perf_counter()
     result: Any = None
