@@ -373,3 +373,68 @@ def test_analyze_submit_then_results_gives_what_analyze_gives(
     text = oddtrick("analyze", "--results", "--database", url)
     assert re.search(r"job \d+: .* done by once", text.stdout)
     assert "tricks lost" in text.stdout.lower()
+
+
+def test_a_job_whose_leases_keep_expiring_is_marked_failed(work: WorkQueue) -> None:
+    from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS
+
+    (job_id,) = work.submit("analysis", [{"n": 1}])
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        lease = work.lease(f"w{attempt}", ["analysis"], (0, 1, 0), lease_seconds=0.05)
+        assert lease is not None
+        assert lease.attempts == attempt
+        until("the lease expires", lambda: work.seconds_to_next_expiry() == 0.0)
+    assert work.lease("last", ["analysis"], (0, 1, 0)) is None
+    failed = job(work, job_id)
+    assert failed.status == "failed"
+    assert f"expired {MAX_ATTEMPTS} times" in (failed.error or "")
+
+
+def test_beats_keep_a_long_job_with_its_worker(
+    work: WorkQueue, url: str, long_log: Path, workers: list[Worker]
+) -> None:
+    (job_id,) = work.submit("analysis", [payload(long_log, par=True)])
+    busy = Worker(url, "busy", "--lease", "0.5", "--beat", "0.1")
+    workers.append(busy)
+    busy.wait_for(rf"leased job {job_id} ")
+    workers.append(Worker(url, "idle", "--lease", "0.5", "--beat", "0.1"))
+    workers[1].wait_for(r"waiting for analysis work")
+    took = float(busy.wait_for(rf"job {job_id} done in (\d+\.\d+) s").group(1))
+    assert took > 0.5, "the job must outlast one lease for the beats to be what kept it"
+    done = job(work, job_id)
+    assert (done.status, done.done_by, done.attempts) == ("done", "busy", 1)
+    assert not any("leased job" in line for line in workers[1].lines)
+    assert [worker.stop() for worker in workers] == [130, 130]
+
+
+def test_a_job_that_cannot_be_done_fails_once_with_its_reason(work: WorkQueue, url: str) -> None:
+    (job_id,) = work.submit("analysis", [{"log_name": "bogus.jsonl", "log_text": '{"type": "hand_start"}\n'}])
+    once = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "worker", "--database", url, "--once"],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+    )
+    assert once.returncode == 0, once.stdout + once.stderr
+    assert re.search(rf"job {job_id} failed after .* bogus\.jsonl: .*not a match log", once.stdout)
+    failed = job(work, job_id)
+    assert (failed.status, failed.attempts) == ("failed", 1)
+    assert "not a match log" in (failed.error or "")
+
+
+def test_a_worker_refuses_bad_options_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oddtrick._cli import main
+
+    assert main(["worker", "--database", f"sqlite:///{tmp_path / 'q.sqlite'}"]) == 1
+    assert "the work queue needs PostgreSQL" in capsys.readouterr().err
+    assert (
+        main(["worker", "--database", "postgresql://nobody@127.0.0.1:1/none", "--lease", "5", "--beat", "5"])
+        == 2
+    )
+    assert "--beat (5 s) must be shorter than --lease (5 s)" in capsys.readouterr().err
+    assert not (tmp_path / "q.sqlite").exists()
+    with pytest.raises(SystemExit):
+        main(["worker", "--database", "postgresql://x/y", "--kinds", "tournaments"])
+    assert "the kinds of work are analysis" in capsys.readouterr().err
