@@ -4,17 +4,19 @@ Idle, the worker sleeps on LISTEN until work is added, or until the first
 lease held by anyone expires (so that some worker scavenges it back to
 waiting without polling). While a job runs, a thread renews the lease every
 ``beat_seconds``. Ctrl-C or SIGTERM hands the job held back to waiting and
-stops with one line.
+stops with one line; a stop that comes while a lease or a result is being
+committed waits for the commit, so no job is left leased to a worker gone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import Any, TextIO
 
@@ -63,15 +65,43 @@ def _say(out: TextIO, line: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {line}", file=out, flush=True)
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+class _Stopping:
+    """SIGINT and SIGTERM as KeyboardInterrupt, held back inside :meth:`deferred`.
+
+    A lease or a result the database has committed must be known to the loop
+    before a stop may land, or a Ctrl-C at the wrong moment would strand a job
+    leased to nobody until its lease expires. A second signal in the meantime
+    stops at once (a commit may hang on a database that went out of reach).
+    """
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._pending = False
+
+    def handler(self, signum: int, frame: FrameType | None) -> None:
+        if self._depth and not self._pending:
+            self._pending = True  # a second one stops at once: the database may be out of reach
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+        if not self._depth and self._pending:
+            self._pending = False
+            raise KeyboardInterrupt
 
 
 def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
     """Work until stopped; return the exit status (0 after --once, 130 when stopped)."""
     queue = open_queue(settings.url)
     beats = open_queue(settings.url)
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    stopping = _Stopping()
+    previous = {number: signal.signal(number, stopping.handler) for number in (signal.SIGINT, signal.SIGTERM)}
     held: Lease | None = None
     try:
         queue.listen()
@@ -83,7 +113,8 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         )
         told_update = False
         while True:
-            held = queue.lease(settings.name, settings.kinds, settings.version, settings.lease_seconds)
+            with stopping.deferred():
+                held = queue.lease(settings.name, settings.kinds, settings.version, settings.lease_seconds)
             if held is None:
                 needed = queue.newer_version_waiting(settings.kinds, settings.version)
                 if needed is not None and not told_update:
@@ -98,8 +129,11 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
                     IDLE_LOOK_SECONDS if left is None else min(IDLE_LOOK_SECONDS, left + 0.05)
                 )
                 continue
-            _do(queue, beats, settings, held, out)
-            held = None
+            result, error, seconds = _work(beats, settings, held, out)
+            with stopping.deferred():
+                accepted = _record(queue, settings.name, held, result, error)
+                done, held = held, None
+            _report(out, done, accepted, error, seconds)
             if settings.once:
                 return 0
     except KeyboardInterrupt:
@@ -109,7 +143,8 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         print(f"worker {settings.name}: stopped; {what}", file=out, flush=True)
         return 130
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         beats.close()
         queue.close()
 
@@ -128,7 +163,10 @@ def _hand_back(settings: WorkerSettings, held: Lease) -> str:
         queue.close()
 
 
-def _do(queue: WorkQueue, beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
+def _work(
+    beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO
+) -> tuple[Any, str | None, float]:
+    """Do the job while beating; return its result, or the error that stopped it, and its seconds."""
     _say(
         out,
         f"leased job {lease.id} ({describe(lease.kind, lease.payload)}, attempt {lease.attempts}, "
@@ -147,12 +185,20 @@ def _do(queue: WorkQueue, beats: WorkQueue, settings: WorkerSettings, lease: Lea
         error = f"{type(crash).__name__}: {crash}"
     finally:
         beater.stop()
-    seconds = time.perf_counter() - started
+    return result, error, time.perf_counter() - started
+
+
+def _record(queue: WorkQueue, worker: str, lease: Lease, result: Any, error: str | None) -> bool:
+    """Store the result (or the failure); False when the token no longer holds the job."""
     if error is not None:
-        accepted = queue.fail(lease.id, lease.token, error, settings.name)
+        return queue.fail(lease.id, lease.token, error, worker)
+    return queue.finish(lease.id, lease.token, result, worker)
+
+
+def _report(out: TextIO, lease: Lease, accepted: bool, error: str | None, seconds: float) -> None:
+    if error is not None:
         outcome = f"failed after {seconds:.2f} s: {error}"
     else:
-        accepted = queue.finish(lease.id, lease.token, result, settings.name)
         outcome = f"done in {seconds:.2f} s, result recorded"
     if accepted:
         _say(out, f"job {lease.id} {outcome}")
