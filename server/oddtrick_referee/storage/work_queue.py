@@ -286,10 +286,13 @@ class WorkQueue:
             return False
         return any(True for _ in self._listener.notifies(timeout=0))
 
-    def jobs(self, kind: str | None = None, ids: Sequence[int] | None = None) -> list[Job]:
-        """The queue's jobs, oldest first, of one kind or with the given ids."""
+    def jobs(
+        self, kind: str | None = None, ids: Sequence[int] | None = None, leave_out: Sequence[str] = ()
+    ) -> list[Job]:
+        """The queue's jobs, oldest first, of one kind or with the given ids; ``leave_out``
+        names payload keys not to fetch (a match log's text, when only its name is shown)."""
         where: list[str] = ["TRUE"]
-        params: list[Any] = []
+        params: list[Any] = [list(leave_out)]
         if kind is not None:
             where.append("kind = ?")
             params.append(kind)
@@ -298,7 +301,8 @@ class WorkQueue:
             params.append(list(ids))
         with self.database.transaction() as cursor:
             rows = cursor.rows(
-                "SELECT id, kind, payload, status, attempts, result, error, done_by, created, finished "
+                "SELECT id, kind, payload - ?::text[] AS payload, status, attempts, result, error, "
+                "done_by, created, finished "
                 f"FROM work WHERE {' AND '.join(where)} ORDER BY id",
                 params,
             )

@@ -164,7 +164,7 @@ def print_results(url: str, as_json: bool, cards: bool) -> int:
     """``oddtrick analyze --results``: every analysis job, its status, and the analyses done."""
     queue: WorkQueue = open_queue(url)
     try:
-        jobs = queue.jobs(ANALYSIS)
+        jobs = queue.jobs(ANALYSIS, leave_out=["log_text"])
     finally:
         queue.close()
     if as_json:
