@@ -15,7 +15,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
-    "command", [[], ["bot"], ["watch"], ["serve"], ["demo"], ["check"], ["tournament"], ["play"]]
+    "command",
+    [
+        [],
+        ["bot"],
+        ["watch"],
+        ["serve"],
+        ["demo"],
+        ["check"],
+        ["tournament"],
+        ["play"],
+        ["worker"],
+        ["analyze"],
+    ],
 )
 def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
@@ -28,7 +40,17 @@ def test_the_top_level_help_lists_every_command_and_the_rules_file() -> None:
     shown = subprocess.run(
         [sys.executable, "-m", "oddtrick", "--help"], capture_output=True, text=True, check=True, timeout=60
     ).stdout
-    for command in ("bot", "watch", "serve", "tournament", "ladder", "play", "check", "conformance"):
+    for command in (
+        "bot",
+        "watch",
+        "serve",
+        "tournament",
+        "ladder",
+        "play",
+        "check",
+        "conformance",
+        "worker",
+    ):
         assert f"    {command}" in shown, command
     assert "docs/rules.md" in shown
     assert "RULES.md" not in shown.replace("docs/rules.md", "")

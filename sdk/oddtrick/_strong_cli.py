@@ -29,10 +29,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "each deal's par, and the tricks lost per seat and per bot. Needs the strong extra "
             "(pip install 'oddtrick[strong]')."
         ),
-        epilog="example: oddtrick analyze oddtrick-data/logs/*.jsonl --json > analysis.json",
+        epilog="example: oddtrick analyze oddtrick-data/logs/*.jsonl --json > analysis.json; "
+        "on workers: oddtrick analyze --submit --database postgresql://… LOG.jsonl, then "
+        "oddtrick analyze --results --database postgresql://… (docs/workers.md)",
     )
     analyze.add_argument(
-        "logs", nargs="+", type=Path, metavar="LOG.jsonl", help="match logs of finished matches"
+        "logs", nargs="*", type=Path, metavar="LOG.jsonl", help="match logs of finished matches"
     )
     analyze.add_argument("--json", action="store_true", help="print the analysis as JSON (for tools)")
     analyze.add_argument(
@@ -42,6 +44,27 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--no-par",
         action="store_true",
         help="skip Contract Whist's par (twenty solves per deal, the slow part)",
+    )
+    queue = analyze.add_argument_group(
+        "on workers (a PostgreSQL work queue that `oddtrick worker` processes lease from)"
+    )
+    queue.add_argument(
+        "--submit",
+        action="store_true",
+        help="queue one analysis job per log instead of analysing here; each log's text goes "
+        "into the database, so workers need no shared folder",
+    )
+    queue.add_argument(
+        "--results",
+        action="store_true",
+        help="print the analyses the workers recorded (all jobs, oldest first) and what still waits",
+    )
+    queue.add_argument("--database", default=None, metavar="postgresql://…", help="the work queue's database")
+    queue.add_argument(
+        "--require-version",
+        default=None,
+        metavar="VERSION",
+        help="with --submit: only workers of this oddtrick version or newer take the jobs",
     )
     analyze.set_defaults(handler=_analyze)
 
@@ -172,6 +195,11 @@ def _clock(text: str) -> object:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    if args.submit or args.results or args.database is not None:
+        return _analyze_on_workers(args)
+    if not args.logs:
+        print("oddtrick analyze: give the match logs to analyse (LOG.jsonl ...)", file=sys.stderr)
+        return 2
     try:
         from oddtrick.analysis import AnalysisError, analyze_logs, render
     except ImportError as error:
@@ -197,6 +225,39 @@ def _analyze(args: argparse.Namespace) -> int:
     else:
         print(render(result, cards=args.cards))
     return 0
+
+
+def _analyze_on_workers(args: argparse.Namespace) -> int:
+    """``--submit`` and ``--results``: the work queue of docs/workers.md (needs the referee package)."""
+    if args.submit == args.results or args.database is None:
+        print(
+            "oddtrick analyze: on workers, give --database with either --submit LOG.jsonl ... or --results",
+            file=sys.stderr,
+        )
+        return 2
+    if args.results and args.logs:
+        print("oddtrick analyze: --results takes no logs (it shows every analysis job)", file=sys.stderr)
+        return 2
+    if args.submit and not args.logs:
+        print("oddtrick analyze: --submit needs the match logs to analyse", file=sys.stderr)
+        return 2
+    missing = [str(path) for path in args.logs if not path.is_file()]
+    if missing:
+        print(f"oddtrick analyze: no such log: {', '.join(missing)}; nothing submitted", file=sys.stderr)
+        return 2
+    try:
+        from oddtrick_referee.storage.database import DatabaseError
+        from oddtrick_referee.workers.cli import print_results, submit_analysis
+    except ImportError as error:
+        print(f"oddtrick analyze: the work queue needs the referee package ({error})", file=sys.stderr)
+        return 2
+    try:
+        if args.submit:
+            return submit_analysis(args.database, args.logs, not args.no_par, args.require_version)
+        return print_results(args.database, args.json, args.cards)
+    except DatabaseError as error:
+        print(f"oddtrick analyze: {error}", file=sys.stderr)
+        return 1
 
 
 def _sprt(args: argparse.Namespace) -> int:

@@ -321,6 +321,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_web_option(tournament)
     add_conformance(commands)
 
+    from oddtrick_referee.workers.cli import add_command as add_worker_command
+
+    add_worker_command(commands)
+
 
 def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
     seating: dict[Seat, str] = {}

@@ -1,0 +1,347 @@
+"""A lease queue of work on PostgreSQL: workers on any machine pull jobs, one at a time each.
+
+PostgreSQL is the whole coordinator. A job is a row of ``work``; a worker
+claims one with ``SELECT … FOR UPDATE SKIP LOCKED`` (two workers never get the
+same row, and neither waits on the other's lock), holds it for a lease that it
+renews with :meth:`WorkQueue.beat`, and records its result with
+:meth:`WorkQueue.finish`. Every lease draws a new *fencing token* from a
+sequence; ``beat``, ``finish``, ``fail`` and ``hand_back`` act only while the
+token they carry is still the row's, so a worker that comes back after its
+lease was scavenged and the job leased again (SIGSTOP, a network partition) has
+its result refused and the job is counted once. Expired leases are put back to
+waiting by whichever worker next asks for work; a job whose leases expired
+:data:`MAX_ATTEMPTS` times is marked failed rather than retried forever.
+Times are the database's own clock (``now()``), so the workers' clocks need not agree.
+
+Adding work sends ``NOTIFY`` on :data:`CHANNEL`, which wakes idle workers
+(:meth:`WorkQueue.wait_for_work`). A job may require a newest-enough worker
+(``required_version``, compared part by part): an older worker never leases it.
+
+Statuses: ``waiting → leased → done | failed``, and ``leased → waiting`` on
+hand-back or expiry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import select
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from oddtrick_referee.storage.database import Cursor, Database, DatabaseError, PostgresDatabase
+
+CHANNEL = "oddtrick_work"
+"""The LISTEN/NOTIFY channel: its payload is the kind of the work added."""
+
+LEASE_SECONDS = 360.0
+"""How long a lease lasts without a beat: Fishtest declares a task dead after 360 s."""
+
+BEAT_SECONDS = 60.0
+"""How often a working worker renews its lease: six beats may be missed before it expires."""
+
+MAX_ATTEMPTS = 5
+"""Leases a job may lose by expiry before it is marked failed (a job that kills its workers)."""
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = (
+    "CREATE SEQUENCE IF NOT EXISTS work_fencing",
+    """CREATE TABLE IF NOT EXISTS work (
+        id                BIGSERIAL PRIMARY KEY,
+        kind              TEXT NOT NULL,
+        payload           JSONB NOT NULL,
+        status            TEXT NOT NULL DEFAULT 'waiting'
+                          CHECK (status IN ('waiting', 'leased', 'done', 'failed')),
+        required_version  INTEGER[] NOT NULL DEFAULT '{0}',
+        lease_owner       TEXT,
+        lease_expires     TIMESTAMPTZ,
+        token             BIGINT NOT NULL DEFAULT 0,
+        attempts          INTEGER NOT NULL DEFAULT 0,
+        result            JSONB,
+        error             TEXT,
+        done_by           TEXT,
+        created           TIMESTAMPTZ NOT NULL DEFAULT now(),
+        leased            TIMESTAMPTZ,
+        finished          TIMESTAMPTZ
+    )""",
+    "CREATE INDEX IF NOT EXISTS work_waiting ON work (kind, id) WHERE status = 'waiting'",
+    "CREATE INDEX IF NOT EXISTS work_leased ON work (lease_expires) WHERE status = 'leased'",
+)
+
+
+class WorkQueueError(DatabaseError):
+    """The queue cannot be used (not PostgreSQL, a newer schema, bad input); the message says why."""
+
+
+Version = tuple[int, ...]
+
+
+def parse_version(text: str) -> Version:
+    """``"0.1.0"`` → ``(0, 1, 0)``; a suffix such as ``.dev1`` or ``rc2`` is ignored."""
+    match = re.match(r"\s*(\d+(?:\.\d+)*)", text)
+    if match is None:
+        raise WorkQueueError(f"a version is numbers with dots, such as 0.1.0, not {text!r}")
+    return tuple(int(part) for part in match.group(1).split("."))
+
+
+def version_text(version: Sequence[int]) -> str:
+    return ".".join(str(part) for part in version)
+
+
+@dataclasses.dataclass(frozen=True)
+class Lease:
+    """One job held by one worker until ``expires``; ``token`` proves it is still theirs."""
+
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    token: int
+    attempts: int
+    expires: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """A row of the queue as a user asks about it (``oddtrick analyze --results``)."""
+
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    status: str
+    attempts: int
+    result: Any
+    error: str | None
+    done_by: str | None
+    created: datetime
+    finished: datetime | None
+
+
+def open_queue(url: str) -> WorkQueue:
+    """The queue at ``url`` (``postgresql://…``), its schema made or checked."""
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise WorkQueueError(
+            f"the work queue needs PostgreSQL (--database postgresql://USER@HOST/DB), not {url!r}: "
+            "workers on other machines lease from it with SKIP LOCKED and wake on NOTIFY"
+        )
+    return WorkQueue(PostgresDatabase(url), url)
+
+
+class WorkQueue:
+    """Submit, lease, beat, finish, fail and hand back jobs; each call is one transaction."""
+
+    def __init__(self, database: Database, url: str) -> None:
+        if database.dialect != "postgresql":
+            raise WorkQueueError("the work queue needs PostgreSQL")
+        self.database = database
+        self._url = url
+        self._listener: Any = None
+        migrate(database)
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        self.database.close()
+
+    def submit(
+        self, kind: str, payloads: Sequence[dict[str, Any]], required_version: Sequence[int] = (0,)
+    ) -> list[int]:
+        """Add one job per payload, all or none, and wake idle workers; return their ids."""
+        if not kind or not re.fullmatch(r"[a-z][a-z0-9_-]*", kind):
+            raise WorkQueueError(f"a kind of work is lower-case letters, digits, - and _, not {kind!r}")
+        ids: list[int] = []
+        with self.database.transaction() as cursor:
+            for payload in payloads:
+                rows = cursor.rows(
+                    "INSERT INTO work (kind, payload, required_version) "
+                    "VALUES (?, ?::jsonb, ?::integer[]) RETURNING id",
+                    (kind, json.dumps(payload), list(required_version)),
+                )
+                ids.append(int(rows[0]["id"]))
+            cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))
+        return ids
+
+    def lease(
+        self, worker: str, kinds: Sequence[str], version: Sequence[int], lease_seconds: float = LEASE_SECONDS
+    ) -> Lease | None:
+        """Claim the oldest waiting job of ``kinds`` that ``version`` may do, or None.
+
+        Expired leases are scavenged first, in the same transaction.
+        """
+        with self.database.transaction() as cursor:
+            _scavenge(cursor)
+            rows = cursor.rows(
+                """WITH picked AS (
+                       SELECT id FROM work
+                       WHERE status = 'waiting' AND kind = ANY(?) AND required_version <= ?::integer[]
+                       ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                   UPDATE work SET status = 'leased', lease_owner = ?, token = nextval('work_fencing'),
+                       lease_expires = now() + make_interval(secs => ?), attempts = attempts + 1,
+                       leased = now()
+                   FROM picked WHERE work.id = picked.id
+                   RETURNING work.id, kind, payload, token, attempts, lease_expires""",
+                (list(kinds), list(version), worker, lease_seconds),
+            )
+        if not rows:
+            return None
+        row = rows[0]
+        return Lease(
+            int(row["id"]),
+            row["kind"],
+            row["payload"],
+            int(row["token"]),
+            int(row["attempts"]),
+            row["lease_expires"],
+        )
+
+    def newer_version_waiting(self, kinds: Sequence[str], version: Sequence[int]) -> Version | None:
+        """The newest worker version that waiting work of ``kinds`` requires beyond ``version``."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT max(required_version) AS needed FROM work "
+                "WHERE status = 'waiting' AND kind = ANY(?) AND required_version > ?::integer[]",
+                (list(kinds), list(version)),
+            )
+        needed = rows[0]["needed"] if rows else None
+        return tuple(needed) if needed else None
+
+    def beat(self, job_id: int, token: int, lease_seconds: float = LEASE_SECONDS) -> bool:
+        """Renew the lease; False when it is no longer this token's (expired and taken back)."""
+        with self.database.transaction() as cursor:
+            return (
+                cursor.execute(
+                    "UPDATE work SET lease_expires = now() + make_interval(secs => ?) "
+                    "WHERE id = ? AND token = ? AND status = 'leased'",
+                    (lease_seconds, job_id, token),
+                )
+                == 1
+            )
+
+    def finish(self, job_id: int, token: int, result: Any, worker: str) -> bool:
+        """Record the result if ``token`` still holds the job; False (nothing recorded) if not."""
+        with self.database.transaction() as cursor:
+            return (
+                cursor.execute(
+                    "UPDATE work SET status = 'done', result = ?::jsonb, done_by = ?, finished = now(), "
+                    "lease_expires = NULL WHERE id = ? AND token = ? AND status = 'leased'",
+                    (json.dumps(result), worker, job_id, token),
+                )
+                == 1
+            )
+
+    def fail(self, job_id: int, token: int, error: str, worker: str) -> bool:
+        """Mark the job failed for good (its input is bad: retrying cannot help)."""
+        with self.database.transaction() as cursor:
+            return (
+                cursor.execute(
+                    "UPDATE work SET status = 'failed', error = ?, done_by = ?, finished = now(), "
+                    "lease_expires = NULL WHERE id = ? AND token = ? AND status = 'leased'",
+                    (error, worker, job_id, token),
+                )
+                == 1
+            )
+
+    def hand_back(self, job_id: int, token: int) -> bool:
+        """Return a held job to waiting at once (the worker is stopping); it is not counted as an attempt."""
+        with self.database.transaction() as cursor:
+            changed = cursor.execute(
+                "UPDATE work SET status = 'waiting', lease_owner = NULL, lease_expires = NULL, "
+                "attempts = greatest(attempts - 1, 0) WHERE id = ? AND token = ? AND status = 'leased'",
+                (job_id, token),
+            )
+            if changed:
+                cursor.execute("SELECT pg_notify(?, kind) FROM work WHERE id = ?", (CHANNEL, job_id))
+        return changed == 1
+
+    def seconds_to_next_expiry(self) -> float | None:
+        """How long until the first lease now held expires (None: none is held)."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT extract(epoch FROM min(lease_expires) - now()) AS left_s "
+                "FROM work WHERE status = 'leased'"
+            )
+        left = rows[0]["left_s"] if rows else None
+        return None if left is None else max(0.0, float(left))
+
+    def listen(self) -> None:
+        """Start listening for added work; call before the first :meth:`lease`, so that work
+        added between an empty lease and the wait is not missed."""
+        import psycopg
+
+        if self._listener is not None:
+            return
+        try:
+            self._listener = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
+            self._listener.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error as error:
+            raise WorkQueueError(f"cannot listen for work at {self.database.url}: {error}") from error
+
+    def wait_for_work(self, timeout: float) -> bool:
+        """Sleep until work is added (NOTIFY) or ``timeout`` seconds pass; True if woken by work."""
+        self.listen()
+        ready, _, _ = select.select([self._listener.fileno()], [], [], max(0.0, timeout))
+        if not ready:
+            return False
+        return any(True for _ in self._listener.notifies(timeout=0))
+
+    def jobs(
+        self, kind: str | None = None, ids: Sequence[int] | None = None, leave_out: Sequence[str] = ()
+    ) -> list[Job]:
+        """The queue's jobs, oldest first, of one kind or with the given ids; ``leave_out``
+        names payload keys not to fetch (a match log's text, when only its name is shown)."""
+        where: list[str] = ["TRUE"]
+        params: list[Any] = [list(leave_out)]
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        if ids is not None:
+            where.append("id = ANY(?)")
+            params.append(list(ids))
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT id, kind, payload - ?::text[] AS payload, status, attempts, result, error, "
+                "done_by, created, finished "
+                f"FROM work WHERE {' AND '.join(where)} ORDER BY id",
+                params,
+            )
+        return [Job(**row) for row in rows]
+
+
+def _scavenge(cursor: Cursor) -> None:
+    """Put expired leases back to waiting (or failed after MAX_ATTEMPTS), waking idle workers."""
+    cursor.execute(
+        "UPDATE work SET status = 'failed', lease_owner = NULL, lease_expires = NULL, finished = now(), "
+        "error = 'its lease expired ' || attempts || ' times: the job may kill its workers' "
+        "WHERE status = 'leased' AND lease_expires < now() AND attempts >= ?",
+        (MAX_ATTEMPTS,),
+    )
+    back = cursor.rows(
+        "UPDATE work SET status = 'waiting', lease_owner = NULL, lease_expires = NULL "
+        "WHERE status = 'leased' AND lease_expires < now() RETURNING kind"
+    )
+    for kind in sorted({row["kind"] for row in back}):
+        cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))
+
+
+def migrate(database: Database) -> int:
+    """Make the queue's tables (or check them); return the schema version found (0: new)."""
+    with database.transaction() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('oddtrick work schema'))")
+        cursor.execute("CREATE TABLE IF NOT EXISTS work_schema (version INTEGER NOT NULL)")
+        rows = cursor.rows("SELECT version FROM work_schema")
+        found = int(rows[0]["version"]) if rows else 0
+        if found > SCHEMA_VERSION:
+            raise WorkQueueError(
+                f"the work queue at {database.url} has schema version {found}, newer than this "
+                f"oddtrick understands ({SCHEMA_VERSION}): upgrade oddtrick"
+            )
+        if found < SCHEMA_VERSION:
+            for step in _SCHEMA:
+                cursor.execute(step)
+            if rows:
+                cursor.execute("UPDATE work_schema SET version = ?", (SCHEMA_VERSION,))
+            else:
+                cursor.execute("INSERT INTO work_schema (version) VALUES (?)", (SCHEMA_VERSION,))
+    return found
