@@ -14,6 +14,7 @@ import time
 import urllib.request
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -162,6 +163,45 @@ async def test_wrong_retired_and_rotated_tokens_are_refused_and_the_arena_shows_
     assert board.config.deals == 2
     assert board.entries[0].provisional
     assert not matches.matches
+
+
+async def test_an_entrant_registered_while_the_ladder_reads_its_entrants_keeps_its_session(
+    tmp_path: Path,
+) -> None:
+    """An entrant registered and connected while the ladder's periodic read of the entrants
+    is under way was verified against records that read may predate: it is not taken for a
+    retired entrant, and its session stays open."""
+    settings = ladder_settings(tmp_path)
+    async with ladder_serving(settings) as ladder:
+        address = ladder.referee.address
+        store = ladder.store
+        read_begun, go_on = threading.Event(), threading.Event()
+        reading = store.entrants
+
+        def held_read() -> list[Any]:
+            rows = reading()  # before the registration below
+            read_begun.set()
+            go_on.wait(PATIENCE_S)
+            return rows
+
+        store.entrants = held_read  # type: ignore[method-assign]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ladder.refresh)
+            await trio.to_thread.run_sync(read_begun.wait, PATIENCE_S)
+            store.entrants = reading  # type: ignore[method-assign]
+            token = register(settings, "alice")["alice"]
+
+            def connected() -> RawBot:
+                bot = RawBot(address, "alice", token)
+                bot.hello()
+                return bot
+
+            alice = await trio.to_thread.run_sync(connected)
+            go_on.set()
+        assert [s.name for s in ladder.referee.lobby.sessions.values()] == ["alice"]
+        await ladder.refresh()  # the next read sees alice: still nothing to revoke
+        assert [s.name for s in ladder.referee.lobby.sessions.values()] == ["alice"]
+        alice.drop()
 
 
 async def test_trusted_pairs_seat_one_entrant_per_partnership_at_both_tables(tmp_path: Path) -> None:

@@ -55,6 +55,7 @@ from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
 from oddtrick_referee.storage.ladder_store import EntrantRecord, HouseBotTaken, LadderStore, RatingChange
+from oddtrick_referee.transport.sessions import Session
 
 log = logging.getLogger("oddtrick.ladder")
 
@@ -263,15 +264,21 @@ class Ladder:
 
     async def refresh(self) -> None:
         """Re-read the entrants (registrations, retirements and new tokens made meanwhile)."""
+        # Only sessions already open when the read begins are judged by it: one opened
+        # while it runs (an entrant registered a moment ago) was verified against records
+        # the read may not see yet, and would be taken for a retired entrant's.
+        open_before = list(self.referee.lobby.sessions.values())
         entrants = await trio.to_thread.run_sync(self.store.entrants)
         self._entrants = {entrant.name: entrant for entrant in entrants}
-        self._revoke_stale_sessions()
+        self._revoke_stale_sessions(open_before)
 
-    def _revoke_stale_sessions(self) -> None:
+    def _revoke_stale_sessions(self, sessions: list[Session]) -> None:
         """A retired entrant, or one whose token was rotated, loses the sessions its old
         token opened: idle ones now, seated ones once their match is over."""
         lobby = self.referee.lobby
-        for session in list(lobby.sessions.values()):
+        for session in sessions:
+            if lobby.sessions.get(session.id) is not session:
+                continue  # closed, or resumed by a newer session, meanwhile
             entrant = self._entrants.get(session.name)
             if entrant is None:
                 lobby.revoke(session, f"{session.name!r} is retired from this ladder")
