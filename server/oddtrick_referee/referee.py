@@ -34,6 +34,7 @@ from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._errors import unwrapped
+from oddtrick_referee._exceptions import DataDirInUse
 from oddtrick_referee.collector import collect_in_steps, collector_off
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
@@ -570,10 +571,6 @@ def _summary(row: dict[str, Any], live: Table | None) -> arena_pb2.MatchSummary:
 
 def _log_lines(path: Path) -> list[str]:
     return [json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)]
-
-
-class DataDirInUse(OSError):
-    """Another referee holds the data directory."""
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ import trio
 from oddtrick_referee._errors import interrupted, sole_error
 from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import Progress, TournamentSettings, run_tournament
+from oddtrick_referee.web.server import page_beside
 
 
 def play_tournament(
@@ -35,7 +36,7 @@ def play_tournament(
                 sys.stderr,
                 listening,
                 tls=tls,
-                web=web,
+                page=page_beside(web, settings.tournament_id, _announce_web),
                 progress=progress,
             )
         )
@@ -58,3 +59,7 @@ def play_tournament(
     else:
         print_standings(standings, sys.stdout)
     return 0
+
+
+def _announce_web(url: str) -> None:
+    print(f"web page (standings, live tables) on {url}/", file=sys.stderr, flush=True)

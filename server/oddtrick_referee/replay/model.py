@@ -36,11 +36,8 @@ from oddtrick.rules import (
     commitment,
     sort_cards,
 )
+from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat
-
-
-class ReplayError(ValueError):
-    """The log cannot be replayed; the message says why and what to do."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

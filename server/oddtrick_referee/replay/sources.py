@@ -12,7 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee.replay.model import ReplayError, records_from_lines
+from oddtrick._address import with_default_port
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc
+from oddtrick_referee._exceptions import ReplayError
+from oddtrick_referee.replay.model import records_from_lines
+from oddtrick_referee.storage.match_index import MatchStore
 
 
 def log_visibility(row: dict[str, Any]) -> str | None:
@@ -56,7 +60,6 @@ def safe_log_path(data_dir: Path, stored: str) -> Path | None:
 
 def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]:
     """A finished, public match's log records, found through the data folder's index."""
-    from oddtrick_referee.storage.match_index import MatchStore
 
     index = data_dir / "oddtrick.sqlite3"
     if not index.exists():
@@ -80,9 +83,6 @@ def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]
 def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
     """A finished match's log from a referee's Arena service (GetMatchLog, every page)."""
     import grpc
-
-    from oddtrick._address import with_default_port
-    from oddtrick.v1 import arena_pb2, arena_pb2_grpc
 
     lines: list[str] = []
     try:

@@ -11,7 +11,7 @@ import dataclasses
 import json
 from typing import Any
 
-from oddtrick_referee.competitions.standings import DealResult, FaultCounts, Forfeit
+from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 from oddtrick_referee.storage.sqlite import Store
 
 _SCHEMA = """

@@ -24,6 +24,7 @@ from oddtrick import __version__
 from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
+from oddtrick_referee._exceptions import Refused
 from oddtrick_referee.transport.bridge import BotStream, Close
 from oddtrick_referee.transport.hello_limits import FailedHellos, address_of
 from oddtrick_referee.transport.tokens import verify_token
@@ -137,15 +138,6 @@ class Credentials:
             return verify_token(token, stored)
         expected = self._tokens.get(name)
         return expected is not None and hmac.compare_digest(expected.encode(), token.encode())
-
-
-class Refused(Exception):
-    """The handshake failed; the call ends with this status."""
-
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
-        super().__init__(details)
-        self.code = code
-        self.details = details
 
 
 class Session:

@@ -33,10 +33,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from oddtrick.rules import GameKind
-from oddtrick_referee.replay.model import ReplayError
+from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee.competitions.page import LeaderboardSource
 from oddtrick_referee.replay.pbn import match_to_pbn
-from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, NotVisible, WebData
-from oddtrick_referee.web.leaderboard import LeaderboardSource
+from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, WebData
 from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.views import auction_rows, match_view, position_view
 

@@ -24,17 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee.replay.model import MatchReplay, ReplayError, records_from_lines, replay_records
+from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee.competitions.standings import compute_standings
+from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
+from oddtrick_referee.replay.model import MatchReplay, records_from_lines, replay_records
 from oddtrick_referee.replay.sources import log_visibility, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore
+from oddtrick_referee.storage.tournament_store import TournamentStore
 
 MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 """What a match id looks like: anything else is not looked up at all."""
 PAGE_SIZE = 50
-
-
-class NotVisible(Exception):
-    """The match exists but a spectator may not see this of it; the message says why."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -212,9 +212,6 @@ class WebData:
 
     def standings(self, tournament_id: str) -> dict[str, Any] | None:
         """The tournament's standings now (as ``Standings.to_json``), or ``None`` if there is none."""
-        from oddtrick_referee.competitions.standings import compute_standings
-        from oddtrick_referee.competitions.tournament import SLOT_MARK
-        from oddtrick_referee.storage.tournament_store import TournamentStore
 
         chosen = next((t for t in self.tournaments() if t["id"] == tournament_id), None)
         if chosen is None:

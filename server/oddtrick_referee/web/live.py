@@ -28,7 +28,7 @@ from oddtrick._codec import (
     trumps_from_wire,
 )
 from oddtrick.rules import GameKind
-from oddtrick.v1 import game_pb2, referee_pb2
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
 
 if TYPE_CHECKING:
     from oddtrick_referee.referee import Referee
@@ -185,8 +185,6 @@ class ArenaLive:
 
     async def follow(self, match_id: str) -> AsyncIterator[dict[str, Any]]:
         import grpc
-
-        from oddtrick.v1 import arena_pb2, arena_pb2_grpc
 
         send, receive = trio.open_memory_channel[Any](math.inf)
         channel = grpc.insecure_channel(self._server)

@@ -11,6 +11,7 @@ match a crash left recorded but sealed.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -39,22 +40,19 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
+from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken
 from oddtrick_referee.competitions import sandbox
-from oddtrick_referee.competitions.entrants import (
-    BotProcess,
-    EntrantExited,
-    bot_identity,
-    refusal_for,
-    run_bot_process,
-)
+from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
+from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.ladder.wire import OVER, entry_to_wire, match_to_wire
+from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
-from oddtrick_referee.storage.ladder_store import EntrantRecord, HouseBotTaken, LadderStore, RatingChange
+from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
 from oddtrick_referee.transport.sessions import Session
 
 log = logging.getLogger("oddtrick.ladder")
@@ -544,14 +542,10 @@ async def run_ladder(
     settings: LadderSettings,
     on_ready: Callable[[Ladder], None] | None = None,
     output_dir: Path | None = None,
-    web: socket.socket | None = None,
-    on_web: Callable[[str], None] | None = None,
+    page: Page | None = None,
 ) -> None:
-    """Open the store, start the referee and the house bots (and the web page on ``web``),
-    and schedule until cancelled."""
-    from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
-    from oddtrick_referee.web.server import web_beside
-
+    """Open the store, start the referee and the house bots (and the web ``page``, with the
+    ladder's leaderboard), and schedule until cancelled."""
     store = await trio.to_thread.run_sync(open_store, settings)
     referee_settings = RefereeSettings(
         host=settings.host,
@@ -589,7 +583,8 @@ async def run_ladder(
                 f"Ladder: {settings.match_config.describe()}",
                 ladder.connected_names,
             )
-            async with web_beside(referee, web, board, announce=on_web), trio.open_nursery() as nursery:
+            serving = page(referee, board) if page is not None else contextlib.nullcontext()
+            async with serving, trio.open_nursery() as nursery:
                 for bot, token in house:
                     nursery.start_soon(
                         _run_house_bot,
