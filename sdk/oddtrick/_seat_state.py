@@ -29,7 +29,8 @@ from oddtrick._codec import (
     trick_from_wire,
     trumps_from_wire,
 )
-from oddtrick._hand_tracking import advance_hand, start_hand
+from oddtrick._codec_hand import advance_hand, start_hand
+from oddtrick._codec_protocol import new_hand_state
 from oddtrick.rules import (
     Call,
     Contract,
@@ -89,7 +90,7 @@ class SeatState:
         """The referee stopped the match before its end: it does not count."""
         self.seed: str | None = None
         self.last_sequence = 0
-        self.hand = referee_pb2.HandState()
+        self.hand = new_hand_state()
         self._tricks = _PerHand(trick_from_wire)
         self._auction = _PerHand(_call_made_from_wire)
 

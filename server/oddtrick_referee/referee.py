@@ -30,9 +30,17 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from oddtrick import __version__
-from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
-from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick._codec import game_kind_to_wire
+from oddtrick._codec_arena import (
+    STATUSES,
+    ladder_matches_response,
+    list_matches_response,
+    match_log_response,
+    match_summary,
+    server_info,
+)
+from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._errors import unwrapped
 from oddtrick_referee._exceptions import DataDirInUse
 from oddtrick_referee.collector import collect_in_steps, collector_off
@@ -43,8 +51,6 @@ from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 from oddtrick_referee.storage.sqlite import owner_only
 from oddtrick_referee.transport.bridge import BotStream, CallCount, WatchStream, grpc_server
 from oddtrick_referee.transport.sessions import (
-    PROTOCOL_MINOR,
-    PROTOCOL_NAME,
     Credentials,
     Lobby,
     SeatLink,
@@ -362,60 +368,31 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def GetServerInfo(self, request: Any, context: Any) -> arena_pb2.GetServerInfoResponse:  # noqa: N802
         settings = self._referee.settings
-        games = []
-        for kind in sorted(settings.games, key=lambda g: g.value):
-            classic = kind is GameKind.CLASSIC
-            games.append(
-                arena_pb2.GameSupport(
-                    kind=game_kind_to_wire(kind),
-                    targets=[5, 7, 9, 10] if classic else [100, 50],
-                    trump_selections=[
-                        game_pb2.TRUMP_SELECTION_TURN_LAST_CARD,
-                        game_pb2.TRUMP_SELECTION_CUT,
-                        game_pb2.TRUMP_SELECTION_FIXED_ROTATION,
-                    ]
-                    if classic
-                    else [],
-                    no_trump_every_fifth=classic,
-                    honours=classic,
-                    doubling=not classic,
-                    match_formats=[
-                        game_pb2.MATCH_FORMAT_HAND,
-                        game_pb2.MATCH_FORMAT_GAME,
-                        game_pb2.MATCH_FORMAT_RUBBER,
-                        game_pb2.MATCH_FORMAT_DEALS,
-                    ],
-                )
-            )
-        return arena_pb2.GetServerInfoResponse(
-            server_name="oddtrick",
-            server_version=__version__,
-            protocols=[referee_pb2.ProtocolVersion(name=PROTOCOL_NAME, minor=PROTOCOL_MINOR)],
-            games=games,
-            default_table_rules=settings.default_rules.to_wire(),
-            session_limits=settings.limits.to_wire(settings.limits.max_seats_per_bot),
-            log_format_versions=[1],
+        return server_info(
+            __version__,
+            settings.games,
+            settings.default_rules.to_wire(),
+            settings.limits.to_wire(settings.limits.max_seats_per_bot),
+            int(LOG_FORMAT.rsplit("/", 1)[1]),
         )
 
     async def ListMatches(self, request: Any, context: Any) -> arena_pb2.ListMatchesResponse:  # noqa: N802
         page_size = min(request.page_size or 50, 500)
         offset = await _page_offset(request.page_token, context)
-        categories = {_CATEGORIES[wire] for wire in request.statuses if wire in _CATEGORIES}
+        categories = {STATUSES[wire] for wire in request.statuses if wire in STATUSES}
         if request.statuses and not categories:
-            return arena_pb2.ListMatchesResponse()  # only statuses this referee does not know
+            return list_matches_response()  # only statuses this referee does not know
         game = next((kind.value for kind in GameKind if game_kind_to_wire(kind) == request.game_kind), "")
         if request.game_kind and not game:
-            return arena_pb2.ListMatchesResponse()
+            return list_matches_response()
         rows = await asyncio.to_thread(
             self._referee.store.list_matches, categories, page_size + 1, offset, request.bot_name, game
         )
         live = self._referee.live
-        response = arena_pb2.ListMatchesResponse(
-            matches=[_summary(row, live.get(row["match_id"])) for row in rows[:page_size]]
+        return list_matches_response(
+            [_summary(row, live.get(row["match_id"])) for row in rows[:page_size]],
+            str(offset + page_size) if len(rows) > page_size else "",
         )
-        if len(rows) > page_size:
-            response.next_page_token = str(offset + page_size)
-        return response
 
     async def WatchMatch(self, request: Any, context: Any) -> None:  # type: ignore[override]  # noqa: N802
         """Written with context.write (like Play), not as an async generator."""
@@ -462,14 +439,12 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
         page_size = min(request.page_size or 1000, 10_000)
         offset = await _page_offset(request.page_token, context)
-        response = arena_pb2.GetMatchLogResponse(
-            match_id=request.match_id,
-            format_version=int(LOG_FORMAT.rsplit("/", 1)[1]),
-            lines=lines[offset : offset + page_size],
+        return match_log_response(
+            request.match_id,
+            int(LOG_FORMAT.rsplit("/", 1)[1]),
+            lines[offset : offset + page_size],
+            str(offset + page_size) if offset + page_size < len(lines) else "",
         )
-        if offset + page_size < len(lines):
-            response.next_page_token = str(offset + page_size)
-        return response
 
     async def GetLadder(self, request: Any, context: Any) -> arena_pb2.GetLadderResponse:  # noqa: N802
         ladder = await self._ladder(context)
@@ -484,10 +459,7 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
         matches, more = await asyncio.to_thread(
             ladder.list_ladder_matches, request.bot_name, page_size, offset
         )
-        response = arena_pb2.ListLadderMatchesResponse(matches=matches)
-        if more:
-            response.next_page_token = str(offset + page_size)
-        return response
+        return ladder_matches_response(matches, str(offset + page_size) if more else "")
 
     async def _ladder(self, context: Any) -> LadderView:
         ladder = self._referee.ladder
@@ -498,14 +470,6 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
             )
             raise AssertionError("abort raises")
         return ladder
-
-
-_CATEGORIES = {
-    arena_pb2.MATCH_STATUS_IN_PROGRESS: "in_progress",
-    arena_pb2.MATCH_STATUS_FINISHED: "finished",
-    arena_pb2.MATCH_STATUS_SEALED: "sealed",
-}
-_WIRE_STATUS = {category: wire for wire, category in _CATEGORIES.items()}
 
 
 _PAGE_TOKEN = re.compile(r"[0-9]{1,12}")
@@ -526,47 +490,10 @@ async def _page_offset(token: str, context: Any) -> int:
 
 
 def _summary(row: dict[str, Any], live: Table | None) -> arena_pb2.MatchSummary:
-    """A match as ListMatches shows it: a sealed play without its progress or result
-    (the other play of its deals is not over), an aborted one as finished with no winner."""
+    """A match as ListMatches shows it (see :func:`oddtrick._codec_arena.match_summary`)."""
     details = row["details"]
-    config = GameConfig.from_dict(row["config"])
-    summary = arena_pb2.MatchSummary(
-        match_id=row["match_id"],
-        table_id=details.get("table_id", ""),
-        status=_WIRE_STATUS[row["category"]],
-        config=config_to_wire(config),
-        players=[
-            game_pb2.SeatPlayer(seat=seat_to_wire(Seat.parse(seat)), bot_name=name)
-            for seat, name in row["players"].items()
-        ],
-        seed_commitment=details.get("seed_commitment", ""),
-        started_at_unix_ms=row["started_at"],
-    )
-    if "rules" in details:
-        summary.rules.CopyFrom(TableRules.from_record(details["rules"]).to_wire())
-    if row["finished_at"] is not None:
-        summary.ended_at_unix_ms = row["finished_at"]
-    if row["category"] == "in_progress" and live is not None:
-        hands, game, games_won, totals = live.progress
-        summary.hands_played = hands
-        summary.score.CopyFrom(
-            game_pb2.Scoreboard(game=per_side(game), games_won=per_side(games_won), total=per_side(totals))
-        )
-    elif row["status"] == "aborted":
-        summary.result.outcome = game_pb2.MATCH_OUTCOME_ABORTED
-    elif row["category"] == "finished" and row["result"]:
-        result = row["result"]
-        summary.hands_played = result["hands"]
-        summary.score.total.CopyFrom(per_side(tuple(result["totals"])))
-        summary.score.games_won.CopyFrom(per_side(tuple(result["games_won"])))
-        winner = result["winner"]
-        summary.result.outcome = game_pb2.MATCH_OUTCOME_WIN if winner else game_pb2.MATCH_OUTCOME_DRAW
-        if winner:
-            summary.result.winner = side_to_wire(Side.NORTH_SOUTH if winner == "NS" else Side.EAST_WEST)
-        summary.result.hands_played = result["hands"]
-        summary.result.score.CopyFrom(summary.score)
-        summary.result.seed_commitment = summary.seed_commitment
-    return summary
+    rules = TableRules.from_record(details["rules"]).to_wire() if "rules" in details else None
+    return match_summary(row, rules, live.progress if live is not None else None)
 
 
 def _log_lines(path: Path) -> list[str]:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick._address import with_default_port
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc
+from oddtrick._codec_arena import match_log_request
+from oddtrick.v1 import arena_pb2_grpc
 from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.replay.model import records_from_lines
 from oddtrick_referee.storage.match_index import MatchStore
@@ -94,9 +95,7 @@ def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
         token = ""
         try:
             while True:
-                response = arena.GetMatchLog(
-                    arena_pb2.GetMatchLogRequest(match_id=match_id, page_token=token), timeout=30
-                )
+                response = arena.GetMatchLog(match_log_request(match_id, token), timeout=30)
                 lines.extend(line + "\n" for line in response.lines)
                 token = response.next_page_token
                 if not token:

@@ -28,7 +28,7 @@ import grpc
 import trio
 
 from oddtrick import bots
-from oddtrick._codec import config_to_wire
+from oddtrick._codec_arena import LADDER_OVER, ladder_match_to_wire, ladder_response
 from oddtrick.rules import (
     GameConfig,
     GameKind,
@@ -47,7 +47,6 @@ from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderbo
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
-from oddtrick_referee.competitions.ladder.wire import OVER, entry_to_wire, match_to_wire
 from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
@@ -201,16 +200,14 @@ class Ladder:
     def get_ladder(self) -> arena_pb2.GetLadderResponse:
         """GetLadder (a worker thread)."""
         settings = self.settings
-        return arena_pb2.GetLadderResponse(
-            entries=[entry_to_wire(row) for row in self.leaderboard()],
-            format=(
-                arena_pb2.LADDER_FORMAT_TRUSTED_PAIRS if settings.trusted else arena_pb2.LADDER_FORMAT_TEAMS
-            ),
-            config=config_to_wire(settings.match_config),
-            rules=settings.rules.to_wire(),
-            z=settings.rating.z,
-            provisional_sigma=settings.rating.provisional_sigma,
-            inactive_after_s=round(settings.rating.inactive_after_s),
+        return ladder_response(
+            self.leaderboard(),
+            settings.trusted,
+            settings.match_config,
+            settings.rules.to_wire(),
+            settings.rating.z,
+            settings.rating.provisional_sigma,
+            settings.rating.inactive_after_s,
         )
 
     def list_ladder_matches(
@@ -218,13 +215,13 @@ class Ladder:
     ) -> tuple[list[arena_pb2.LadderMatch], bool]:
         """ListLadderMatches (a worker thread): filtered by a name, only the matches that
         are over (a running one would say where that entrant sits)."""
-        statuses = OVER if bot_name else ()
+        statuses = LADDER_OVER if bot_name else ()
         rows = self.store.matches(bot_name or None, page_size + 1, offset, statuses)
         after: dict[str, float] = {}
         if bot_name:
             for point in self.store.rating_history(bot_name):
                 after[point["match_id"]] = self.rater.conservative(Rating(point["mu"], point["sigma"]))
-        matches = [match_to_wire(row, after.get(row.match_id)) for row in rows[:page_size]]
+        matches = [ladder_match_to_wire(row, after.get(row.match_id)) for row in rows[:page_size]]
         return matches, len(rows) > page_size
 
     async def wait_outcomes(self, count: int) -> list[MatchOutcome]:
