@@ -32,6 +32,7 @@ from ladder_support import (
 from referee_support import PATIENCE_S, RawBot, check_hidden_information
 
 from oddtrick._codec import card_from_wire, seat_from_wire
+from oddtrick._logfile import read_log_text
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2, game_pb2
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
@@ -427,7 +428,7 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
         store = open_store(settings)
         running = {m.match_id for m in store.matches(statuses=("running",))}
         serving.kill()
-        empty = [log.name for log in (tmp_path / "logs").glob("*.jsonl") if not log.read_text().strip()]
+        empty = [log.name for log in (tmp_path / "logs").glob("*.jsonl") if not read_log_text(log).strip()]
         assert not empty, f"logs left without their first line: {empty}"
         before = {m.match_id: m for m in store.matches(limit=1000)}
         rated_before = {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()}

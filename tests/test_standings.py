@@ -356,7 +356,7 @@ def test_to_json_round_trips_with_stable_keys() -> None:
     )
     data = result.to_json()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
-    assert set(data) == {"duplicate", "entries", "crosstable", "unpaired", "notes", "method"}
+    assert set(data) == {"duplicate", "deal_set", "entries", "crosstable", "unpaired", "notes", "method"}
     assert data["notes"] == []
     first = data["entries"][0]
     assert set(first) == {

@@ -7,7 +7,7 @@ decision raises at once (with the reason), since here it can only be a bug.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from oddtrick._bot import Bot, BotView, bot_name, decide_sync, make_bot
 from oddtrick._events import (
@@ -21,7 +21,7 @@ from oddtrick._events import (
     MatchEvent,
     TrickCompleted,
 )
-from oddtrick.rules import GameConfig, GameState, Outcome, Phase, Seat
+from oddtrick.rules import FixedDeal, GameConfig, GameState, Outcome, Phase, Seat
 
 
 def bot_view(
@@ -75,6 +75,8 @@ def play_local(
     config: GameConfig | None = None,
     seed: str | None = None,
     max_thrown_in: int | None = MAX_THROWN_IN,
+    *,
+    deals: Sequence[FixedDeal] | None = None,
 ) -> GameState:
     """Play a whole match between ``bots`` (one per seat: Bot subclasses, instances
     or functions of a view) and return the finished state.
@@ -90,7 +92,7 @@ def play_local(
     True
     """
     players_bots = {seat: make_bot(bots[seat]) for seat in Seat}
-    state = GameState(config or GameConfig(), seed)
+    state = GameState(config or GameConfig(), seed, deals=deals)
     names = {seat: bot_name(bot) for seat, bot in players_bots.items()}
     cursor = EventCursor(state)
     for seat, bot in players_bots.items():

@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
+
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     analyze = commands.add_parser(
@@ -71,6 +73,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     sprt.add_argument("--seed", default="sprt", help="the deals are SEED-0, SEED-1, … (default sprt)")
     sprt.add_argument(
+        "--deals-from",
+        type=Path,
+        default=None,
+        metavar="FILE.pbn",
+        help=DEALS_FROM_HELP + "; deal pair N plays the file's deal N (--seed is then unused)",
+    )
+    sprt.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="deal pairs played at once (default 1)"
     )
     sprt.set_defaults(handler=_sprt)
@@ -126,6 +135,7 @@ def _sprt(args: argparse.Namespace) -> int:
     try:
         bots = [load_bot(source) for _, _, source in specs]
         state = SprtState(args.h0, args.h1, args.alpha, args.beta)
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
     except (OSError, ImportError, AttributeError, ValueError) as error:
         print(f"oddtrick sprt: {error}", file=sys.stderr)
         return 2
@@ -136,6 +146,10 @@ def _sprt(args: argparse.Namespace) -> int:
         f"bounds [{state.lower:.3f}, {state.upper:.3f}]; at most {args.max_deals} deal pairs",
         flush=True,
     )
+    if deal_set is not None:
+        print(f"deals from {deal_set.describe()}", flush=True)
+        if (note := short_set_note(deal_set, args.max_deals)) is not None:
+            print(note, flush=True)
 
     def report(current: SprtState) -> None:
         print(
@@ -148,9 +162,11 @@ def _sprt(args: argparse.Namespace) -> int:
     try:
         if args.jobs > 1:
             with ProcessPoolExecutor(args.jobs) as pool:
-                run_sprt(scores_of(bots[0], bots[1], config, args.seed, pool), state, args.max_deals, report)
+                scores = scores_of(bots[0], bots[1], config, args.seed, pool, deal_set)
+                run_sprt(scores, state, args.max_deals, report)
         else:
-            run_sprt(scores_of(bots[0], bots[1], config, args.seed), state, args.max_deals, report)
+            scores = scores_of(bots[0], bots[1], config, args.seed, None, deal_set)
+            run_sprt(scores, state, args.max_deals, report)
     except KeyboardInterrupt:
         print(f"stopped after {state.count} deal pairs: no verdict", file=sys.stderr)
         return 130

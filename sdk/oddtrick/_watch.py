@@ -50,6 +50,7 @@ from oddtrick._events import (
 from oddtrick._terminal import console, suits
 from oddtrick._tls import TlsOptions
 from oddtrick._tls import channel as open_channel
+from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import GameConfig, GameKind, GameState, Phase, Seat
 from oddtrick.rules._cards import pretty_hand
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
@@ -331,7 +332,11 @@ def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
     yield f"match {start.get('match_id', '')} · {config.describe()} (finished: replayed from its log)"
     if players:
         yield f"  {players}"
-    state = GameState(config, end.get("seed"))
+    try:
+        fixed = deals_from_log(start, end)
+    except DealSetError:
+        fixed = None  # shown from the seed, as a log of an older referee would be
+    state = GameState(config, end.get("seed"), deals=fixed)
     cursor = EventCursor(state)
     trick: list[str] = []
     auction: list[str] = []

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from oddtrick._codec_text import parse_action
+from oddtrick._logfile import open_log
+from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.double_dummy import Hands, Position, analyse_plays, trick_tables
 from oddtrick.rules import (
     BIDS,
@@ -73,7 +75,7 @@ class _Hand:
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as file:
+    with open_log(path) as file:
         for line in file:
             if not line.endswith("\n"):
                 return  # a torn last line: the referee crashed while writing it
@@ -84,7 +86,7 @@ def _replay(path: Path, index: int) -> tuple[dict[str, Any], list[_Hand]]:
     """The match's header and every hand that was played out, from its log."""
     try:
         records = list(_records(path))
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, EOFError, json.JSONDecodeError) as error:
         raise AnalysisError(f"{path}: cannot read it as a match log ({error})") from None
     if not records or records[0].get("type") != "match_start":
         raise AnalysisError(f"{path}: not a match log (the first line is not a match_start record)")
@@ -92,7 +94,11 @@ def _replay(path: Path, index: int) -> tuple[dict[str, Any], list[_Hand]]:
     if end.get("type") != "match_end" or not end.get("seed"):
         raise AnalysisError(f"{path}: the match did not finish, so its seed (and its deals) are unknown")
     start = records[0]
-    state = GameState(GameConfig.from_dict(start["config"]), end["seed"])
+    try:
+        fixed = deals_from_log(start, end)
+    except DealSetError as error:
+        raise AnalysisError(f"{path}: {error}") from None
+    state = GameState(GameConfig.from_dict(start["config"]), end["seed"], deals=fixed)
     hands: list[_Hand] = []
     plays: list[tuple[Seat, Card]] = []
     for record in records[1:-1]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 from oddtrick._local import play_local
-from oddtrick.rules import GameConfig, GameKind, GameState, MatchFormat, Seat, Side
+from oddtrick.rules import FixedDeal, GameConfig, GameKind, GameState, MatchFormat, Seat, Side
 
 __all__ = ["BotSource", "PairResult", "deal_config", "play_deal", "play_pair"]
 
@@ -43,10 +43,13 @@ def _margin(state: GameState, side: Side) -> int:
     return points[side] - points[side.other]
 
 
-def play_deal(a: BotSource, b: BotSource, config: GameConfig, seed: str, a_side: Side) -> int:
-    """Play one deal with A's partnership at ``a_side``; A's points less B's."""
+def play_deal(
+    a: BotSource, b: BotSource, config: GameConfig, seed: str, a_side: Side, deal: FixedDeal | None = None
+) -> int:
+    """Play one deal with A's partnership at ``a_side``; A's points less B's. The deal is
+    the seed's, or ``deal`` (from a fixed deal set) when given."""
     bots = {seat: _fresh(a if seat.side is a_side else b) for seat in Seat}
-    return _margin(play_local(bots, config, seed), a_side)
+    return _margin(play_local(bots, config, seed, deals=None if deal is None else (deal,)), a_side)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -62,13 +65,15 @@ class PairResult:
         return (self.first + self.second) / 2
 
 
-def play_pair(a: BotSource, b: BotSource, config: GameConfig, seed: str) -> PairResult:
-    """Play the deal of ``seed`` twice, partnerships swapped. ``config`` must be a
-    one-deal match (see :func:`deal_config`)."""
+def play_pair(
+    a: BotSource, b: BotSource, config: GameConfig, seed: str, deal: FixedDeal | None = None
+) -> PairResult:
+    """Play the deal of ``seed`` (or the fixed ``deal``) twice, partnerships swapped.
+    ``config`` must be a one-deal match (see :func:`deal_config`)."""
     if config.format is not MatchFormat.DEALS or config.deals != 1:
         raise ValueError("a deal pair is played as two one-deal matches: use deal_config()")
     return PairResult(
         seed,
-        play_deal(a, b, config, seed, Side.NORTH_SOUTH),
-        play_deal(a, b, config, seed, Side.EAST_WEST),
+        play_deal(a, b, config, seed, Side.NORTH_SOUTH, deal),
+        play_deal(a, b, config, seed, Side.EAST_WEST, deal),
     )

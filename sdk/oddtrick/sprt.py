@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from typing import Literal
 
+from oddtrick.deal_sets import DealSet
 from oddtrick.duplicate import BotSource, play_pair
-from oddtrick.rules import GameConfig
+from oddtrick.rules import FixedDeal, GameConfig
 
 __all__ = ["SprtState", "Verdict", "bounds", "llr", "run_sprt", "scores_of"]
 
@@ -118,25 +119,31 @@ def scores_of(
     config: GameConfig,
     seed: str,
     executor: Executor | None = None,
+    deal_set: DealSet | None = None,
 ) -> Iterator[float]:
     """A's paired deal scores against B on the deals ``seed-0``, ``seed-1``, …,
-    endlessly, in that order (with an ``executor``, as many at a time as it has workers)."""
+    endlessly, in that order (with an ``executor``, as many at a time as it has workers).
+    With a ``deal_set``, pair ``i`` plays the set's deal ``i`` instead, cycling past its end."""
+
+    def deal(index: int) -> FixedDeal | None:
+        return None if deal_set is None else deal_set.deals[index % len(deal_set.deals)]
+
     if executor is None:
         index = 0
         while True:
-            yield play_pair(a, b, config, f"{seed}-{index}").score
+            yield play_pair(a, b, config, f"{seed}-{index}", deal(index)).score
             index += 1
     index = 0
     width = max(1, getattr(executor, "_max_workers", 1))
     while True:
-        seeds = [f"{seed}-{index + offset}" for offset in range(width)]
+        tasks = [(a, b, config, f"{seed}-{i}", deal(i)) for i in range(index, index + width)]
         index += width
-        yield from executor.map(_pair_score, [(a, b, config, s) for s in seeds])
+        yield from executor.map(_pair_score, tasks)
 
 
-def _pair_score(task: tuple[BotSource, BotSource, GameConfig, str]) -> float:
-    a, b, config, seed = task
-    return play_pair(a, b, config, seed).score
+def _pair_score(task: tuple[BotSource, BotSource, GameConfig, str, FixedDeal | None]) -> float:
+    a, b, config, seed, deal = task
+    return play_pair(a, b, config, seed, deal).score
 
 
 def run_sprt(

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee._exceptions import TokensFileError
 from oddtrick_referee.competitions.demo import run_demo
@@ -17,6 +18,7 @@ from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 from oddtrick_referee.competitions.play_command import add_play_command
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, remote_entry
 from oddtrick_referee.competitions.tournament_command import play_tournament
+from oddtrick_referee.competitions.tournament_plan import plan_runs
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.play.matchlog import check_log
@@ -158,6 +160,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--set-size", type=int, default=10, metavar="N", help="deals per seed and table run (default 10)"
     )
     plan.add_argument("--seed", default=None, help="master seed (default: random, stored for resuming)")
+    plan.add_argument("--deals-from", type=Path, default=None, metavar="FILE.pbn", help=DEALS_FROM_HELP)
     plan.add_argument("--name", default=None, help="tournament name (default: derived from the settings)")
     plan.add_argument(
         "--remote-wait",
@@ -347,6 +350,7 @@ def _tournament(args: argparse.Namespace) -> int:
             print(f"oddtrick tournament: {problem}", file=sys.stderr)
             return 2
         tls = server_credentials(args)
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
         web = None
         if args.web is not None:
             web = bind_web(args.web)
@@ -363,10 +367,16 @@ def _tournament(args: argparse.Namespace) -> int:
             seed=args.seed,
             name=args.name,
             bot_user=args.bot_user,
+            deal_set=deal_set,
         )
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
         return 2
+    if deal_set is not None:
+        needed = sum(run.deals for run in plan_runs(settings, "") if run.table_no == 0)
+        print(f"deals from {deal_set.describe()}", file=sys.stderr)
+        if (note := short_set_note(deal_set, needed)) is not None:
+            print(note, file=sys.stderr)
 
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)

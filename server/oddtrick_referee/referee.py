@@ -39,12 +39,19 @@ from oddtrick._codec_arena import (
     match_summary,
     server_info,
 )
+from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._errors import unwrapped
 from oddtrick_referee._exceptions import DataDirInUse
 from oddtrick_referee.collector import collect_in_steps, collector_off
-from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, read_log
+from oddtrick_referee.play.matchlog import (
+    LOG_FORMAT,
+    MatchLogWriter,
+    compress_log,
+    read_log,
+    recover_compression,
+)
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
@@ -93,6 +100,9 @@ class RefereeSettings:
     """Serve TLS (see transport/tls.py); None: plaintext."""
     loopback_port: bool = False
     """With TLS, also listen in plaintext on 127.0.0.1 for bots the referee starts itself."""
+    compress_logs: bool = False
+    """Gzip each finished match's log in place (same name; every reader opens both kinds):
+    a busy ladder writes gigabytes of logs a day, and they compress about tenfold."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +122,8 @@ class MatchSpec:
     """What planned this match (a tournament's table run), to find it again after a crash."""
     untimed: frozenset[Seat] = frozenset()
     """Seats a person plays (``oddtrick play``): no decision deadline for them."""
+    deals: MatchDeals | None = None
+    """The deals from a fixed deal set (``--deals-from``); None: dealt from the seed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -247,6 +259,7 @@ class Referee:
             fold_events=self.settings.fold_events,
             close_log=False,
             untimed=spec.untimed,
+            deals=spec.deals,
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
@@ -332,11 +345,20 @@ class Referee:
                 {**result_record(result), "seats": table.seat_records()},
             )
         log.info("match %s over: %s", match_id, result.reason)
+        if self.settings.compress_logs:
+            await self._compress(log_path)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
 
     def finish(self) -> None:
         """No more matches here: end every session with OK, so bots stop for good."""
         self.lobby.close_all(grpc.StatusCode.OK, "no more matches for this bot here")
+
+    async def _compress(self, log_path: Path) -> None:
+        """Compress a finished log; a failure (a full disk) leaves it plain, and readable."""
+        try:
+            await self._on_disk(compress_log, log_path)
+        except OSError as error:
+            log.warning("the log %s stays uncompressed: %s", log_path, error)
 
     async def _on_disk(self, function: Callable[..., T], *args: Any) -> T:
         return await trio.to_thread.run_sync(function, *args, limiter=self._disk)
@@ -435,6 +457,12 @@ class _ArenaService(arena_pb2_grpc.ArenaServicer):
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"match {request.match_id!r} is (or may be) one play of a duplicate pair whose deals "
                 "are still to be played; its log is served once the pair is over",
+            )
+        if json.loads(row["details"] or "{}").get("log_deleted"):
+            await context.abort(
+                grpc.StatusCode.NOT_FOUND,
+                f"match {request.match_id!r}'s log was deleted by the retention policy "
+                "(only house bots played it); its result is still listed",
             )
         lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
         page_size = min(request.page_size or 1000, 10_000)
@@ -571,6 +599,15 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
         aborted = await trio.to_thread.run_sync(referee.store.abort_unfinished)
         if aborted:
             log.warning("%d match(es) an earlier run left unfinished are marked aborted", aborted)
+        removed, compressed = await trio.to_thread.run_sync(
+            recover_compression, referee.log_dir, settings.compress_logs
+        )
+        if removed or compressed:
+            log.info(
+                "logs: %d half-compressed copy(ies) a stop left removed, %d finished log(s) compressed",
+                removed,
+                compressed,
+            )
         health_servicer = health.aio.HealthServicer()
 
         def register(server: grpc.aio.Server, play_handler: Any) -> None:

@@ -26,6 +26,7 @@ from oddtrick.rules._cards import (
 from oddtrick.rules._config import GameConfig, GameKind, MatchFormat, TrumpSelection
 from oddtrick.rules._dealing import commitment, deal_cards, new_seed, shuffled_pack
 from oddtrick.rules._errors import ConfigError, ParseError, PositionError, Reason, RulesError
+from oddtrick.rules._fixed import FixedDeal
 from oddtrick.rules._refusals import (
     BidTooLow,
     CardNotHeld,
@@ -70,6 +71,7 @@ __all__ = [
     "Deal",
     "Denomination",
     "DoubleNotAllowed",
+    "FixedDeal",
     "GameConfig",
     "GameKind",
     "GameResult",

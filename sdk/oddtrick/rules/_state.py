@@ -31,6 +31,7 @@ from oddtrick.rules._cards import (
 from oddtrick.rules._config import GameConfig, GameKind, MatchFormat, TrumpSelection
 from oddtrick.rules._dealing import commitment, deal_cards, new_seed
 from oddtrick.rules._errors import ParseError, PositionError
+from oddtrick.rules._fixed import FixedDeal
 from oddtrick.rules._refusals import (
     BidTooLow,
     CardNotHeld,
@@ -179,12 +180,22 @@ class GameState:
         "_turned_card",
         "_turned_face_up",
         "config",
+        "fixed_deals",
         "seed",
     )
 
-    def __init__(self, config: GameConfig, seed: str | None = None) -> None:
+    def __init__(
+        self, config: GameConfig, seed: str | None = None, *, deals: Iterable[FixedDeal] | None = None
+    ) -> None:
+        """A match dealt from ``seed`` (random if not given), or, with ``deals``, a match
+        whose hand ``n`` is ``deals[(n - 1) % len(deals)]``, dealer, turned and cut card
+        included (a fixed deal set: oddtrick.deal_sets); the seed is then kept, unused."""
         self.config: Final = config
         self.seed: Final = new_seed() if seed is None else seed
+        fixed = tuple(deals) if deals is not None else None
+        if fixed is not None and not fixed:
+            raise PositionError("a match from fixed deals needs at least one deal")
+        self.fixed_deals: Final[tuple[FixedDeal, ...] | None] = fixed
         self._scores = [0, 0]
         self._totals = [0, 0]
         self._games_won = [0, 0]
@@ -280,6 +291,11 @@ class GameState:
     # ----------------------------------------------------------------- setup
 
     def _start_hand(self, number: int, dealer: Seat) -> None:
+        fixed = self.fixed_deals
+        if fixed is not None:
+            given = fixed[(number - 1) % len(fixed)]  # its own dealer, not the rotation's
+            self._set_hand(number, given.dealer, given.deal, given.turned, given.cut)
+            return
         # Dealt through this module's name deal_cards: the tests rig deals there.
         deal, turned, cut = deal_cards(self.seed, number, dealer)
         self._set_hand(number, dealer, deal, turned, cut)
@@ -848,6 +864,7 @@ class GameState:
         return (
             self.config,
             self.seed,
+            self.fixed_deals,
             self._phase,
             self._hand_number,
             self._dealer,
@@ -987,13 +1004,14 @@ def replay(
     config: GameConfig,
     seed: str,
     actions: Iterable[tuple[Seat, Action] | Action],
+    deals: Iterable[FixedDeal] | None = None,
 ) -> GameState:
-    """Re-create a match from its configuration, seed and actions.
+    """Re-create a match from its configuration, seed (or fixed ``deals``) and actions.
 
     Actions may carry their seat (as :attr:`GameState.history` does), and then
     the seat is checked; the next hand is dealt whenever one is over.
     """
-    state = GameState(config, seed)
+    state = GameState(config, seed, deals=deals)
     for item in actions:
         if state.phase is Phase.HAND_OVER:
             state.start_next_hand()

@@ -119,7 +119,7 @@ class _Hand:
 
 
 def _rebuild(state: GameState) -> list[_Hand]:
-    copy = GameState(state.config, state.seed)
+    copy = GameState(state.config, state.seed, deals=state.fixed_deals)
     hands = [_Hand(copy)]
     for seat, action in state.history:
         if copy.phase is Phase.HAND_OVER:

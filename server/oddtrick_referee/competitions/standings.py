@@ -95,6 +95,8 @@ class Standings:
     unpaired: tuple[DealResult, ...]  # duplicate plays whose other table is missing
     notes: tuple[str, ...] = ()
     """What a reader of the faults column needs next: where a bot error's traceback is."""
+    deal_set: str | None = None
+    """The fixed deal set the deals came from (``--deals-from``: name, size, SHA-256)."""
 
     def row(self, entry: str) -> StandingRow:
         """The row of ``entry`` (KeyError if it is not in the tournament)."""
@@ -112,6 +114,7 @@ class Standings:
         order = [row.entry for row in self.rows]
         return {
             "duplicate": self.duplicate,
+            "deal_set": self.deal_set,
             "entries": [
                 {
                     "entry": row.entry,
@@ -161,7 +164,10 @@ class Standings:
 
     def render(self) -> str:
         """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
-        lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})", ""]
+        lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})"]
+        if self.deal_set is not None:
+            lines.append(f"deals from {self.deal_set}")
+        lines.append("")
         header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", "faults"]
         body = [
             [

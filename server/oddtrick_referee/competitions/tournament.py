@@ -57,6 +57,7 @@ from oddtrick_referee.competitions.tournament_plan import (
     SLOT_MARK,
     TableRun,
     plan_runs,
+    run_deals,
 )
 
 # The plan's values are the tournament's public face too: who enters, and how.
@@ -172,6 +173,8 @@ class Tournament:
             self.store.forfeited_matches(self.id),
             self.settings.duplicate,
         )
+        if self.settings.deal_set is not None:
+            standings = dataclasses.replace(standings, deal_set=self.settings.deal_set.describe())
         note = self._bot_error_note()
         return dataclasses.replace(standings, notes=(note,)) if note else standings
 
@@ -253,6 +256,7 @@ class Tournament:
             table_id=f"{self.id}/{run.match_key}",
             set_id=self.set_id(run),
             run_id=self.run_id(run),
+            deals=run_deals(settings, run),
         )
         try:
             record = await self.referee.play_match(

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig
 from oddtrick_referee.play.table import TableRules
 
@@ -130,6 +131,8 @@ class TournamentSettings:
     """Who local entries' processes run as when the referee is root (default ``nobody``)."""
     seed: str | None = None
     name: str | None = None
+    deal_set: DealSet | None = None
+    """``--deals-from``: the tables play these deals, in order, instead of deals from seeds."""
 
     def describe(self) -> dict[str, Any]:
         """What identifies the tournament: re-running with the same settings resumes it."""
@@ -141,6 +144,8 @@ class TournamentSettings:
             "gauntlet": self.gauntlet,
             "set_size": self.set_size,
             "seed": self.seed,
+            # Only with a deal set, so a tournament begun before the option resumes as before.
+            **({"deal_set": self.deal_set.sha256} if self.deal_set is not None else {}),
         }
 
     @property
@@ -173,6 +178,8 @@ class TableRun:
     ew_entry: str
     deals: int
     seed: str
+    first_deal: int | None = None
+    """With a deal set: the index (0-based) in the set of this run's first deal."""
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -186,18 +193,38 @@ def pairings(entries: Sequence[str], gauntlet: bool) -> list[tuple[str, str]]:
 
 
 def plan_runs(settings: TournamentSettings, master_seed: str) -> list[TableRun]:
-    """Every table run, both plays of a set next to each other so they run together."""
+    """Every table run, both plays of a set next to each other so they run together.
+
+    With a deal set, the sets take the file's deals in order, pairing after pairing, and
+    start again from its first deal past its end (as cutechess reads an opening book):
+    run N's deals depend on the plan alone, so a resumed tournament deals the same.
+    """
     names = [entry.name for entry in settings.entries]
     runs = []
+    taken = 0
     for first, second in pairings(names, settings.gauntlet):
         key = f"{first}|{second}"
         if not settings.duplicate:
-            runs.append(TableRun(key, 1, 0, first, second, 0, f"{master_seed}/{key}/1"))
+            start = None
+            if settings.deal_set is not None:
+                start, taken = taken, taken + len(settings.deal_set.deals)
+            runs.append(TableRun(key, 1, 0, first, second, 0, f"{master_seed}/{key}/1", start))
             continue
         sets = math.ceil(settings.deals / settings.set_size)
         for number in range(1, sets + 1):
             size = min(settings.set_size, settings.deals - (number - 1) * settings.set_size)
             seed = f"{master_seed}/{key}/{number}"
-            runs.append(TableRun(key, number, 0, first, second, size, seed))
-            runs.append(TableRun(key, number, 1, second, first, size, seed))
+            start = None
+            if settings.deal_set is not None:
+                start, taken = taken, taken + size
+            runs.append(TableRun(key, number, 0, first, second, size, seed, start))
+            runs.append(TableRun(key, number, 1, second, first, size, seed, start))
     return runs
+
+
+def run_deals(settings: TournamentSettings, run: TableRun) -> MatchDeals | None:
+    """The fixed deals a table run plays (None: it deals from its seed)."""
+    if settings.deal_set is None or run.first_deal is None:
+        return None
+    count = run.deals if settings.duplicate else len(settings.deal_set.deals)
+    return settings.deal_set.take(run.first_deal, count)

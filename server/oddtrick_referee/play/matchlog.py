@@ -9,6 +9,9 @@ the hand's result): a crash loses at most the hand in progress, and what is
 there stays readable; the file is fsynced when the match ends. Deals are not written:
 the seed, revealed on the last line, re-creates them.
 
+A finished log may be compressed in place (:func:`compress_log`): the same name,
+gzip inside. Every reader opens a log through :func:`open_log`, which reads both.
+
 :func:`check_log` replays a log through the rules engine and says whether
 every action was legal, the seed matches its commitment and the results
 are the ones the rules give.
@@ -18,15 +21,23 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import gzip
 import json
 import os
 import re
 import secrets
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from oddtrick._codec_text import parse_action
+
+# The one way to open a log, re-exported here for the server's readers.
+from oddtrick._logfile import is_compressed as is_compressed
+from oddtrick._logfile import open_log as open_log
+from oddtrick._logfile import read_log_text as read_log_text
+from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
     BIDS,
     DOUBLE,
@@ -127,9 +138,87 @@ class MatchLogWriter:
         self._file.close()
 
 
+_COMPRESSING = ".gz-new"
+"""How a log being compressed is named while it is written: ``.NAME.RANDOM.gz-new`` beside it."""
+
+
+def compress_log(path: Path) -> int:
+    """Compress a finished log in place; returns the bytes it saved (0 if it was compressed).
+
+    The compressed copy is written under a hidden temporary name beside the log,
+    fsynced, then renamed over the log in one step (``os.replace``): at every moment
+    the name holds either the whole plain log or the whole compressed one, so a crash
+    never loses a finished game. A crash mid-way leaves the plain log and a stray
+    temporary file, which :func:`recover_compression` removes.
+    """
+    if is_compressed(path):
+        return 0
+    before = path.stat().st_size
+    draft = path.with_name(f".{path.name}.{secrets.token_hex(4)}{_COMPRESSING}")
+    try:
+        with path.open("rb") as plain, draft.open("xb") as raw:
+            # mtime=0: the same log always compresses to the same bytes.
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as packed:
+                shutil.copyfileobj(plain, packed, 1 << 20)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.chmod(draft, path.stat().st_mode & 0o777)
+        os.replace(draft, path)
+    except BaseException:
+        draft.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+    return before - path.stat().st_size
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` survive a power cut."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def is_finished_log(path: Path) -> bool:
+    """Whether a log's last line is its ``match_end`` record (read from the end of the file)."""
+    if is_compressed(path):
+        return True  # only finished logs are ever compressed
+    with path.open("rb") as file:
+        size = file.seek(0, os.SEEK_END)
+        file.seek(max(0, size - 4096))
+        tail = file.read()
+    lines = tail.split(b"\n")
+    return len(lines) >= 2 and lines[-1] == b"" and lines[-2].startswith(b'{"type":"match_end"')
+
+
+def recover_compression(log_dir: Path, compress_finished: bool) -> tuple[int, int]:
+    """At start-up: remove what a crash mid-compression left (the plain log beside it is
+    whole), and with ``compress_finished`` compress every finished log still plain (one
+    whose match ended just before a stop). Returns (temporary files removed, logs compressed).
+    """
+    removed = compressed = 0
+    if not log_dir.is_dir():
+        return 0, 0
+    for entry in os.scandir(log_dir):
+        name = entry.name
+        if name.startswith(".") and name.endswith(_COMPRESSING):
+            Path(entry.path).unlink(missing_ok=True)
+            removed += 1
+        elif compress_finished and name.endswith(".jsonl") and not name.startswith("."):
+            path = Path(entry.path)
+            try:
+                if not is_compressed(path) and is_finished_log(path):
+                    compress_log(path)
+                    compressed += 1
+            except OSError:
+                continue  # deleted meanwhile, or unreadable: left as it is
+    return removed, compressed
+
+
 def read_log(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of a log; a torn last line (a crash mid-write) is skipped."""
-    with path.open(encoding="utf-8") as file:
+    """The records of a log, plain or compressed; a torn last line (a crash mid-write) is skipped."""
+    with open_log(path) as file:
         for line in file:
             if not line.endswith("\n"):
                 return
@@ -154,9 +243,16 @@ class CheckReport:
     problems: list[str]
     actions: int
     hands: int
+    deal_set: str | None = None
+    """The fixed deal set the match was dealt from (name and SHA-256), if any."""
 
     def describe(self) -> str:
         if self.ok:
+            if self.deal_set is not None:
+                return (
+                    f"OK: {self.actions} actions in {self.hands} hands replay exactly; "
+                    f"deals from the deal set {self.deal_set} match their commitment"
+                )
             return (
                 f"OK: {self.actions} actions in {self.hands} hands replay exactly; "
                 "seed matches its commitment"
@@ -174,7 +270,7 @@ these without a JSON parse (they are nearly every line of a log)."""
 
 def check_log(path: Path) -> CheckReport:
     """Replay a finished match's log and compare everything it claims."""
-    lines = path.read_text(encoding="utf-8").split("\n")
+    lines = read_log_text(path).split("\n")
     lines.pop()  # what follows the last newline: nothing, or a torn last line
     if not lines:
         return CheckReport(False, ["the log does not start with a match_start record"], 0, 0)
@@ -190,7 +286,11 @@ def check_log(path: Path) -> CheckReport:
     seed = end["seed"]
     if commitment(seed) != start["seed_commitment"]:
         problems.append("the revealed seed does not match the commitment published at the start")
-    state = GameState(GameConfig.from_dict(start["config"]), seed)
+    try:
+        fixed = deals_from_log(start, end)
+    except DealSetError as error:
+        return CheckReport(False, [*problems, str(error)], 0, 0)
+    state = GameState(GameConfig.from_dict(start["config"]), seed, deals=fixed)
     actions = 0
     plain = _PLAIN_ACTION
     for line in lines[1:-1]:
@@ -227,4 +327,8 @@ def check_log(path: Path) -> CheckReport:
         end["result"]["winner"],
     ]:
         problems.append(f"the logged result {end['result']} is not the rules' result {result}")
-    return CheckReport(not problems, problems, actions, state.hand_number)
+    deal_set = start.get("deal_set")
+    source = None
+    if fixed is not None and isinstance(deal_set, dict):
+        source = f"{deal_set.get('name', '?')}, sha256 {deal_set.get('sha256', '')}"
+    return CheckReport(not problems, problems, actions, state.hand_number, source)

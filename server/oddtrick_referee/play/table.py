@@ -66,6 +66,7 @@ from oddtrick._events import (
     MatchEvent,
     TrickCompleted,
 )
+from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import (
     PASS,
     Action,
@@ -234,12 +235,15 @@ class Table:
         fold_events: bool = True,
         close_log: bool = True,
         untimed: frozenset[Seat] = frozenset(),
+        deals: MatchDeals | None = None,
     ) -> None:
         self.match_id = match_id
         self._untimed = untimed
         """Seats played by a person at a terminal: their deadline is :data:`PERSON_DEADLINE_S`."""
         self.table_id = table_id
-        self.state = GameState(config, seed)
+        self._deals = deals
+        """The match's deals when they come from a fixed deal set (else from the seed)."""
+        self.state = GameState(config, seed, deals=None if deals is None else deals.deals)
         self.rules = rules
         self.links = dict(links)
         self.records = {seat: SeatRecord(link.bot_name) for seat, link in self.links.items()}
@@ -319,6 +323,7 @@ class Table:
                     for seat, link in self.links.items()
                 },
                 "seed_commitment": state.commitment,
+                **(self._deals.start_record() if self._deals is not None else {}),
             }
         )
 
@@ -401,6 +406,7 @@ class Table:
                 "result": result_record(result),
                 "seats": self.seat_records(),
                 "seed": self.state.seed,
+                **(self._deals.end_record() if self._deals is not None else {}),
             }
         )
         if self._close_log:

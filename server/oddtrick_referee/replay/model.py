@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
     Call,
     Card,
@@ -37,7 +38,7 @@ from oddtrick.rules import (
     sort_cards,
 )
 from oddtrick_referee._exceptions import ReplayError
-from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat
+from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat, read_log_text
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -154,6 +155,8 @@ class MatchReplay:
     hands: tuple[HandReplay, ...]
     result: MatchResult | None
     finished: bool
+    deal_set: str | None = None
+    """Which fixed deal set the deals came from (name, size, digest), or None: from the seed."""
 
     @property
     def classic(self) -> bool:
@@ -169,9 +172,9 @@ class MatchReplay:
 def read_records(path: Path) -> list[dict[str, Any]]:
     """A log file's records; a torn last line (a crash mid-write) is left out."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+        text = read_log_text(path)
+    except (OSError, EOFError) as error:
+        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     return records_from_lines(text.splitlines(keepends=True), str(path))
 
 
@@ -214,7 +217,11 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
         players = {Seat.parse(seat): str(info.get("name", "?")) for seat, info in start["players"].items()}
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ReplayError(f"the match_start line is malformed: {error}") from None
-    builder = _Builder(GameState(config, seed))
+    try:
+        fixed = deals_from_log(start, end)
+    except DealSetError as error:
+        raise ReplayError(str(error)) from None
+    builder = _Builder(GameState(config, seed, deals=fixed))
     for record in records[1:-1]:
         if record.get("type") == "action":
             builder.action(record)
@@ -229,7 +236,16 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
         hands=tuple(hands),
         result=state.match_result,
         finished=state.phase is Phase.MATCH_OVER,
+        deal_set=deal_set_text(start),
     )
+
+
+def deal_set_text(start: Mapping[str, Any]) -> str | None:
+    """How a log's match_start names its fixed deal set, for people: ``name (N deals, sha256 …)``."""
+    given = start.get("deal_set")
+    if not isinstance(given, dict):
+        return None
+    return f"{given.get('name', '?')} ({given.get('size', '?')} deals, sha256 {given.get('sha256', '')})"
 
 
 def replay_log(path: Path) -> MatchReplay:

@@ -16,6 +16,7 @@ from oddtrick._address import with_default_port
 from oddtrick._codec_arena import match_log_request
 from oddtrick.v1 import arena_pb2_grpc
 from oddtrick_referee._exceptions import ReplayError
+from oddtrick_referee.play.matchlog import read_log_text
 from oddtrick_referee.replay.model import records_from_lines
 from oddtrick_referee.storage.match_index import MatchStore
 
@@ -41,6 +42,11 @@ def log_visibility(row: dict[str, Any]) -> str | None:
         )
     if status == "running":
         return f"match {row['match_id']} is still in progress; its log is shown once it ends"
+    if isinstance(details, dict) and details.get("log_deleted"):
+        return (
+            f"match {row['match_id']}'s log was deleted by the ladder's retention policy "
+            "(--keep-house-logs: only house bots played it); its result is still recorded"
+        )
     return None
 
 
@@ -75,9 +81,9 @@ def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]
     if path is None:
         raise ReplayError(f"match {match_id}'s log is not inside {data_dir / 'logs'}; refusing to read it")
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+        text = read_log_text(path)
+    except (OSError, EOFError) as error:
+        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     return records_from_lines(text.splitlines(keepends=True), str(path))
 
 

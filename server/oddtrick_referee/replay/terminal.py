@@ -171,7 +171,10 @@ def result_lines(match: MatchReplay, hand: HandReplay) -> list[str]:
 
 def match_header(match: MatchReplay) -> list[str]:
     seats = "  ".join(f"{seat} {name}" for seat, name in sorted(match.players.items()))
-    return [f"match {match.match_id} · {match.config.describe()}", f"  {seats}"]
+    lines = [f"match {match.match_id} · {match.config.describe()}", f"  {seats}"]
+    if match.deal_set is not None:
+        lines.append(f"  deals from {match.deal_set}")
+    return lines
 
 
 def match_footer(match: MatchReplay) -> list[str]:

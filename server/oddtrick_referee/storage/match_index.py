@@ -180,6 +180,38 @@ class MatchStore(Store):
             for row in rows
         ]
 
+    def count(self) -> int:
+        """How many matches (tables) the index holds."""
+        with self._connect() as db:
+            return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+    def house_only_logs(self, house: Collection[str], ended_before_ms: int) -> list[tuple[str, str]]:
+        """(match id, log path) of the public matches that ended before ``ended_before_ms``
+        with every seat held by one of ``house`` and whose log is not yet marked deleted:
+        what a retention policy may delete."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT match_id, players, log_path FROM matches WHERE finished_at < ? "
+                "AND status IN ('finished', 'aborted') "
+                "AND json_extract(details, '$.log_deleted') IS NULL ORDER BY finished_at",
+                (ended_before_ms,),
+            ).fetchall()
+        names = set(house)
+        return [
+            (str(row["match_id"]), str(row["log_path"]))
+            for row in rows
+            if set(json.loads(row["players"]).values()) <= names
+        ]
+
+    def mark_log_deleted(self, match_id: str, at_ms: int) -> None:
+        """Record that a retention policy deleted this match's log (its result stays)."""
+        with self._lock, self._connect() as db:
+            db.execute(
+                "UPDATE matches SET details = json_set(COALESCE(details, '{}'), '$.log_deleted', ?) "
+                "WHERE match_id = ? AND json_extract(details, '$.log_deleted') IS NULL",
+                (at_ms, match_id),
+            )
+
     def get(self, match_id: str) -> dict[str, Any] | None:
         with self._connect() as db:
             row = db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()

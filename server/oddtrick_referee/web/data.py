@@ -27,6 +27,7 @@ from oddtrick.rules import GameConfig
 from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.competitions.standings import compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
+from oddtrick_referee.play.matchlog import read_log_text
 from oddtrick_referee.replay.model import MatchReplay, records_from_lines, replay_records
 from oddtrick_referee.replay.sources import log_visibility, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore
@@ -156,8 +157,8 @@ class WebData:
         if path is None:
             raise NotVisible(f"match {match_id}'s log is not in this server's data folder")
         try:
-            return path.read_text(encoding="utf-8")
-        except OSError:
+            return read_log_text(path)
+        except (OSError, EOFError):
             raise NotVisible(f"match {match_id}'s log cannot be read") from None
 
     def replay(self, match_id: str) -> MatchReplay:

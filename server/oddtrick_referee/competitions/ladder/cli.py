@@ -18,6 +18,7 @@ from pathlib import Path
 import trio
 
 from oddtrick._terminal import plural
+from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
 from oddtrick_referee._exceptions import DatabaseError, LadderError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
@@ -117,6 +118,30 @@ def add_ladder_command(
         default=2,
         metavar="N",
         help="matches each house bot plays at once (default 2)",
+    )
+    play.add_argument(
+        "--deals-from",
+        type=Path,
+        default=None,
+        metavar="FILE.pbn",
+        help=DEALS_FROM_HELP + ". Matches take the next --match-deals deals each and go on where "
+        "the last run left off. Keep the file private: a bot that has it knows every hand",
+    )
+    logs = serve.add_argument_group("match logs")
+    logs.add_argument(
+        "--plain-logs",
+        action="store_true",
+        help="keep finished match logs as plain text (default: each is gzipped in place when its "
+        "match ends, about a tenth of the size; every oddtrick command and the web page read both)",
+    )
+    logs.add_argument(
+        "--keep-house-logs",
+        type=float,
+        default=None,
+        metavar="DAYS",
+        help="delete the logs of matches in which only house bots sat once they are DAYS old "
+        "(checked at start and hourly); their results, ratings and index rows stay in the "
+        "database. Default: keep every log",
     )
     rating = serve.add_argument_group("ratings")
     rating.add_argument(
@@ -434,10 +459,13 @@ def _serve(args: argparse.Namespace) -> int:
         if args.house_bot:
             house = tuple(_house_bot(text) for text in args.house_bot)
         tls = server_credentials(args)
+        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
     except (ConfigError, ValueError, OSError) as error:
         return _fail("serve", error)
     if args.match_deals < 1:
         return _fail("serve", ValueError("--match-deals must be at least 1"))
+    if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
+        return _fail("serve", ValueError("--keep-house-logs must be a number of days, 0 or more"))
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.getLogger("oddtrick.ladder").setLevel(logging.INFO)
@@ -454,6 +482,9 @@ def _serve(args: argparse.Namespace) -> int:
         house_seats=args.house_seats,
         rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
         tls=tls,
+        compress_logs=not args.plain_logs,
+        deal_set=deal_set,
+        keep_house_logs_s=None if args.keep_house_logs is None else args.keep_house_logs * 86400,
     )
 
     def ready(ladder: object) -> None:
@@ -464,6 +495,8 @@ def _serve(args: argparse.Namespace) -> int:
             f"{len(house)} house bots; data in {args.data_dir}",
             flush=True,
         )
+        if settings.deal_set is not None:
+            print(f"  deals from {settings.deal_set.describe()}", flush=True)
         print(f"  register a bot:   oddtrick ladder register NAME --data-dir {args.data_dir}", flush=True)
         print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
 

@@ -29,6 +29,7 @@ import trio
 
 from oddtrick import bots
 from oddtrick._codec_arena import LADDER_OVER, ladder_match_to_wire, ladder_response
+from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import (
     GameConfig,
     GameKind,
@@ -52,6 +53,7 @@ from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
 from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
+from oddtrick_referee.storage.match_index import MatchStore
 from oddtrick_referee.transport.sessions import Session
 
 log = logging.getLogger("oddtrick.ladder")
@@ -107,6 +109,12 @@ class LadderSettings:
     """Seeds the pairing's random choices (tests); deals always come from fresh secret seeds."""
     tls: grpc.ServerCredentials | None = None
     """Serve TLS (transport/tls.py); the house bots then use a plaintext port on 127.0.0.1."""
+    compress_logs: bool = True
+    """Gzip each finished table's log in place (see RefereeSettings.compress_logs)."""
+    keep_house_logs_s: float | None = None
+    """Delete the logs of matches only house bots played once this old (None: keep them all)."""
+    deal_set: DealSet | None = None
+    """``--deals-from``: matches play these deals in order (cycling) instead of fresh seeds'."""
 
     @property
     def referee_id(self) -> str:
@@ -186,6 +194,22 @@ class Ladder:
         self._recent: collections.deque[frozenset[str]] = collections.deque(maxlen=settings.recent_lineups)
         self.outcomes: list[MatchOutcome] = []
         self._outcome_event = trio.Event()
+        self._next_deal = 0
+        """With a deal set: the index of the next match's first deal (see :meth:`resume_deals`)."""
+
+    def resume_deals(self, tables_played: int) -> None:
+        """Go on through the deal set where the matches already played (two tables each,
+        counted in the referee's index) left it, rather than from its first deal."""
+        if self.settings.deal_set is not None:
+            self._next_deal = (tables_played // 2 * self.settings.deals) % len(self.settings.deal_set.deals)
+
+    def _match_deals(self) -> MatchDeals | None:
+        deal_set = self.settings.deal_set
+        if deal_set is None:
+            return None
+        deals = deal_set.take(self._next_deal, self.settings.deals)
+        self._next_deal = (self._next_deal + self.settings.deals) % len(deal_set.deals)
+        return deals
 
     # ---------------------------------------------------------- reading
 
@@ -357,6 +381,7 @@ class Ladder:
 
     def _seat(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch]:
         """Both tables at once: no checkpoint between them, so nobody can take a seat in between."""
+        deals = self._match_deals()
         return [
             self.referee.seat_match(
                 MatchSpec(
@@ -367,6 +392,7 @@ class Ladder:
                     match_id=f"{match_id}-t{number}",
                     table_id=match_id,
                     set_id=match_id,
+                    deals=deals,
                 ),
                 sealed=True,
             )
@@ -554,6 +580,7 @@ async def run_ladder(
         default_rules=settings.rules,
         tls=settings.tls,
         loopback_port=settings.tls is not None,
+        compress_logs=settings.compress_logs,
     )
     try:
         async with running_referee(referee_settings) as referee:
@@ -572,12 +599,14 @@ async def run_ladder(
                 )
             house = await trio.to_thread.run_sync(_claim_house_bots, store, settings.house_bots, referee_id)
             ladder = Ladder(settings, referee, store, referee_id)
+            ladder.resume_deals(await trio.to_thread.run_sync(referee.store.count))
             referee.ladder = ladder
             await _release_decided(referee, store)
             board = LadderLeaderboard(
                 store,
                 ladder.rater,
-                f"Ladder: {settings.match_config.describe()}",
+                f"Ladder: {settings.match_config.describe()}"
+                + (f" · deals from {settings.deal_set.describe()}" if settings.deal_set else ""),
                 ladder.connected_names,
             )
             serving = page(referee, board) if page is not None else contextlib.nullcontext()
@@ -592,6 +621,8 @@ async def run_ladder(
                         output_dir or settings.data_dir / "bot-output",
                         settings.data_dir,
                     )
+                if settings.keep_house_logs_s is not None:
+                    nursery.start_soon(_prune_house_logs, referee, store, settings.keep_house_logs_s)
                 if on_ready is not None:
                     on_ready(ladder)
                 await ladder.run()
@@ -638,6 +669,45 @@ async def _release_decided(referee: Referee, store: LadderStore) -> None:
         await referee.release_set(match_id)
     if decided:
         log.info("published the logs of %d ladder match(es) that were over but still sealed", len(decided))
+
+
+PRUNE_EVERY_S = 3600.0
+"""How often the retention policy (``--keep-house-logs``) looks for old house-only logs."""
+
+
+async def _prune_house_logs(referee: Referee, store: LadderStore, keep_s: float) -> None:
+    """Apply the retention policy at start and then hourly, until the ladder stops."""
+    while True:
+        house = {entrant.name for entrant in await trio.to_thread.run_sync(store.entrants) if entrant.house}
+        cutoff = now_ms() - int(keep_s * 1000)
+        deleted, freed = await trio.to_thread.run_sync(prune_house_logs, referee.store, house, cutoff)
+        if deleted:
+            log.info("retention: deleted %d house-only match log(s), %d bytes", deleted, freed)
+        await trio.sleep(PRUNE_EVERY_S)
+
+
+def prune_house_logs(index: MatchStore, house: set[str], cutoff_ms: int) -> tuple[int, int]:
+    """Delete the logs of the matches that ended before ``cutoff_ms`` with only ``house`` bots
+    seated; their rows (and the ladder's records of them) stay. Returns (logs, bytes) deleted.
+
+    The file is removed first, then the row marked: a stop in between leaves an unmarked
+    row whose file is gone, which the next pass finds and marks.
+    """
+    deleted = freed = 0
+    if not house:
+        return 0, 0
+    for match_id, log_path in index.house_only_logs(house, cutoff_ms):
+        path = Path(log_path)
+        try:
+            size = path.stat().st_size
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        else:
+            deleted += 1
+            freed += size
+        index.mark_log_deleted(match_id, now_ms())
+    return deleted, freed
 
 
 def _sandbox_note() -> str:
