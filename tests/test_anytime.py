@@ -18,9 +18,9 @@ from oddtrick import Bot, GameConfig, MatchFormat, Seat
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._lag import LagMeter
 from oddtrick._local import bot_view
-from oddtrick.anytime import Budget, anytime, budget, margin
+from oddtrick.anytime import Budget, anytime, budget, clock_share, margin
 from oddtrick.rules import GameState
-from oddtrick.v1 import cards_pb2, referee_pb2
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee import MatchSpec, TableRules, read_log
 
 
@@ -110,6 +110,46 @@ def test_the_budget_runs_from_receipt_and_stops_short_of_the_deadline():
     near = budget(_view(time_left_ms=500, received_at=received), think_s=1.0)
     assert near.answer_by == pytest.approx(received + 0.5 - near.margin_s)
     assert near.margin_s > 0
+
+
+def test_with_a_time_bank_the_budget_is_a_share_of_it():
+    """A 5 s deadline and a bank of 3.5 s, 0.5 of it this decision's increment: the
+    budget is the increment and a 30th of the rest (0.6 s), not the deadline."""
+    received = time.monotonic()
+    view = dataclasses.replace(
+        _view(time_left_ms=3500, received_at=received), clock_left_ms=3500, clock_increment_ms=500
+    )
+    assert clock_share(view) == pytest.approx(0.5 + 3.0 / 30)
+    limit = budget(view, think_s=2.0)
+    assert limit.answer_by == pytest.approx(received + 0.6)
+    # An empty bank leaves the increment; a short deadline still caps it.
+    empty = dataclasses.replace(view, clock_left_ms=500, time_left_ms=500)
+    assert clock_share(empty) == pytest.approx(0.5)
+    assert budget(empty, think_s=2.0).answer_by < received + 0.5
+    without = budget(_view(time_left_ms=3500, received_at=received), think_s=2.0)
+    assert without.answer_by == pytest.approx(received + 2.0)
+
+
+def test_the_client_tells_the_bot_its_bank():
+    """The request's clock_left_ms and the match's increment reach the bot's view."""
+    from oddtrick._codec import config_to_wire
+    from oddtrick._seat_state import SeatState
+
+    state = SeatState()
+    started = referee_pb2.MatchStarted(
+        seat=cards_pb2.SEAT_NORTH,
+        config=config_to_wire(GameConfig.classic()),
+        rules=game_pb2.TableRules(decision_deadline_ms=5000, clock_initial_ms=60_000, clock_increment_ms=500),
+    )
+    state.start_match(started)
+    request = referee_pb2.DecisionRequest(
+        request_id=1, time_left_ms=5000, clock_left_ms=42_000, seat=cards_pb2.SEAT_NORTH
+    )
+    view = state.view(request)
+    assert (view.clock_left_ms, view.clock_increment_ms) == (42_000, 500)
+    state.start_match(referee_pb2.MatchStarted(seat=cards_pb2.SEAT_NORTH, config=started.config))
+    plain = referee_pb2.DecisionRequest(request_id=2, time_left_ms=5000, seat=cards_pb2.SEAT_NORTH)
+    assert state.view(plain).clock_left_ms is None
 
 
 def test_the_margin_holds_back_the_measured_transport_lag_twice():

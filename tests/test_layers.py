@@ -75,6 +75,13 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("oddtrick._strong_cli", "oddtrick._run"): "`oddtrick sprt` loads the bots it compares only when it runs",
     ("oddtrick._strong_cli", "oddtrick.duplicate"): "`oddtrick sprt` plays duplicate pairs only when it runs",
     ("oddtrick._strong_cli", "oddtrick.sprt"): "`oddtrick sprt` needs the strong extra for its bots",
+    (
+        "oddtrick._strong_cli",
+        "oddtrick_referee.play.clock",
+    ): "`--clock` is the referee's, absent with the SDK alone",
+    ("oddtrick._strong_cli", "oddtrick_referee.competitions.sprt_command"): (
+        "`oddtrick sprt` through a referee, absent with the SDK alone"
+    ),
 }
 """(module, imported module) → why the import waits for the command that needs it."""
 

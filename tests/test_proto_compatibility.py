@@ -78,7 +78,7 @@ def edited(tmp_path: Path, old: str, new: str, file: str = "referee.proto") -> P
         ),
         (
             "  uint64 request_id = 1;\n  // What is asked.",
-            "  uint64 request_id = 9;\n  // What is asked.",
+            "  uint64 request_id = 20;\n  // What is asked.",
             "request_id",
         ),
         ("  uint32 max_seats = 6;", "  uint64 max_seats = 6;", 'changed type from "uint32" to "uint64"'),
@@ -94,6 +94,6 @@ def test_a_breaking_change_fails_the_guard(buf: Path, tmp_path: Path, old: str, 
 
 
 def test_an_addition_passes_the_guard(buf: Path, tmp_path: Path) -> None:
-    added = "  uint64 last_sequence = 8;\n  // Added later: a hint.\n  string hint = 9;\n"
+    added = "  uint64 last_sequence = 8;\n  // Added later: a hint.\n  string hint = 20;\n"
     result = breaking(buf, edited(tmp_path, "  uint64 last_sequence = 8;\n", added))
     assert result.returncode == 0, result.stdout + result.stderr

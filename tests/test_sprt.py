@@ -4,6 +4,7 @@ in small fixed-seed versions."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import random
 import subprocess
@@ -144,6 +145,79 @@ def test_command_says_at_once_that_identical_bots_play_identically():
     assert lines[-2].startswith("    30 deal pairs")
     assert lines[-1].startswith("no verdict: every one of the 30 deal pairs scored exactly 0")
     assert "play identically" in lines[-1]
+
+
+SLEEPY = ROOT / "tests" / "sleepy_bot.py"
+
+
+def _sprt(*arguments: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "oddtrick", "sprt", *arguments],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=600,
+    )
+
+
+def test_command_plays_a_cmd_entry_through_a_referee_and_resumes(tmp_path):
+    """A ``cmd:`` entry is a program the referee starts, as a tournament starts it: here a
+    Python script of its own (it could be in any language); the test plays through a real
+    referee under a clock, says so, and ends with the standings. Run again, it plays
+    nothing new."""
+    arguments = [
+        "--bot",
+        f"heuristic=cmd:{sys.executable} {SLEEPY} heuristic 0",
+        "--bot",
+        f"random={ROOT / 'sample_bots' / 'random_bot.py'}",
+        "--game",
+        "classic",
+        "--max-deals",
+        "200",
+        "--clock",
+        "30+0.5",
+        "--data-dir",
+        str(tmp_path),
+    ]
+    first = _sprt(*arguments)
+    lines = first.stdout.splitlines()
+    assert "classic whist, through a referee" in lines[0]
+    verdict = next(line for line in lines if line.startswith("H1 accepted"))
+    assert verdict.startswith("H1 accepted: heuristic gains about +0.5 points per deal on random")
+    pairs = int(lines[lines.index(verdict) - 1].split()[0])
+    assert lines[lines.index(verdict) + 2] == "Standings (duplicate)"
+    heuristic_row = next(line for line in lines if line.startswith("1  heuristic"))
+    assert f"  {pairs}  " in heuristic_row
+    # Every deal pair is two matches at the referee, the cmd: entry's process in each.
+    logs = sorted((tmp_path / "logs").rglob("*.jsonl"))
+    assert len(logs) == 2 * pairs
+    starts = [json.loads(log.read_text().split("\n")[0]) for log in logs]
+    names = {player["name"] for start in starts for player in start["players"].values()}
+    assert names == {"heuristic~0", "heuristic~1", "random~0", "random~1"}
+    assert all(start["rules"]["clock"] == {"initial_ms": 30_000, "increment_ms": 500} for start in starts)
+    assert "time control: 5 s a decision; clock 30+0.5" in first.stdout
+    again = _sprt(*arguments)
+    assert again.stdout.splitlines()[1:] == lines[1:]
+    assert len(sorted((tmp_path / "logs").rglob("*.jsonl"))) == 2 * pairs
+
+
+def test_command_stops_when_a_remote_entry_never_connects(tmp_path):
+    result = _sprt(
+        "--bot",
+        f"random={ROOT / 'sample_bots' / 'random_bot.py'}",
+        "--remote",
+        "absent",
+        "--remote-wait",
+        "1",
+        "--data-dir",
+        str(tmp_path),
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "remote entry absent: connect with --server" in result.stderr
+    assert (
+        result.stdout.splitlines()[-1] == "no verdict after 0 deal pairs: absent did not connect within 1 s"
+    )
 
 
 @pytest.mark.parametrize(

@@ -356,7 +356,10 @@ def test_to_json_round_trips_with_stable_keys() -> None:
     )
     data = result.to_json()
     assert json.loads(json.dumps(data, allow_nan=False)) == data
-    assert set(data) == {"duplicate", "deal_set", "entries", "crosstable", "unpaired", "notes", "method"}
+    assert set(data) == {
+        "duplicate", "deal_set", "entries", "crosstable", "unpaired", "notes", "time_control", "method"
+    }  # fmt: skip
+    assert data["time_control"] is None
     assert data["notes"] == []
     first = data["entries"][0]
     assert set(first) == {
@@ -369,7 +372,10 @@ def test_to_json_round_trips_with_stable_keys() -> None:
         "total",
         "faults",
         "no_variance",
+        "time",
     }
+    assert first["time"]["answered"] == 0
+    assert first["time"]["think_ms"] == {"p50": None, "p99": None, "max": None}
     assert first["entry"] == "alice"
     assert first["matches"] == {"won": 1, "drawn": 0, "lost": 0}
     assert first["ci95"][0] == pytest.approx(-5.453, abs=1e-3)
@@ -381,6 +387,7 @@ def test_to_json_round_trips_with_stable_keys() -> None:
         "forfeits",
         "refusals",
         "bot_errors",
+        "clock",
     }
     assert data["entries"][1]["faults"]["disconnected"] == 1
     assert data["entries"][2]["faults"]["forfeits"] == 1

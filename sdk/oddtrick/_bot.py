@@ -50,6 +50,14 @@ class BotView(SeatView):
     scheduling on either side, measured by comparing each answer's ``think_ms``
     as the referee reports it with the time from receipt to sending here.
     ``None`` until measured. :func:`oddtrick.anytime.budget` holds it back."""
+    clock_left_ms: int | None = None
+    """In a match with a clock (a time bank per seat, docs/rules.md "Time"): the seat's
+    bank as the referee sent the request, this decision's increment included. What the
+    decision takes comes out of it; :attr:`time_left_ms` is already capped by it.
+    ``None`` without a clock. :func:`oddtrick.anytime.budget` spends it over the
+    decisions to come."""
+    clock_increment_ms: int | None = None
+    """The clock's increment per decision, when the match has a clock."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -481,16 +481,29 @@ FAULT_KINDS: dict[str, game_pb2.FaultKind.ValueType] = {
     "disconnected": game_pb2.FAULT_KIND_DISCONNECTED,
     "forfeited": game_pb2.FAULT_KIND_FORFEITED,
     "bot_error": game_pb2.FAULT_KIND_BOT_ERROR,
+    "clock": game_pb2.FAULT_KIND_CLOCK,
 }
 """A seat's faults by the names the match log writes, to the wire's kinds."""
 
 
-def table_rules_to_wire(deadline_s: float, grace_s: float, open: bool) -> game_pb2.TableRules:
-    return game_pb2.TableRules(
+def table_rules_to_wire(
+    deadline_s: float,
+    grace_s: float,
+    open: bool,
+    clock_initial_ms: int | None = None,
+    clock_increment_ms: int | None = None,
+) -> game_pb2.TableRules:
+    """A table's rules; the clock's fields only for a match with a clock (a time bank)."""
+    wire = game_pb2.TableRules(
         decision_deadline_ms=round(deadline_s * 1000),
         reconnect_grace_ms=round(grace_s * 1000),
         open=open,
     )
+    if clock_initial_ms is not None:
+        wire.clock_initial_ms = clock_initial_ms
+    if clock_increment_ms is not None:
+        wire.clock_increment_ms = clock_increment_ms
+    return wire
 
 
 def seat_player_to_wire(seat: Seat, bot_name: str, bot_version: str = "") -> game_pb2.SeatPlayer:

@@ -286,14 +286,18 @@ def fill_request(
     last_sequence: int,
     hand: referee_pb2.HandState,
     own_cards: Iterable[Card],
+    clock_left_ms: int | None = None,
 ) -> referee_pb2.DecisionRequest:
     """Make ``message`` (holding the seat's pending events) a decision request: the public
-    ``hand`` with the seat's turn and its own cards added. Returns the request."""
+    ``hand`` with the seat's turn and its own cards added, and what is left of the seat's
+    time bank in a match with a clock. Returns the request."""
     request = message.update.request
     request.request_id = request_id
     request.kind = referee_pb2.DECISION_KIND_CALL if auction else referee_pb2.DECISION_KIND_CARD
     request.legal_actions.extend([action_to_wire(a) for a in legal])
     request.time_left_ms = time_left_ms
+    if clock_left_ms is not None:
+        request.clock_left_ms = clock_left_ms
     request.match_id = match_id
     request.seat = seat_to_wire(seat)
     request.last_sequence = last_sequence
@@ -312,9 +316,13 @@ def resync_message(
     time_left_ms: int = 0,
 ) -> referee_pb2.RefereeMessage:
     """What a seat taken back needs to go on: the match, the hand as it sees it, and the
-    request open for it (a copy, with the time it has left), if any."""
+    request open for it (a copy, with the time it has left, and its time bank less what
+    the decision has taken so far), if any."""
     resync = referee_pb2.Resync(last_sequence=last_sequence, match=match, hand=hand)
     if request is not None:
         resync.request.CopyFrom(request)  # a copy: the request itself was sent, so never changes
         resync.request.time_left_ms = time_left_ms
+        if request.HasField("clock_left_ms"):
+            spent = request.time_left_ms - time_left_ms
+            resync.request.clock_left_ms = max(0, request.clock_left_ms - spent)
     return referee_pb2.RefereeMessage(resync=resync)

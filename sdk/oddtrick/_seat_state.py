@@ -89,6 +89,8 @@ class SeatState:
         self.match_aborted = False
         """The referee stopped the match before its end: it does not count."""
         self.seed: str | None = None
+        self.clock_increment_ms: int | None = None
+        """The match clock's increment per decision (None: the match has no clock)."""
         self.last_sequence = 0
         self.hand = new_hand_state()
         self._tricks = _PerHand(trick_from_wire)
@@ -101,6 +103,8 @@ class SeatState:
         self.config = config_from_wire(message.config)
         self.seed_commitment = message.seed_commitment
         self.players = {seat_from_wire(p.seat): p.bot_name for p in message.players}
+        if message.rules.HasField("clock_initial_ms"):
+            self.clock_increment_ms = message.rules.clock_increment_ms
 
     def apply(self, events: Iterable[referee_pb2.Event], track_hand: bool = True) -> None:
         """Take in events. ``track_hand=False`` skips advancing :attr:`hand` through
@@ -207,6 +211,8 @@ class SeatState:
             seed=self.seed,
             players=dict(self.players),
             time_left_ms=request.time_left_ms if request else None,
+            clock_left_ms=request.clock_left_ms if request and request.HasField("clock_left_ms") else None,
+            clock_increment_ms=self.clock_increment_ms,
             match_id=self.match_id,
             request_id=request.request_id if request else 0,
             received_at=received_at,

@@ -7,9 +7,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
+if TYPE_CHECKING:
+    from oddtrick.rules import GameConfig
+    from oddtrick.sprt import SprtState
+
+from oddtrick.deal_sets import DEALS_FROM_HELP, DealSet, read_deal_set, short_set_note
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,22 +48,39 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "sprt",
         help="play duplicate deal pairs until a sequential test says which bot is better",
         description=(
-            "Play duplicate deal pairs between two Python bots in this process (same cards, "
-            "partnerships swapped, fresh bots each play) until a sequential probability ratio test "
-            "on A's paired deal scores accepts H0 (A gains --h0 points per deal on B) or H1 (A "
-            "gains --h1), or the cap of deal pairs is reached. docs/sprt.md gives the model."
+            "Play duplicate deal pairs between two bots (same cards, partnerships swapped, fresh "
+            "bots each play) until a sequential probability ratio test on A's paired deal scores "
+            "accepts H0 (A gains --h0 points per deal on B) or H1 (A gains --h1), or the cap of "
+            "deal pairs is reached. Two Python bot files play in this process; a cmd: entry (a "
+            "program in any language), a --remote entry, --deadline or --referee play through a "
+            "referee on a local port, as oddtrick tournament does, and the standings (with think "
+            "time and lag) follow the verdict. docs/sprt.md gives the model."
         ),
         epilog=(
             "example: oddtrick sprt --bot new=my_bot.py --bot old=sample_bots/heuristic_bot.py "
-            "--game contract --h0 0 --h1 0.5"
+            "--game contract --h0 0 --h1 0.5; a bot in another language: "
+            "--bot new='cmd:java -jar bot.jar'"
         ),
     )
     sprt.add_argument(
         "--bot",
         action="append",
-        required=True,
-        metavar="NAME=FILE.py[:Class]",
-        help="bot A, then bot B (given twice)",
+        dest="entries",
+        default=[],
+        type=lambda text: ("bot", text),
+        metavar="NAME=FILE.py[:Class]|NAME=cmd:COMMAND",
+        help="bot A, then bot B (two entries in all, --remote ones included): an SDK bot file, or "
+        "cmd:COMMAND for any program, started as oddtrick tournament starts it (it gets "
+        "ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)",
+    )
+    sprt.add_argument(
+        "--remote",
+        action="append",
+        dest="entries",
+        type=lambda text: ("remote", text),
+        metavar="NAME[=TOKEN0,TOKEN1]",
+        help="an entry that connects by itself (any language), as NAME~0 and NAME~1, one per play "
+        "of a deal, each with its own token (made and printed when not given)",
     )
     sprt.add_argument("--game", choices=["classic", "contract"], default="contract", help="default: contract")
     sprt.add_argument(
@@ -82,7 +105,65 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sprt.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="deal pairs played at once (default 1)"
     )
+    referee = sprt.add_argument_group(
+        "through a referee (cmd: and --remote entries, --deadline, --clock, --referee)"
+    )
+    referee.add_argument(
+        "--referee",
+        action="store_true",
+        help="play through a referee even when both bots are Python files (as a tournament does)",
+    )
+    referee.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds per decision on the referee's clock (default 5; implies --referee)",
+    )
+    referee.add_argument(
+        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+    )
+    referee.add_argument(
+        "--clock",
+        type=_clock,
+        default=None,
+        metavar="BANK+INCREMENT",
+        help="a time bank per seat and match as well as the deadline (implies --referee): "
+        "BANK+INCREMENT seconds, e.g. 60+0.5 = 60 s a seat per match plus 0.5 s at each of its "
+        "decisions; a seat whose bank runs out gets the fallback action and a C (clock) fault "
+        "(default: no clock; docs/rules.md, Time)",
+    )
+    referee.add_argument(
+        "--remote-wait",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds each deal pair waits for a remote entry; one that has not connected by then "
+        "stops the test (default 60)",
+    )
+    referee.add_argument(
+        "--bot-user",
+        default=None,
+        metavar="USER",
+        help="when run as root, the user local entries run as (default: nobody), as in oddtrick tournament",
+    )
+    referee.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    referee.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
+    referee.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("oddtrick-data"),
+        help="where match logs and the SQLite file go (default ./oddtrick-data); "
+        "running the same test again resumes it",
+    )
     sprt.set_defaults(handler=_sprt)
+
+
+def _clock(text: str) -> object:
+    """``--clock``'s type, from the referee package (loaded only when the option is given)."""
+    from oddtrick_referee.play.clock import clock_argument
+
+    return clock_argument(text)
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -114,34 +195,41 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _sprt(args: argparse.Namespace) -> int:
-    from concurrent.futures import ProcessPoolExecutor
-
-    from oddtrick._run import load_bot
     from oddtrick.duplicate import deal_config
-    from oddtrick.sprt import SprtState, run_sprt, scores_of
+    from oddtrick.sprt import SprtState
 
-    if len(args.bot) != 2:
-        print("oddtrick sprt: give exactly two bots, --bot A=FILE.py --bot B=FILE.py", file=sys.stderr)
-        return 2
-    specs = [spec.partition("=") for spec in args.bot]
-    bad = [name + equals + source for name, equals, source in specs if not (name and equals and source)]
-    if bad or args.max_deals < 1 or args.jobs < 1:
-        problem = (
-            f"{bad[0]!r} is not NAME=FILE.py[:Class]" if bad else "--max-deals and --jobs must be 1 or more"
+    if len(args.entries) != 2:
+        print(
+            "oddtrick sprt: give exactly two bots, --bot A=FILE.py --bot B=FILE.py "
+            "(or cmd:COMMAND, or --remote NAME)",
+            file=sys.stderr,
         )
-        print(f"oddtrick sprt: {problem}", file=sys.stderr)
         return 2
-    names = [name for name, _, _ in specs]
+    if args.max_deals < 1 or args.jobs < 1:
+        print("oddtrick sprt: --max-deals and --jobs must be 1 or more", file=sys.stderr)
+        return 2
+    from oddtrick_referee.competitions.sprt_command import parse_entries
+
     try:
-        bots = [load_bot(source) for _, _, source in specs]
+        entries = parse_entries(args.entries)
         state = SprtState(args.h0, args.h1, args.alpha, args.beta)
         deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
-    except (OSError, ImportError, AttributeError, ValueError) as error:
+    except (OSError, ValueError) as error:
         print(f"oddtrick sprt: {error}", file=sys.stderr)
         return 2
-    a, b = names
+    if entries[0].name == entries[1].name:
+        print("oddtrick sprt: the two bots need different names", file=sys.stderr)
+        return 2
+    a, b = (entry.name for entry in entries)
+    through_referee = (
+        args.referee
+        or args.deadline is not None
+        or args.clock is not None
+        or not all(entry.sdk for entry in entries)
+    )
+    where = "through a referee" if through_referee else "in this process"
     print(
-        f"SPRT {a} vs {b}, {args.game} whist: H0 {a} gains {args.h0:+g} points per deal, "
+        f"SPRT {a} vs {b}, {args.game} whist, {where}: H0 {a} gains {args.h0:+g} points per deal, "
         f"H1 {args.h1:+g}; alpha {args.alpha:g}, beta {args.beta:g}; "
         f"bounds [{state.lower:.3f}, {state.upper:.3f}]; at most {args.max_deals} deal pairs",
         flush=True,
@@ -159,6 +247,51 @@ def _sprt(args: argparse.Namespace) -> int:
         )
 
     config = deal_config(args.game)
+    standings_text = None
+    if through_referee:
+        from oddtrick_referee.competitions.sprt_command import play_sprt
+
+        status, outcome = play_sprt(args, entries, config, state, report, deal_set)
+        if status:
+            return status
+        if outcome.absent is not None:
+            print(
+                f"no verdict after {state.count} deal pairs: {outcome.absent} did not connect within "
+                f"{args.remote_wait:g} s"
+            )
+            return 1
+        if outcome.standings is not None:
+            standings_text = outcome.standings.render()
+    else:
+        status = _sprt_in_process(args, [entry.source for entry in entries], config, state, report, deal_set)
+        if status:
+            return status
+    _print_verdict(state, a, b, args)
+    if standings_text is not None:
+        print()
+        print(standings_text, end="")
+    return 0
+
+
+def _sprt_in_process(
+    args: argparse.Namespace,
+    sources: list[str],
+    config: GameConfig,
+    state: SprtState,
+    report: Callable[[SprtState], None],
+    deal_set: DealSet | None,
+) -> int:
+    """Play the deal pairs in this process (two Python bot files): no referee, no deadline."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from oddtrick._run import load_bot
+    from oddtrick.sprt import run_sprt, scores_of
+
+    try:
+        bots = [load_bot(source) for source in sources]
+    except (OSError, ImportError, AttributeError, ValueError) as error:
+        print(f"oddtrick sprt: {error}", file=sys.stderr)
+        return 2
     try:
         if args.jobs > 1:
             with ProcessPoolExecutor(args.jobs) as pool:
@@ -170,6 +303,10 @@ def _sprt(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"stopped after {state.count} deal pairs: no verdict", file=sys.stderr)
         return 130
+    return 0
+
+
+def _print_verdict(state: SprtState, a: str, b: str, args: argparse.Namespace) -> None:
     if state.verdict == "H1":
         print(f"H1 accepted: {a} gains about {args.h1:+g} points per deal on {b} (LLR {state.llr:+.3f})")
     elif state.verdict == "H0":
@@ -182,4 +319,3 @@ def _sprt(args: argparse.Namespace) -> int:
         )
     else:
         print(f"no verdict after {state.count} deal pairs (the cap): LLR {state.llr:+.3f}")
-    return 0

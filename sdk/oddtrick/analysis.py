@@ -28,6 +28,7 @@ from typing import Any, TypeAlias
 
 from oddtrick._codec_text import parse_action
 from oddtrick._logfile import open_log
+from oddtrick._timing import TIME_NOTE, DecisionTimes
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.double_dummy import Hands, Position, analyse_plays, trick_tables
 from oddtrick.rules import (
@@ -82,8 +83,29 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def _replay(path: Path, index: int) -> tuple[dict[str, Any], list[_Hand]]:
-    """The match's header and every hand that was played out, from its log."""
+def _seat_times(records: Sequence[dict[str, Any]]) -> dict[str, tuple[DecisionTimes, int]]:
+    """Each seat's decision times (think time and lag apart) and time-outs, from its
+    action lines: every decision of the match, thrown-in hands' included."""
+    times: dict[str, tuple[DecisionTimes, int]] = {}
+    for record in records:
+        if record.get("type") != "action":
+            continue
+        seat_times, timeouts = times.get(record["seat"], (DecisionTimes(), 0))
+        seat_times.add(record.get("think_ms"), record.get("bot_think_ms"))
+        timeouts += record.get("fault") in TIMEOUT_FAULTS
+        times[record["seat"]] = (seat_times, timeouts)
+    return times
+
+
+TIMEOUT_FAULTS = ("timeout", "clock")
+"""The faults counted as time-outs: the decision's deadline, or the seat's time bank, ran out."""
+
+
+def _replay(
+    path: Path, index: int
+) -> tuple[dict[str, Any], list[_Hand], dict[str, tuple[DecisionTimes, int]]]:
+    """The match's header, every hand that was played out and each seat's decision
+    times and time-outs, from its log."""
     try:
         records = list(_records(path))
     except (OSError, EOFError, json.JSONDecodeError) as error:
@@ -141,7 +163,7 @@ def _replay(path: Path, index: int) -> tuple[dict[str, Any], list[_Hand]]:
                         ),
                     )
                 )
-    return start, hands
+    return start, hands, _seat_times(records)
 
 
 # ----------------------------------------------------------------------- par
@@ -232,21 +254,29 @@ def analyze_logs(
 ) -> dict[str, Any]:
     """Analyse every hand played out in the logs (thrown-in hands have no play).
 
-    Returns ``{"logs": [...], "seats"/"bots": totals}`` of plain data: per log
+    Returns ``{"logs": [...], "seats"/"bots": totals, "time": ...}`` of plain data: per log
     its players and hands; per hand its par, the double-dummy tricks from the
     opening lead and every card with ``before``/``after``/``lost`` (tricks of
     the player's side over the whole hand); per bot the tricks lost in total
     and per hand it played (a bot holding two seats plays each hand twice).
     ``progress(done, total)`` is called as hands are solved. Contract Whist's
     par needs the whole trick table of each deal (twenty solves), the slowest
-    part: ``par=False`` leaves it out (``"par": null``).
+    part: ``par=False`` leaves it out (``"par": null``). ``time`` holds per bot its
+    decision times, think time and lag apart, and its time-outs, as the standings
+    give them (:meth:`oddtrick._timing.DecisionTimes.summary`).
     """
     starts: list[dict[str, Any]] = []
     hands: list[_Hand] = []
+    times: dict[str, tuple[DecisionTimes, int]] = {}
     for index, path in enumerate(paths):
-        start, played = _replay(Path(path), index)
+        start, played, seat_times = _replay(Path(path), index)
         starts.append(start)
         hands.extend(played)
+        for letter, (part, timeouts) in seat_times.items():
+            bot = bot_of(start.get("players", {}).get(letter, {}).get("name", "?"))
+            whole, counted = times.get(bot, (DecisionTimes(), 0))
+            whole.merge(part)
+            times[bot] = (whole, counted + timeouts)
     values = _solve_plays(hands, progress)
     pars = _pars(hands, starts) if par else [None] * len(hands)
     logs: list[dict[str, Any]] = [
@@ -307,7 +337,8 @@ def analyze_logs(
             bot_total["hands"] += 1
     for totals in (*seats.values(), *bots.values()):
         totals["per_hand"] = totals["lost"] / totals["hands"] if totals["hands"] else 0.0
-    return {"logs": logs, "seats": seats, "bots": bots, "hands": len(hands)}
+    time = {bot: whole.summary(timeouts) for bot, (whole, timeouts) in sorted(times.items())}
+    return {"logs": logs, "seats": seats, "bots": bots, "hands": len(hands), "time": time}
 
 
 def _for_side(ns_tricks: int, seat: Seat) -> int:
@@ -382,7 +413,32 @@ def render(result: dict[str, Any], cards: bool = False) -> str:
         lines.append(
             f"  {name:<{width}}  {totals['hands']:>5}  {totals['lost']:>5}  {totals['per_hand']:>8.2f}"
         )
+    if result.get("time"):
+        lines += ["", "Time per decision (ms)", *_time_lines(result["time"])]
     return "\n".join(lines)
+
+
+def _time_lines(time: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Per bot: decisions answered, think time and lag (median, 99th percentile), time-outs."""
+    width = max([len(name) for name in time] + [3])
+    lines = [f"  {'bot':<{width}}  answered  think p50  think p99  lag p50  lag p99  time-outs"]
+
+    def cell(value: int | None, mark: str = "") -> str:
+        return "n/a" if value is None else f"{value}{mark}"
+
+    for name, figures in time.items():
+        if figures["reported"]:
+            think, lag = figures["think_ms"], figures["lag_ms"]
+            cells = [cell(think["p50"]), cell(think["p99"]), cell(lag["p50"]), cell(lag["p99"])]
+        else:
+            answer = figures["answer_ms"]
+            cells = [cell(answer["p50"], "*"), cell(answer["p99"], "*"), "n/a", "n/a"]
+        lines.append(
+            f"  {name:<{width}}  {figures['answered']:>8}  {cells[0]:>9}  {cells[1]:>9}  {cells[2]:>7}  "
+            f"{cells[3]:>7}  {figures['timeouts']:>9}"
+        )
+    lines.append("  " + TIME_NOTE)
+    return lines
 
 
 def _pretty(text: str) -> str:

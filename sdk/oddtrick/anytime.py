@@ -9,6 +9,9 @@ awaited on the client's event loop with the budget as a timeout; when the
 budget is reached the latest result the search yielded is the answer, and the
 step still running is abandoned (it finishes on the worker, its result unused).
 
+In a match with a time bank (``view.clock_left_ms``), the budget is also held
+to a share of the bank (:func:`clock_share`), so that the bank lasts the match.
+
 The budget comes from the referee's clock, not the bot's: the request's
 ``time_left_ms`` counts from when the referee sent it, so the budget runs from
 when this process received it (:attr:`~oddtrick.BotView.received_at`), less
@@ -72,6 +75,10 @@ request of a match after a resume), this share of the time left more."""
 LAG_FACTOR: Final = 2.0
 """The measured transport lag is held back this many times over: it is the
 worst of a few recent round trips, and the next may be worse."""
+CLOCK_HORIZON: Final = 30
+"""With a time bank, the decisions it is spread over: each may take the increment and a
+30th of the rest of the bank (chess engines plan the same way, some 30 moves ahead), so
+the bank shrinks slowly and is never spent on one decision."""
 DEFAULT_THINK_S: Final = 1.0
 LATE_S: Final = 0.02
 """An answer ready this long after its budget's end is logged: the process is short of CPU."""
@@ -100,15 +107,30 @@ def margin(view: BotView) -> float:
     return MIN_MARGIN_S + MARGIN_SHARE * left_s + lag + _lateness.worst()
 
 
+def clock_share(view: BotView) -> float | None:
+    """Seconds of the time bank this decision may spend (None without a clock): the
+    increment, which the referee gives back at every decision, and a
+    :data:`CLOCK_HORIZON`-th of the rest of the bank."""
+    if view.clock_left_ms is None:
+        return None
+    increment = (view.clock_increment_ms or 0) / 1000
+    bank = view.clock_left_ms / 1000
+    return min(bank, increment) + max(0.0, bank - increment) / CLOCK_HORIZON
+
+
 def budget(view: BotView, think_s: float | None = None) -> Budget:
     """The budget of the decision ``view`` asks for: ``think_s`` seconds (1 by
     default) from when the request was received, but never past the referee's
-    deadline less :func:`margin`. Without a referee's clock (in-process play,
+    deadline less :func:`margin`, and in a match with a clock never more than
+    :func:`clock_share` of the bank. Without a referee's clock (in-process play,
     unit tests) it is ``think_s`` from now."""
     think = DEFAULT_THINK_S if think_s is None else think_s
     start = time.monotonic() if view.received_at is None else view.received_at
     if view.time_left_ms is None:
         return Budget(start + think, 0.0)
+    share = clock_share(view)
+    if share is not None:
+        think = min(think, share)
     held = margin(view)
     return Budget(start + min(think, view.time_left_ms / 1000 - held), held)
 

@@ -21,6 +21,7 @@ from oddtrick_referee.competitions.tournament_command import play_tournament
 from oddtrick_referee.competitions.tournament_plan import plan_runs
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
+from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.matchlog import check_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import RefereeSettings, open_arena_problem
@@ -184,6 +185,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     plan.add_argument(
         "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
     )
+    plan.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
     tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
     add_data_dir(tournament)
@@ -362,7 +364,7 @@ def _tournament(args: argparse.Namespace) -> int:
             gauntlet=args.gauntlet,
             set_size=max(1, args.set_size),
             tables=max(1, args.tables),
-            rules=TableRules(deadline_s=args.deadline, grace_s=args.grace),
+            rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
             remote_wait_s=args.remote_wait,
             seed=args.seed,
             name=args.name,

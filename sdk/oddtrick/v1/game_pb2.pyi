@@ -365,6 +365,13 @@ class _FaultKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_FaultKind.V
     without a new protocol minor: a bot that never sets bot_error never
     gets it, and a reader that does not know it counts it as a fault.
     """
+    FAULT_KIND_CLOCK: _FaultKind.ValueType  # 6
+    """The seat's time bank (TableRules.clock_initial_ms) ran out before the
+    deadline and before a legal action: the same fallback as
+    FAULT_KIND_TIMEOUT, for the bank rather than the decision's deadline.
+    Only in matches with a clock; a reader that does not know it counts it
+    as a time-out.
+    """
 
 class FaultKind(_FaultKind, metaclass=_FaultKindEnumTypeWrapper):
     """Why the referee made a seat's action for it, and so the fault recorded
@@ -397,6 +404,13 @@ Decision.bot_error. The action it sent is applied as any legal answer
 is (it is not by_referee); the fault is its author's to see. Added
 without a new protocol minor: a bot that never sets bot_error never
 gets it, and a reader that does not know it counts it as a fault.
+"""
+FAULT_KIND_CLOCK: FaultKind.ValueType  # 6
+"""The seat's time bank (TableRules.clock_initial_ms) ran out before the
+deadline and before a legal action: the same fallback as
+FAULT_KIND_TIMEOUT, for the bank rather than the decision's deadline.
+Only in matches with a clock; a reader that does not know it counts it
+as a time-out.
 """
 Global___FaultKind: _TypeAlias = FaultKind  # noqa: Y015
 
@@ -482,6 +496,8 @@ class TableRules(_message.Message):
     DECISION_DEADLINE_MS_FIELD_NUMBER: _builtins.int
     RECONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     OPEN_FIELD_NUMBER: _builtins.int
+    CLOCK_INITIAL_MS_FIELD_NUMBER: _builtins.int
+    CLOCK_INCREMENT_MS_FIELD_NUMBER: _builtins.int
     decision_deadline_ms: _builtins.int
     """Time a seat has for each decision, in milliseconds, measured on the
     referee's clock from when it sends the decision request until the answer
@@ -500,19 +516,53 @@ class TableRules(_message.Message):
     anyone who can reach the Arena service can watch: a bot could watch its
     own open match, so open is for exhibitions, never for competition.
     """
+    clock_initial_ms: _builtins.int
+    """The match clock (time bank), when the match has one; absent when it has
+    not (then each decision has decision_deadline_ms alone). Each seat starts
+    the match with clock_initial_ms in its bank. When the referee sends the
+    seat a decision request it first adds clock_increment_ms to the seat's
+    bank (as a Fischer increment: time not used carries over); the decision
+    may then take at most the smaller of decision_deadline_ms and the bank
+    (DecisionRequest.time_left_ms says which), and when the answer is
+    accepted the decision's time on the referee's clock (request sent to
+    answer received, the think_ms of its CallMade or CardPlayed) is taken
+    from the bank. The deadline still caps every decision, however full the
+    bank. If the bank runs out before an answer is accepted, the referee
+    makes the fallback action with FAULT_KIND_CLOCK and the bank is 0; the
+    seat plays on, each later decision having its increment (and what is
+    left of the deadline) to answer in. A decision that reaches its deadline
+    first is a FAULT_KIND_TIMEOUT and costs the whole deadline. Refused
+    attempts and a disconnection spend the bank like thinking. Seats the
+    referee plays after a forfeit use no time. docs/rules.md, "Time".
+    """
+    clock_increment_ms: _builtins.int
+    """Added to the seat's bank at each of its decision requests; sent with
+    clock_initial_ms (0: no increment).
+    """
     def __init__(
         self,
         *,
         decision_deadline_ms: _builtins.int = ...,
         reconnect_grace_ms: _builtins.int | None = ...,
         open: _builtins.bool = ...,
+        clock_initial_ms: _builtins.int | None = ...,
+        clock_increment_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_reconnect_grace_ms", b"_reconnect_grace_ms", "reconnect_grace_ms", b"reconnect_grace_ms"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_clock_increment_ms", b"_clock_increment_ms", "_clock_initial_ms", b"_clock_initial_ms", "_reconnect_grace_ms", b"_reconnect_grace_ms", "clock_increment_ms", b"clock_increment_ms", "clock_initial_ms", b"clock_initial_ms", "reconnect_grace_ms", b"reconnect_grace_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_reconnect_grace_ms", b"_reconnect_grace_ms", "decision_deadline_ms", b"decision_deadline_ms", "open", b"open", "reconnect_grace_ms", b"reconnect_grace_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_clock_increment_ms", b"_clock_increment_ms", "_clock_initial_ms", b"_clock_initial_ms", "_reconnect_grace_ms", b"_reconnect_grace_ms", "clock_increment_ms", b"clock_increment_ms", "clock_initial_ms", b"clock_initial_ms", "decision_deadline_ms", b"decision_deadline_ms", "open", b"open", "reconnect_grace_ms", b"reconnect_grace_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__clock_increment_ms: _TypeAlias = _typing.Literal["clock_increment_ms"]  # noqa: Y015
+    _WhichOneofArgType__clock_increment_ms: _TypeAlias = _typing.Literal["_clock_increment_ms", b"_clock_increment_ms"]  # noqa: Y015
+    _WhichOneofReturnType__clock_initial_ms: _TypeAlias = _typing.Literal["clock_initial_ms"]  # noqa: Y015
+    _WhichOneofArgType__clock_initial_ms: _TypeAlias = _typing.Literal["_clock_initial_ms", b"_clock_initial_ms"]  # noqa: Y015
     _WhichOneofReturnType__reconnect_grace_ms: _TypeAlias = _typing.Literal["reconnect_grace_ms"]  # noqa: Y015
     _WhichOneofArgType__reconnect_grace_ms: _TypeAlias = _typing.Literal["_reconnect_grace_ms", b"_reconnect_grace_ms"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__clock_increment_ms) -> _WhichOneofReturnType__clock_increment_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__clock_initial_ms) -> _WhichOneofReturnType__clock_initial_ms | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__reconnect_grace_ms) -> _WhichOneofReturnType__reconnect_grace_ms | None: ...
 
 Global___TableRules: _TypeAlias = TableRules  # noqa: Y015

@@ -1111,6 +1111,7 @@ class DecisionRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     HAND_FIELD_NUMBER: _builtins.int
     LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    CLOCK_LEFT_MS_FIELD_NUMBER: _builtins.int
     request_id: _builtins.int
     """Unique within the session (also across resumes), increasing. 0 is never
     used.
@@ -1122,7 +1123,9 @@ class DecisionRequest(_message.Message):
     time_left_ms: _builtins.int
     """Time left for this decision, in milliseconds, as the referee sends this
     message. Network time counts against it. When it runs out the referee
-    makes the fallback action and records a fault.
+    makes the fallback action and records a fault. In a match with a clock
+    (TableRules.clock_initial_ms) it is the smaller of the decision deadline
+    and clock_left_ms.
     """
     match_id: _builtins.str
     """The match and the seat the request is for."""
@@ -1130,6 +1133,15 @@ class DecisionRequest(_message.Message):
     last_sequence: _builtins.int
     """The sequence number of the last event already sent to the seat (those in
     the same Update included): `hand` reflects all events up to it.
+    """
+    clock_left_ms: _builtins.int
+    """In a match with a clock: the seat's time bank, in milliseconds, as the
+    referee sends this message, this decision's increment included (the
+    bank is 0 after a FAULT_KIND_CLOCK, so this is then the increment).
+    What this decision takes is taken from it; time_left_ms may be less
+    (the decision deadline caps each decision). Absent in a match without a
+    clock. In a Resync's request it is the bank left at the moment of the
+    Resync, as time_left_ms is.
     """
     @_builtins.property
     def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Action]:
@@ -1153,12 +1165,15 @@ class DecisionRequest(_message.Message):
         seat: _cards_pb2.Seat.ValueType = ...,
         hand: Global___HandState | None = ...,
         last_sequence: _builtins.int = ...,
+        clock_left_ms: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_clock_left_ms", b"_clock_left_ms", "clock_left_ms", b"clock_left_ms", "hand", b"hand"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand", "kind", b"kind", "last_sequence", b"last_sequence", "legal_actions", b"legal_actions", "match_id", b"match_id", "request_id", b"request_id", "seat", b"seat", "time_left_ms", b"time_left_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_clock_left_ms", b"_clock_left_ms", "clock_left_ms", b"clock_left_ms", "hand", b"hand", "kind", b"kind", "last_sequence", b"last_sequence", "legal_actions", b"legal_actions", "match_id", b"match_id", "request_id", b"request_id", "seat", b"seat", "time_left_ms", b"time_left_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__clock_left_ms: _TypeAlias = _typing.Literal["clock_left_ms"]  # noqa: Y015
+    _WhichOneofArgType__clock_left_ms: _TypeAlias = _typing.Literal["_clock_left_ms", b"_clock_left_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__clock_left_ms) -> _WhichOneofReturnType__clock_left_ms | None: ...
 
 Global___DecisionRequest: _TypeAlias = DecisionRequest  # noqa: Y015
 

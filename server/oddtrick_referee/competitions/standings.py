@@ -24,6 +24,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
+from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
 from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 
 __all__ = [
@@ -36,6 +37,11 @@ __all__ = [
     "compute_standings",
     "t_quantile",
 ]
+
+FAULTS_LEGEND = (
+    "faults: T timeouts, C clock (time bank) out, I illegal, D disconnected, F forfeits, R refusals, "
+    "E bot errors"
+)
 
 METHOD = (
     "points per deal = mean over deals of (own points - opponent's points), a duplicate deal "
@@ -78,6 +84,8 @@ class StandingRow:
     """Two deals or more, every one scored exactly the same (two deterministic bots
     that play alike score 0 on every duplicate deal): the interval's width of zero
     is then no measure of anything, and the standings say so instead."""
+    times: DecisionTimes = dataclasses.field(default_factory=DecisionTimes)
+    """The entry's decision times: its bots' own think time and the lag apart."""
 
     @property
     def match_points(self) -> int:
@@ -97,6 +105,8 @@ class Standings:
     """What a reader of the faults column needs next: where a bot error's traceback is."""
     deal_set: str | None = None
     """The fixed deal set the deals came from (``--deals-from``: name, size, SHA-256)."""
+    time_control: str | None = None
+    """The tournament's time control (``5 s a decision; clock 60+0.5 (…)``), shown under the title."""
 
     def row(self, entry: str) -> StandingRow:
         """The row of ``entry`` (KeyError if it is not in the tournament)."""
@@ -132,6 +142,7 @@ class Standings:
                     "total": row.total_points,
                     "faults": dataclasses.asdict(row.faults),
                     "no_variance": row.no_variance,
+                    "time": row.times.summary(row.faults.out_of_time),
                 }
                 for row in self.rows
             ],
@@ -148,6 +159,7 @@ class Standings:
             },
             "unpaired": [dataclasses.asdict(play) for play in self.unpaired],
             "notes": list(self.notes),
+            "time_control": self.time_control,
             "method": METHOD,
         }
 
@@ -162,9 +174,21 @@ class Standings:
             "at 0 the bots played identically, and more deals will not separate them"
         )
 
+    def render_times(self) -> list[str]:
+        """The time table: per entry its answered decisions, the median and 99th
+        percentile of its think time and of the lag, and its time-outs."""
+        header = ["entry", "answered", "think p50", "think p99", "lag p50", "lag p99", "time-outs"]
+        body = [
+            [row.entry, str(row.times.answer.total), *time_cells(row.times), str(row.faults.out_of_time)]
+            for row in self.rows
+        ]
+        return [*_table(header, body, right=set(range(1, 7))), TIME_NOTE]
+
     def render(self) -> str:
         """Fixed-width plain-text tables (no colour codes) for a terminal or a log."""
         lines = [f"Standings ({'duplicate' if self.duplicate else 'single play per deal'})"]
+        if self.time_control is not None:
+            lines.append(f"time control: {self.time_control}")
         if self.deal_set is not None:
             lines.append(f"deals from {self.deal_set}")
         lines.append("")
@@ -182,7 +206,9 @@ class Standings:
             for row in self.rows
         ]
         lines += _table(header, body, right={0, 2, 3, 4, 5})
-        lines.append("faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors")
+        lines.append(FAULTS_LEGEND)
+        if any(row.times.answer.total or row.faults.out_of_time for row in self.rows):
+            lines += ["", *self.render_times()]
         lines += self.notes
         if (variance := self.variance_note()) is not None:
             lines.append(variance)
@@ -202,13 +228,15 @@ def compute_standings(
     faults: Mapping[str, FaultCounts],
     forfeits: Iterable[Forfeit],
     duplicate: bool,
+    times: Mapping[str, DecisionTimes] | None = None,
 ) -> Standings:
     """Standings of a tournament from every play of every deal.
 
     ``faults`` holds what the referee counted during the matches (including
     seats forfeited when the grace period ran out); each :class:`Forfeit`
     (a match never played) adds one to the absent entry's ``forfeits``, so
-    ``faults`` must not count those matches already.
+    ``faults`` must not count those matches already. ``times`` (per entry) are
+    shown beside the faults, never folded into the score.
 
     Inconsistent input is a bug in the runner, not a result, so it raises
     ValueError instead of being guessed around: an unknown entry, a play whose
@@ -315,6 +343,7 @@ def compute_standings(
                 total_points=sum(xs) / 2,
                 faults=dataclasses.replace(counted, forfeits=counted.forfeits + absences[name]),
                 no_variance=no_variance,
+                times=(times or {}).get(name, DecisionTimes()),
             )
         )
 
@@ -510,6 +539,7 @@ def _fault_summary(faults: FaultCounts) -> str:
         f"{letter}{count}"
         for letter, count in (
             ("T", faults.timeouts),
+            ("C", faults.clock),
             ("I", faults.illegal),
             ("D", faults.disconnected),
             ("F", faults.forfeits),

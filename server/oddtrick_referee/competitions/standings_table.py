@@ -9,9 +9,15 @@ from rich.table import Table
 from rich.text import Text
 
 from oddtrick._terminal import console
-from oddtrick_referee.competitions.standings import Standings, _cell, _fault_summary, _signed, ci_text
-
-FAULTS_LEGEND = "faults: T timeouts, I illegal, D disconnected, F forfeits, R refusals, E bot errors"
+from oddtrick._timing import TIME_NOTE, time_cells
+from oddtrick_referee.competitions.standings import (
+    FAULTS_LEGEND,
+    Standings,
+    _cell,
+    _fault_summary,
+    _signed,
+    ci_text,
+)
 
 
 def print_standings(standings: Standings, stream: TextIO) -> None:
@@ -21,7 +27,10 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         stream.flush()
         return
     kind = "duplicate" if standings.duplicate else "single play per deal"
-    table = Table(title=f"Standings ({kind})", title_justify="left")
+    title = f"Standings ({kind})"
+    if standings.time_control is not None:
+        title += f"\ntime control: {standings.time_control}"
+    table = Table(title=title, title_justify="left")
     for header, right in (
         ("#", True),
         ("entry", False),
@@ -46,6 +55,20 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         )
     out.print(table)
     out.print(Text(FAULTS_LEGEND, style="dim"))
+    if any(row.times.answer.total or row.faults.out_of_time for row in standings.rows):
+        times = Table(title="Time per decision (ms)", title_justify="left")
+        for header in ("entry", "answered", "think p50", "think p99", "lag p50", "lag p99", "time-outs"):
+            times.add_column(header, justify="left" if header == "entry" else "right")
+        for row in standings.rows:
+            timeouts = str(row.faults.out_of_time)
+            times.add_row(
+                row.entry,
+                str(row.times.answer.total),
+                *time_cells(row.times),
+                Text(timeouts, style="" if timeouts == "0" else "yellow"),
+            )
+        out.print(times)
+        out.print(Text(TIME_NOTE, style="dim"), soft_wrap=True)
     for note in standings.notes:
         out.print(Text(note), soft_wrap=True)
     if (variance := standings.variance_note()) is not None:

@@ -28,7 +28,7 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -65,6 +65,7 @@ from oddtrick_referee.competitions.tournament_plan import Entry as Entry
 from oddtrick_referee.competitions.tournament_plan import TournamentSettings as TournamentSettings
 from oddtrick_referee.competitions.tournament_plan import parse_entry as parse_entry
 from oddtrick_referee.competitions.tournament_plan import remote_entry as remote_entry
+from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
@@ -172,9 +173,12 @@ class Tournament:
             self.store.faults(self.id, self.entry_of()),
             self.store.forfeited_matches(self.id),
             self.settings.duplicate,
+            self.store.times(self.id, self.entry_of()),
         )
         if self.settings.deal_set is not None:
             standings = dataclasses.replace(standings, deal_set=self.settings.deal_set.describe())
+        rules = self.settings.rules
+        standings = dataclasses.replace(standings, time_control=time_control(rules.deadline_s, rules.clock))
         note = self._bot_error_note()
         return dataclasses.replace(standings, notes=(note,)) if note else standings
 
@@ -240,6 +244,11 @@ class Tournament:
                     progress.update(f"{run.match_key.replace('|', ' v ')}: skipped (forfeited)")
                     continue
                 await self._play(run, progress)
+
+    async def play_run(self, run: TableRun, progress: Progress) -> None:
+        """Play one table run not yet stored, and store it (or the forfeit of its match
+        when an entry does not connect in time), as :meth:`run` does every run of its plan."""
+        await self._play(run, progress)
 
     async def _play(self, run: TableRun, progress: Progress) -> None:
         settings = self.settings
@@ -347,12 +356,15 @@ async def run_tournament(
     tls: grpc.ServerCredentials | None = None,
     page: Page | None = None,
     progress: Progress | None = None,
+    play: Callable[[Tournament, Progress, str], Awaitable[Standings]] | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings.
 
     ``page`` (``web.server.page_beside``) serves the web page beside the referee while
     the tournament plays. ``progress`` (made here on ``progress_stream`` if not
-    given) counts the tables done.
+    given) counts the tables done. ``play(tournament, progress, master_seed)`` plays
+    the tables once every local entry is connected (default :meth:`Tournament.run`,
+    every table of the plan); the sequential test plays deal pairs until it decides.
     """
     # Who runs each local entry is settled before anything starts (or is written); its
     # warnings wait until the data folder has proved usable (an error there is one line).
@@ -405,7 +417,7 @@ async def run_tournament(
                             for spec in local_processes(entry, address, settings, data_dir):
                                 processes.start_soon(run_bot_process, spec, who, lambda: finished)
                     await _wait_for_local_entries(referee, settings, data_dir)
-                    standings = await tournament.run(progress, master_seed)
+                    standings = await (play or Tournament.run)(tournament, progress, master_seed)
                     finished = True
                     referee.finish()
                     # Told the tournament is over (OK), the bots finish their last lines and exit

@@ -51,6 +51,7 @@ from oddtrick.rules import (
     Seat,
     commitment,
 )
+from oddtrick_referee.play.clock import ClockRule, replay_bank
 
 LOG_FORMAT = "oddtrick-match-log/1"
 
@@ -111,7 +112,13 @@ class MatchLogWriter:
         self._file = self.path.open("a", encoding="utf-8")
 
     def write_action(
-        self, hand: int, seat: Seat, action: str, think_ms: int | None, bot_think_ms: int | None = None
+        self,
+        hand: int,
+        seat: Seat,
+        action: str,
+        think_ms: int | None,
+        bot_think_ms: int | None = None,
+        clock_ms: int | None = None,
     ) -> None:
         """Write a plain action line (no fault, no comment) without flushing it.
 
@@ -122,8 +129,10 @@ class MatchLogWriter:
         """
         think = "null" if think_ms is None else str(think_ms)
         own = "" if bot_think_ms is None else f',"bot_think_ms":{bot_think_ms}'
+        bank = "" if clock_ms is None else f',"clock_ms":{clock_ms}'
         line = (
-            f'{{"type":"action","hand":{hand},"seat":"{seat}","action":"{action}","think_ms":{think}{own}}}\n'
+            f'{{"type":"action","hand":{hand},"seat":"{seat}","action":"{action}",'
+            f'"think_ms":{think}{own}{bank}}}\n'
         )
         if self._file is None:
             self._create(line)
@@ -237,6 +246,41 @@ def load_records(text: str) -> list[dict[str, Any]]:
     return records
 
 
+class _Clocks:
+    """The seats' time banks replayed from a log whose header has a clock: each action
+    line's ``clock_ms`` must be what the clock's rule makes of the one before it."""
+
+    def __init__(self, rule: ClockRule, deadline_ms: int, untimed: set[str]) -> None:
+        self.rule = rule
+        self.deadline_ms = deadline_ms
+        self.banks = {str(seat): rule.initial_ms for seat in Seat if str(seat) not in untimed}
+
+    @classmethod
+    def of(cls, start: dict[str, Any]) -> _Clocks | None:
+        rules = start.get("rules", {})
+        if not rules.get("clock"):
+            return None
+        return cls(
+            ClockRule.from_record(rules["clock"]), rules["deadline_ms"], set(rules.get("untimed_seats", ()))
+        )
+
+    def check(self, seat: str, think_ms: int | None, fault: str | None, logged: int | None) -> str | None:
+        """What is wrong with one decision's bank, or None."""
+        if seat not in self.banks:
+            return None if logged is None else "a seat without a clock has a clock_ms"
+        before = self.banks[seat]
+        allowed = min(self.deadline_ms, before + self.rule.increment_ms)
+        if fault is None and think_ms is not None and think_ms > allowed:
+            return f"answered in {think_ms} ms, more than the {allowed} ms its clock allowed"
+        if fault == "clock" and allowed >= self.deadline_ms:
+            return "a clock fault on a decision that its deadline, not its bank, bounded"
+        expected = replay_bank(self.rule, self.deadline_ms, think_ms, fault, before)
+        self.banks[seat] = expected
+        if logged != expected:
+            return f"the bank after it is logged as {logged} ms; the clock's rule makes it {expected} ms"
+        return None
+
+
 @dataclasses.dataclass
 class CheckReport:
     ok: bool
@@ -261,8 +305,8 @@ class CheckReport:
 
 
 _PLAIN_ACTION = re.compile(
-    r'\{"type":"action","hand":\d+,"seat":"([NESW])","action":"([0-9A-Za-z]+)","think_ms":(?:\d+|null)'
-    r'(?:,"bot_think_ms":\d+)?\}'
+    r'\{"type":"action","hand":\d+,"seat":"([NESW])","action":"([0-9A-Za-z]+)","think_ms":(\d+|null)'
+    r'(?:,"bot_think_ms":\d+)?(?:,"clock_ms":(\d+))?\}'
 ).fullmatch
 """A plain action line exactly as :meth:`MatchLogWriter.write_action` writes it: the check reads
 these without a JSON parse (they are nearly every line of a log)."""
@@ -291,17 +335,21 @@ def check_log(path: Path) -> CheckReport:
     except DealSetError as error:
         return CheckReport(False, [*problems, str(error)], 0, 0)
     state = GameState(GameConfig.from_dict(start["config"]), seed, deals=fixed)
+    clocks = _Clocks.of(start)
     actions = 0
     plain = _PLAIN_ACTION
     for line in lines[1:-1]:
         found = plain(line)
         if found is not None:
-            seat_text, action_text = found.groups()
+            seat_text, action_text, think_text, clock_text = found.groups()
             kind = "action"
+            think = None if think_text == "null" else int(think_text)
+            fault, clock = None, None if clock_text is None else int(clock_text)
         else:
             record = json.loads(line)
             kind = record["type"]
             seat_text, action_text = record.get("seat", ""), record.get("action", "")
+            think, fault, clock = record.get("think_ms"), record.get("fault"), record.get("clock_ms")
         if kind == "hand_start" and state.phase is Phase.HAND_OVER:
             state.start_next_hand()
         if kind == "action":
@@ -311,6 +359,9 @@ def check_log(path: Path) -> CheckReport:
             except RulesError as error:
                 problems.append(f"action {actions} ({seat_text} {action_text}) is illegal: {error}")
                 break
+            if clocks is not None and (problem := clocks.check(seat_text, think, fault, clock)):
+                problems.append(f"action {actions} ({seat_text} {action_text}): {problem}")
+                clocks = None  # one wrong bank makes every later one wrong: said once
         elif kind == "hand_result":
             result = (
                 state.hand_results[record["hand"] - 1] if len(state.hand_results) >= record["hand"] else None

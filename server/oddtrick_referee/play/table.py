@@ -66,6 +66,7 @@ from oddtrick._events import (
     MatchEvent,
     TrickCompleted,
 )
+from oddtrick._timing import DecisionTimes
 from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import (
     PASS,
@@ -80,6 +81,7 @@ from oddtrick.rules import (
     SeatView,
 )
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
+from oddtrick_referee.play.clock import ClockRule, TableClock
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter
 from oddtrick_referee.transport.bridge import WatchStream
 from oddtrick_referee.transport.sessions import DISCONNECTED, SeatLink
@@ -100,6 +102,8 @@ class Fault(enum.Enum):
     FORFEITED = "forfeited"
     BOT_ERROR = "bot_error"
     """The bot's own code failed; it answered with its SDK's fallback (Decision.bot_error)."""
+    CLOCK = "clock"
+    """The seat's time bank ran out before its deadline (see :mod:`.clock`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,21 +113,34 @@ class TableRules:
     deadline_s: float = 5.0
     grace_s: float = 30.0
     open: bool = False
+    clock: ClockRule | None = None
+    """The match clock (a time bank per seat, :mod:`.clock`), if any."""
 
     def to_record(self) -> dict[str, Any]:
         """The rules as the SQLite index keeps them (see :meth:`from_record`)."""
-        return {
+        record: dict[str, Any] = {
             "deadline_ms": round(self.deadline_s * 1000),
             "grace_ms": round(self.grace_s * 1000),
             "open": self.open,
         }
+        if self.clock is not None:
+            record["clock"] = self.clock.to_record()
+        return record
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> TableRules:
-        return cls(record["deadline_ms"] / 1000, record["grace_ms"] / 1000, record.get("open", False))
+        clock = ClockRule.from_record(record["clock"]) if record.get("clock") else None
+        return cls(record["deadline_ms"] / 1000, record["grace_ms"] / 1000, record.get("open", False), clock)
 
     def to_wire(self) -> game_pb2.TableRules:
-        return table_rules_to_wire(self.deadline_s, self.grace_s, self.open)
+        clock = self.clock
+        return table_rules_to_wire(
+            self.deadline_s,
+            self.grace_s,
+            self.open,
+            clock.initial_ms if clock is not None else None,
+            clock.increment_ms if clock is not None else None,
+        )
 
 
 @dataclasses.dataclass
@@ -137,6 +154,8 @@ class SeatRecord:
     decisions: int = 0
     think_ms_total: int = 0
     think_ms_max: int = 0
+    times: DecisionTimes = dataclasses.field(default_factory=DecisionTimes)
+    """Think time and lag apart, for the standings' percentiles."""
 
     def add_fault(self, fault: Fault) -> None:
         self.faults[fault] = self.faults.get(fault, 0) + 1
@@ -150,6 +169,7 @@ class SeatRecord:
             "decisions": self.decisions,
             "think_ms_total": self.think_ms_total,
             "think_ms_max": self.think_ms_max,
+            "times": self.times.to_dict(),
         }
 
     def to_wire(self, seat: Seat) -> game_pb2.SeatRecord:
@@ -245,6 +265,8 @@ class Table:
         """The match's deals when they come from a fixed deal set (else from the seed)."""
         self.state = GameState(config, seed, deals=None if deals is None else deals.deals)
         self.rules = rules
+        self._clock = TableClock(rules.clock, [seat for seat in Seat if seat not in untimed])
+        """Each timed seat's time bank, when the match has a clock."""
         self.links = dict(links)
         self.records = {seat: SeatRecord(link.bot_name) for seat, link in self.links.items()}
         self._log = log_writer
@@ -312,6 +334,7 @@ class Table:
                 "rules": {
                     "deadline_ms": round(self.rules.deadline_s * 1000),
                     "grace_ms": round(self.rules.grace_s * 1000),
+                    **({"clock": self.rules.clock.to_record()} if self.rules.clock is not None else {}),
                     **(
                         {"untimed_seats": sorted(str(seat) for seat in self._untimed)}
                         if self._untimed
@@ -366,11 +389,18 @@ class Table:
             if decided.think_ms is not None:
                 record.think_ms_total += decided.think_ms
                 record.think_ms_max = max(record.think_ms_max, decided.think_ms)
+                record.times.add(decided.think_ms, decided.bot_think_ms)
             if decided.bot_error is not None:
                 record.add_fault(Fault.BOT_ERROR)
+            clock_ms = self._clock.left_ms(seat)
             if decided.fault is None and not decided.comment and decided.bot_error is None:
                 self._log.write_action(
-                    state.hand_number, seat, str(decided.action), decided.think_ms, decided.bot_think_ms
+                    state.hand_number,
+                    seat,
+                    str(decided.action),
+                    decided.think_ms,
+                    decided.bot_think_ms,
+                    clock_ms,
                 )
             else:
                 entry: dict[str, Any] = {
@@ -388,6 +418,8 @@ class Table:
                     entry["comment"] = decided.comment
                 if decided.bot_error is not None:
                     entry["bot_error"] = decided.bot_error
+                if clock_ms is not None:
+                    entry["clock_ms"] = clock_ms
                 self._log.write(entry)
             if self._on_progress is not None:
                 self._on_progress(self)
@@ -425,6 +457,7 @@ class Table:
             return _Decided(action, Fault.FORFEITED, None, None)
         request_id = next(_request_ids)
         deadline_s = PERSON_DEADLINE_S if seat in self._untimed else self.rules.deadline_s
+        deadline_s = self._clock.begin(seat, deadline_s)  # the bank, when it is less
         deadline = trio.current_time() + deadline_s
         link.open_request = link.last_request = request_id
         link.unsolicited = link.answers = 0
@@ -440,6 +473,7 @@ class Table:
             last_sequence=link.sequence,
             hand=self._hand,
             own_cards=self._own_cards[seat],
+            clock_left_ms=self._clock.left_ms(seat),
         )
         # The message is the transport's from here on: never changed after sending.
         self._open[seat] = (request, deadline)
@@ -489,6 +523,7 @@ class Table:
                         # it (rounding aside); informational, never trusted for the deadline.
                         own = item.bot_think_ms if item.HasField("bot_think_ms") else None
                         bot_think = None if own is None else min(own, think)
+                        self._clock.answered(seat, think)
                         return _Decided(refusal_or_action, None, think, comment, bot_error, bot_think)
                     record.refusals += 1
                     fault = Fault.ILLEGAL
@@ -497,6 +532,10 @@ class Table:
         finally:
             link.open_request = 0
             self._open.pop(seat, None)
+        if fault is Fault.FORFEITED:
+            self._clock.forfeited(seat)
+        elif self._clock.expired(seat) and fault is Fault.TIMEOUT:
+            fault = Fault.CLOCK  # the bank, not the decision's deadline, ran out
         action = fallback_action(state)
         state.apply(action, seat)
         record.add_fault(fault)

@@ -50,6 +50,8 @@ class CallStep:
     think_ms: int | None = None
     fault: str | None = None
     comment: str | None = None
+    clock_ms: int | None = None
+    """The seat's time bank after the call, in a match with a clock."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -68,6 +70,8 @@ class PlayStep:
     think_ms: int | None = None
     fault: str | None = None
     comment: str | None = None
+    clock_ms: int | None = None
+    """The seat's time bank after the card, in a match with a clock."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -299,9 +303,10 @@ class _Builder:
         think = record.get("think_ms")
         fault = record.get("fault")
         comment = record.get("comment")
+        bank = record.get("clock_ms")
         if auction:
             assert isinstance(action, Call)
-            self._calls.append(CallStep(seat, action, think, fault, comment))
+            self._calls.append(CallStep(seat, action, think, fault, comment, bank))
             if state.phase is Phase.PLAY:
                 self._first = state.to_act
                 self._trumps = state.trumps
@@ -309,7 +314,9 @@ class _Builder:
         assert isinstance(action, Card)
         done = state.tricks
         winner = done[-1].winner if len(done) == trick else None
-        self._plays.append(PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment))
+        self._plays.append(
+            PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment, bank)
+        )
 
     def _close(self) -> None:
         state = self.state

@@ -35,6 +35,12 @@ class FaultCounts:
     forfeits: int = 0  # matches forfeited (absent) + seats forfeited (grace over)
     refusals: int = 0  # refused actions (each refusal, even if corrected)
     bot_errors: int = 0  # the bot's own code raised; it played its SDK's fallback
+    clock: int = 0  # the seat's time bank ran out (a match with --clock): a time-out of the bank
+
+    @property
+    def out_of_time(self) -> int:
+        """Decisions lost on time, to the deadline or to the time bank."""
+        return self.timeouts + self.clock
 
 
 @dataclass(frozen=True)

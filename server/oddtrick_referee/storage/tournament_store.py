@@ -11,6 +11,7 @@ import dataclasses
 import json
 from typing import Any
 
+from oddtrick._timing import DecisionTimes
 from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 from oddtrick_referee.storage.sqlite import Store
 
@@ -258,4 +259,20 @@ class TournamentStore(Store):
                 bucket["forfeits"] = bucket.get("forfeits", 0) + int(record["forfeited"])
                 bucket["refusals"] = bucket.get("refusals", 0) + record["refusals"]
                 bucket["bot_errors"] = bucket.get("bot_errors", 0) + faults.get("bot_error", 0)
+                bucket["clock"] = bucket.get("clock", 0) + faults.get("clock", 0)
         return {entry: FaultCounts(**values) for entry, values in counts.items()}
+
+    def times(self, tournament_id: str, entry_of: dict[str, str]) -> dict[str, DecisionTimes]:
+        """Decision times (think time and lag apart) per entry from every finished table;
+        tables stored before the referee kept them count for nothing here."""
+        merged: dict[str, DecisionTimes] = {}
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT seats FROM table_runs WHERE tournament_id = ?", (tournament_id,)
+            ).fetchall()
+        for (seats_json,) in rows:
+            for record in json.loads(seats_json).values():
+                if "times" in record:
+                    entry = entry_of.get(record["bot"], record["bot"])
+                    merged.setdefault(entry, DecisionTimes()).merge(DecisionTimes.from_dict(record["times"]))
+        return merged

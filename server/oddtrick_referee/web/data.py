@@ -229,6 +229,7 @@ class WebData:
             store.faults(tournament_id, entry_of),
             store.forfeited_matches(tournament_id),
             chosen["duplicate"],
+            store.times(tournament_id, entry_of),
         )
         return {**chosen, "standings": standings.to_json()}
 

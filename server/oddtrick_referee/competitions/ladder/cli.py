@@ -33,6 +33,7 @@ from oddtrick_referee.competitions.ladder.service import (
 )
 from oddtrick_referee.competitions.tournament import parse_entry
 from oddtrick_referee.options import config_from_args
+from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.database import Database, open_database
 from oddtrick_referee.storage.ladder_store import LadderStore
@@ -91,6 +92,7 @@ def add_ladder_command(
     play.add_argument(
         "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
     )
+    play.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
     play.add_argument(
         "--trusted-pairs",
         action="store_true",
@@ -472,7 +474,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = LadderSettings(
         config=config,
         deals=args.match_deals,
-        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace),
+        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
         data_dir=args.data_dir,
         database=args.database,
         host=args.host,

@@ -1,0 +1,110 @@
+"""``oddtrick sprt`` through a referee: entries parsed as ``oddtrick tournament`` parses
+them, the deal pairs played by :mod:`.sequential`, a line per pair on stdout, the
+standings (think time and lag included) at the end; a stop explained in one line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+from oddtrick.deal_sets import DealSet
+from oddtrick.rules import GameConfig
+from oddtrick.sprt import SprtState
+from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee.competitions.sequential import Outcome, SequentialTest, player
+from oddtrick_referee.competitions.tournament import (
+    Entry,
+    Progress,
+    parse_entry,
+    remote_entry,
+    run_tournament,
+)
+from oddtrick_referee.play.table import TableRules
+
+
+def parse_entries(given: list[tuple[str, str]]) -> list[Entry]:
+    """``("bot", "NAME=SPEC")`` and ``("remote", "NAME[=TOKEN0,TOKEN1]")`` pairs, in the
+    order given, as tournament entries (ValueError with the tournament's message)."""
+    return [
+        parse_entry(text) if kind == "bot" else remote_entry(text, duplicate=True) for kind, text in given
+    ]
+
+
+def play_sprt(
+    args: argparse.Namespace,
+    entries: list[Entry],
+    config: GameConfig,
+    state: SprtState,
+    report: Callable[[SprtState], None],
+    deal_set: DealSet | None = None,
+) -> tuple[int, Outcome]:
+    """Play the test through a referee; the exit status (0: the test ran, whatever its
+    verdict) and how it ended."""
+    a, b = entries
+    test = SequentialTest(
+        a,
+        b,
+        config,
+        args.seed,
+        args.max_deals,
+        args.jobs,
+        TableRules(
+            deadline_s=args.deadline if args.deadline is not None else 5.0,
+            grace_s=args.grace,
+            clock=args.clock,
+        ),
+        args.remote_wait,
+        args.bot_user,
+        deal_set,
+    )
+    outcome = Outcome(state)
+    quiet = Path(os.devnull).open("w")  # noqa: SIM115 (closed below) the line per deal pair is the progress
+    progress = Progress(0, quiet)
+
+    def listening(address: str) -> None:
+        print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
+        for entry in entries:
+            if entry.local:
+                continue
+            for name, token in entry.identities(True).items():
+                print(
+                    f"  remote entry {entry.name}: connect with --server {address} --name {name} "
+                    f"--token={token} --seats {4 * args.jobs}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+    try:
+        trio.run(
+            lambda: run_tournament(
+                test.settings(),
+                args.data_dir,
+                args.host,
+                args.port,
+                sys.stderr,
+                listening,
+                progress=progress,
+                play=player(test, state, report, outcome),
+            )
+        )
+    except BaseException as error:
+        if interrupted(error):
+            print(
+                f"stopped after {state.count} deal pairs: no verdict; the pairs played are kept in "
+                f"{args.data_dir / 'oddtrick.sqlite3'}: run the same command to resume",
+                file=sys.stderr,
+            )
+            return 130, outcome
+        error = sole_error(error)
+        if isinstance(error, ValueError | RuntimeError | OSError):
+            print(f"oddtrick sprt: {error}", file=sys.stderr)
+            return 1, outcome
+        raise
+    finally:
+        quiet.close()
+    return 0, outcome
