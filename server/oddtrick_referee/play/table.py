@@ -66,6 +66,16 @@ from oddtrick._events import (
     MatchEvent,
     TrickCompleted,
 )
+from oddtrick._log_records import (
+    ActionRecord,
+    GameResultRecord,
+    HandResultRecord,
+    HandStart,
+    MatchEnd,
+    MatchStart,
+    Refusal,
+    SeatEvent,
+)
 from oddtrick._timing import DecisionTimes
 from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import (
@@ -82,7 +92,7 @@ from oddtrick.rules import (
 )
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee.play.clock import ClockRule, TableClock
-from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter
+from oddtrick_referee.play.matchlog import MatchLogWriter
 from oddtrick_referee.transport.bridge import WatchStream
 from oddtrick_referee.transport.sessions import DISCONNECTED, SeatLink
 
@@ -324,14 +334,12 @@ class Table:
         self._log_opened = True
         state = self.state
         self._log.write(
-            {
-                "type": "match_start",
-                "format": LOG_FORMAT,
-                "match_id": self.match_id,
-                "table_id": self.table_id,
-                "started_at_ms": self.started_at_ms,
-                "config": state.config.to_dict(),
-                "rules": {
+            MatchStart(
+                match_id=self.match_id,
+                table_id=self.table_id,
+                started_at_ms=self.started_at_ms,
+                config=state.config.to_dict(),
+                rules={
                     "deadline_ms": round(self.rules.deadline_s * 1000),
                     "grace_ms": round(self.rules.grace_s * 1000),
                     **({"clock": self.rules.clock.to_record()} if self.rules.clock is not None else {}),
@@ -341,13 +349,13 @@ class Table:
                         else {}
                     ),
                 },
-                "players": {
+                players={
                     str(seat): {"name": link.bot_name, "version": link.bot_version}
                     for seat, link in self.links.items()
                 },
-                "seed_commitment": state.commitment,
-                **(self._deals.start_record() if self._deals is not None else {}),
-            }
+                seed_commitment=state.commitment,
+                extra=self._deals.start_record() if self._deals is not None else {},
+            )
         )
 
     async def run(self) -> GameState:
@@ -403,24 +411,19 @@ class Table:
                     clock_ms,
                 )
             else:
-                entry: dict[str, Any] = {
-                    "type": "action",
-                    "hand": state.hand_number,
-                    "seat": str(seat),
-                    "action": str(decided.action),
-                    "think_ms": decided.think_ms,
-                }
-                if decided.bot_think_ms is not None:
-                    entry["bot_think_ms"] = decided.bot_think_ms
-                if decided.fault is not None:
-                    entry["fault"] = decided.fault.value
-                if decided.comment:
-                    entry["comment"] = decided.comment
-                if decided.bot_error is not None:
-                    entry["bot_error"] = decided.bot_error
-                if clock_ms is not None:
-                    entry["clock_ms"] = clock_ms
-                self._log.write(entry)
+                self._log.write(
+                    ActionRecord(
+                        state.hand_number,
+                        str(seat),
+                        str(decided.action),
+                        decided.think_ms,
+                        decided.bot_think_ms,
+                        decided.fault.value if decided.fault is not None else None,
+                        decided.comment or None,
+                        decided.bot_error,
+                        clock_ms,
+                    )
+                )
             if self._on_progress is not None:
                 self._on_progress(self)
         self._flush_all()
@@ -433,13 +436,12 @@ class Table:
         result = self.state.match_result
         assert result is not None
         self._log.write(
-            {
-                "type": "match_end",
-                "result": result_record(result),
-                "seats": self.seat_records(),
-                "seed": self.state.seed,
-                **(self._deals.end_record() if self._deals is not None else {}),
-            }
+            MatchEnd(
+                result_record(result),
+                self.seat_records(),
+                self.state.seed,
+                self._deals.end_record() if self._deals is not None else {},
+            )
         )
         if self._close_log:
             self._log.close()
@@ -542,7 +544,7 @@ class Table:
         if fault is Fault.FORFEITED and not link.forfeited:
             link.forfeited = True
             record.forfeited = True
-            self._log.write({"type": "forfeit", "hand": state.hand_number, "seat": str(seat)})
+            self._log.write(SeatEvent("forfeit", state.hand_number, str(seat)))
         log.info("%s (%s) %s: fallback %s", link.bot_name, seat.name.title(), fault.value, action)
         return _Decided(action, fault, None, None)
 
@@ -579,14 +581,7 @@ class Table:
     ) -> None:
         left_ms = max(0, round((deadline - trio.current_time()) * 1000))
         self._log.write(
-            {
-                "type": "refusal",
-                "hand": self.state.hand_number,
-                "seat": str(seat),
-                "request_id": decision.request_id,
-                "reason": refusal_reason_name(reason),
-                "message": text,
-            }
+            Refusal(self.state.hand_number, str(seat), decision.request_id, refusal_reason_name(reason), text)
         )
         refusal = refusal_to_wire(
             decision.request_id,
@@ -731,29 +726,25 @@ class Table:
     def _log_event(self, event: MatchEvent) -> None:
         state = self.state
         if isinstance(event, HandStarted):
-            self._log.write({"type": "hand_start", "hand": event.hand_number, "dealer": str(state.dealer)})
+            self._log.write(HandStart(event.hand_number, str(state.dealer)))
         elif isinstance(event, HandEnded):
             result = event.result
             self._log.write(
-                {
-                    "type": "hand_result",
-                    "hand": result.hand_number,
-                    "outcome": result.outcome.value,
-                    "tricks": list(result.tricks),
-                    "points": list(result.points),
-                    "honours": list(result.honours),
-                    "scores": list(result.scores_after),
-                    "text": result.describe(),
-                }
+                HandResultRecord(
+                    result.hand_number,
+                    result.outcome.value,
+                    list(result.tricks),
+                    list(result.points),
+                    list(result.honours),
+                    list(result.scores_after),
+                    result.describe(),
+                )
             )
         elif isinstance(event, GameEnded):
             self._log.write(
-                {
-                    "type": "game_result",
-                    "game": event.result.game_number,
-                    "winner": event.result.winner.short,
-                    "scores": list(event.result.scores),
-                }
+                GameResultRecord(
+                    event.result.game_number, event.result.winner.short, list(event.result.scores)
+                )
             )
 
     def _match_result(self, view: Any) -> game_pb2.MatchResult:
@@ -785,28 +776,27 @@ class Table:
     def _disconnected(self, link: SeatLink) -> None:
         """A seat's stream dropped: the log says when (the seat is kept for its grace period)."""
         if not self._over:
-            self._log.write({"type": "disconnect", "hand": self.state.hand_number, "seat": str(link.seat)})
+            self._log.write(SeatEvent("disconnect", self.state.hand_number, str(link.seat)))
 
     def _refused_unknown(self, link: SeatLink, refusal: referee_pb2.Refusal) -> None:
         """An answer to a request never issued on the seat: logged like every refusal (it
         changes nothing, and is not counted against the seat)."""
         if not self._over:
             self._log.write(
-                {
-                    "type": "refusal",
-                    "hand": self.state.hand_number,
-                    "seat": str(link.seat),
-                    "request_id": refusal.request_id,
-                    "reason": refusal_reason_name(refusal.reason),
-                    "message": refusal.message,
-                }
+                Refusal(
+                    self.state.hand_number,
+                    str(link.seat),
+                    refusal.request_id,
+                    refusal_reason_name(refusal.reason),
+                    refusal.message,
+                )
             )
 
     def _resync(self, link: SeatLink) -> None:
         """A bot took its seat back: send what it needs to go on."""
         seat = link.seat
         self._outgoing[seat] = new_referee_message()
-        self._log.write({"type": "reconnect", "hand": self.state.hand_number, "seat": str(seat)})
+        self._log.write(SeatEvent("reconnect", self.state.hand_number, str(seat)))
         open_request = self._open.get(seat)
         request, time_left_ms = None, 0
         if open_request is not None:
