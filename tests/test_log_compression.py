@@ -88,7 +88,7 @@ def test_every_reader_reads_a_compressed_log(both: tuple[Path, Path]) -> None:
     assert len(replayed.hands) == 3
     assert match_to_pbn(replayed) == match_to_pbn(replay_records(read_records(plain)))  # oddtrick export
     assert _read_all(packed)
-    assert _read_all(packed)[-1]["type"] == "match_end"
+    assert _read_all(packed)[-1].type == "match_end"
     assert _log_lines(packed)[0].startswith('{"type":"match_start"')  # GetMatchLog, so oddtrick watch
     report, same = analyze_logs([packed]), analyze_logs([plain])  # oddtrick analyze
     assert report["hands"] == 3

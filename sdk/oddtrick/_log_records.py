@@ -314,15 +314,26 @@ _READERS: dict[str, Any] = {
 }
 
 
+class MalformedRecord(ValueError):
+    """A line of a known record type without the fields it must have (a damaged log, or
+    not a match log at all); the message names the type and the missing field."""
+
+
 def record_from_dict(data: Mapping[str, Any]) -> Record:
-    """The typed record of one line's JSON object; raises KeyError or TypeError for a
-    record of a known type without its fields (a damaged log)."""
+    """The typed record of one line's JSON object; raises :class:`MalformedRecord` for a
+    record of a known type without its fields."""
     if not isinstance(data, Mapping):
         return UnknownRecord({"type": None})
-    reader = _READERS.get(str(data.get("type")))
+    kind = str(data.get("type"))
+    reader = _READERS.get(kind)
     if reader is None:
         return UnknownRecord(dict(data))
-    record: Record = reader(data)
+    try:
+        record: Record = reader(data)
+    except KeyError as missing:
+        raise MalformedRecord(f"a {kind} record without its {missing}") from None
+    except TypeError as error:
+        raise MalformedRecord(f"a {kind} record that does not read: {error}") from None
     return record
 
 

@@ -37,6 +37,7 @@ import rich.progress
 import trio
 from rich.text import Text
 
+from oddtrick._log_records import HandResultRecord, MatchEnd, Record, read_records
 from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
 from oddtrick_referee._errors import unwrapped
@@ -66,7 +67,6 @@ from oddtrick_referee.competitions.tournament_plan import TournamentSettings as 
 from oddtrick_referee.competitions.tournament_plan import parse_entry as parse_entry
 from oddtrick_referee.competitions.tournament_plan import remote_entry as remote_entry
 from oddtrick_referee.play.clock import time_control
-from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
@@ -74,10 +74,10 @@ from oddtrick_referee.storage.tournament_store import TournamentStore
 log = logging.getLogger("oddtrick.tournament")
 
 
-def _read_all(path: Path) -> list[dict[str, Any]]:
+def _read_all(path: Path) -> list[Record]:
     try:
-        return list(read_log(path))
-    except (OSError, ValueError):
+        return list(read_records(path))
+    except (OSError, ValueError):  # unreadable, or a damaged record (MalformedRecord)
         return []
 
 
@@ -313,13 +313,13 @@ class Tournament:
         if row is None or not row["result"]:
             return False
         records = list(await trio.to_thread.run_sync(_read_all, Path(row["log_path"])))
-        if not records or records[-1]["type"] != "match_end":
+        if not records or not isinstance(records[-1], MatchEnd):
             return False
         seats = json.loads(row["result"])["seats"]
         deals = [
-            (r["hand"], r["points"][0] + r["honours"][0], r["points"][1] + r["honours"][1])
+            (r.hand, r.points[0] + r.honours[0], r.points[1] + r.honours[1])
             for r in records
-            if r["type"] == "hand_result"
+            if isinstance(r, HandResultRecord)
         ]
         log.info("table run %s was played before the stop; recording it from its log", self.run_id(run))
         await self._record(run, row["match_id"], seats, deals)
