@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -124,12 +125,24 @@ def test_the_report_says_what_was_expected_and_what_the_bot_did_and_exits_1() ->
     assert "Traceback" not in result.stderr
 
 
+def test_a_bot_that_cannot_start_is_told_why_first_not_in_a_failure_per_check() -> None:
+    command = f"{sys.executable} -c \"import sys; sys.exit('needs endplay: pip install oddtrick[strong]')\""
+    result = conformance("--bot-command", command)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[2] == "No scenario was played: the bot never got its sessions."
+    assert "exited with status 1" in result.stdout
+    assert result.stdout.index("needs endplay") < result.stdout.index("none of the")
+    assert not [line for line in lines if line.strip().startswith("FAIL")]
+    assert re.search(r"does not conform: none of the \d+ checks could be judged", result.stdout)
+
+
 def test_json_for_ci_and_exit_0_when_every_check_passes() -> None:
     result = conformance("--bot-command", broken("none"), "--json")
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)
     assert report["passed"] is True
-    assert report["summary"] == {"passed": len(report["checks"]), "failed": 0}
+    assert report["summary"] == {"passed": len(report["checks"]), "failed": 0, "skipped": 0}
     names = {check["name"] for check in report["checks"]}
     assert {
         "resume",
@@ -140,7 +153,10 @@ def test_json_for_ci_and_exit_0_when_every_check_passes() -> None:
         "environment",
         "event-gap",
     } | FORWARD_COMPATIBILITY <= names
-    assert all(set(check) == {"name", "title", "passed", "expected", "actual"} for check in report["checks"])
+    assert all(
+        set(check) == {"name", "title", "passed", "expected", "actual", "skipped"}
+        for check in report["checks"]
+    )
 
 
 def free_port() -> int:
@@ -179,7 +195,13 @@ def test_a_bot_started_by_hand_connects_to_the_given_port() -> None:
     )
     stdout, stderr = check.communicate(timeout=60)
     assert check.returncode == 0, stdout + stderr
-    assert json.loads(stdout)["passed"] is True
+    report = json.loads(stdout)
+    assert report["passed"] is True
+    # What a bot started by hand was given cannot be judged here: not counted as passed.
+    [environment] = [c for c in report["checks"] if c["name"] == "environment"]
+    assert environment["skipped"]
+    assert not environment["passed"]
+    assert report["summary"] == {"passed": len(report["checks"]) - 1, "failed": 0, "skipped": 1}
     assert bot.returncode == 0, bot.stderr
 
 

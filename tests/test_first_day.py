@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import signal
 import socket
 import subprocess
@@ -113,6 +114,26 @@ def test_a_bot_refuses_a_number_of_seats_below_one(seats: str) -> None:
     assert given.stderr.splitlines()[-1] == (
         f"oddtrick bot: error: argument --seats: {seats!r} is not a number of seats: give 1 or more"
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("serve", "--deadline", "-1"),
+        ("serve", "--grace", "0"),
+        ("tournament", "--game", "classic", "--deals", "1", "--deadline", "0"),
+        ("sprt", "--bot", "a=a.py", "--bot", "b=b.py", "--deadline", "nan"),
+        ("ladder", "serve", "--deadline", "-2"),
+        ("play", "--deadline", "inf"),
+    ],
+    ids=["serve", "serve-grace", "tournament", "sprt", "ladder", "play"],
+)
+def test_a_deadline_or_grace_of_no_time_is_refused_when_the_command_is_read(command: tuple[str, ...]) -> None:
+    """Not when the first request is sent (a negative one stopped the referee mid-match)."""
+    result = oddtrick(*command)
+    assert result.returncode == 2
+    option = command[command.index("--deadline") if "--deadline" in command else command.index("--grace")]
+    assert f"argument {option}: {command[-1]!r} is not a number of seconds: give one above 0" in result.stderr
 
 
 def test_run_refuses_zero_seats_before_connecting() -> None:
@@ -293,3 +314,93 @@ def test_ctrl_c_while_a_command_starts_is_one_line_not_a_traceback(tmp_path):
     assert started.returncode == 130
     assert started.stderr.splitlines() == ["oddtrick: stopped (Ctrl-C) while starting; nothing was done"]
     assert not (tmp_path / "oddtrick.sqlite3").exists()
+
+
+def documented_commands(program: str) -> list[tuple[Path, str]]:
+    """Every ``program …`` command line in the README and the starters' READMEs
+    (continuation lines joined)."""
+    found = []
+    for readme in [ROOT / "README.md", *sorted((ROOT / "examples").glob("*/README.md"))]:
+        text = readme.read_text().replace("\\\n", " ")
+        for line in text.splitlines():
+            if line.strip().startswith(program + " "):
+                found.append((readme.relative_to(ROOT), " ".join(line.split())))
+    return found
+
+
+def test_every_documented_tournament_says_how_many_deals() -> None:
+    """Without --deals a tournament stops at once ("give --deals N"): a command copied
+    from the docs must run as it is."""
+    commands = documented_commands("oddtrick tournament")
+    assert len(commands) >= 6
+    missing = [f"{where}: {command}" for where, command in commands if "--deals" not in command.split()]
+    assert not missing, "\n".join(missing)
+
+
+def test_a_file_with_one_function_of_the_view_is_a_bot_and_two_are_named(tmp_path: Path) -> None:
+    from oddtrick._run import load_bot
+
+    one = tmp_path / "fn_bot.py"
+    one.write_text("from random import choice\n\ndef play(view):\n    return choice(view.legal_actions)\n")
+    assert load_bot(str(one)).__name__ == "play"  # `choice` is imported, not defined there
+    two = tmp_path / "two_bot.py"
+    two.write_text("def play(view):\n    return view.legal_actions[0]\n\ndef other(view):\n    return None\n")
+    with pytest.raises(
+        AttributeError, match=r"no Bot subclass and 2 functions \(play, other\): name the bot"
+    ):
+        load_bot(str(two))
+    assert load_bot(f"{two}:other").__name__ == "other"
+
+
+def test_a_bot_that_times_out_is_told_in_its_own_output(tmp_path: Path) -> None:
+    """Not only in the standings: the bot's own log says the referee played for it, and why."""
+    sleepy = ROOT / "tests" / "sleepy_bot.py"
+    result = oddtrick(
+        "tournament", "--game", "classic", "--deals", "1", "--deadline", "0.2", "--seed", "late",
+        "--data-dir", str(tmp_path), "--bot", f"slow=cmd:{sys.executable} {sleepy} random 400",
+        "--bot", f"random={RANDOM_BOT}", timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = "".join(path.read_text() for path in (tmp_path / "bot-output").glob("slow~*.log"))
+    assert re.search(
+        r"the referee played \S+ for this seat: no answer within the deadline; answer within", said
+    ), said[-2000:]
+    assert "the referee played" not in "".join(
+        path.read_text() for path in (tmp_path / "bot-output").glob("random~*.log")
+    )
+
+
+def _hint_of_a_bot_never_seated(address: str) -> str:
+    """Run an SDK bot named ``zed`` (no match plans a seat for it) until it says what to check."""
+    said: list[str] = []
+
+    async def main() -> None:
+        heard = asyncio.Event()
+
+        class Hint(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                if record.getMessage().startswith("no match yet"):
+                    said.append(record.getMessage())
+                    heard.set()
+
+        hint = Hint()
+        logging.getLogger("oddtrick.bot").addHandler(hint)
+        options = ClientOptions(server=address, name="zed", token="", seats=1, unseated_hint_s=0.5)
+        bot = asyncio.ensure_future(run_bot_async(SeededBot, options))
+        try:
+            await asyncio.wait_for(heard.wait(), GUARD_S)
+        finally:
+            bot.cancel()
+            logging.getLogger("oddtrick.bot").removeHandler(hint)
+
+    asyncio.run(main())
+    return said[0]
+
+
+async def test_a_bot_the_referee_never_seats_says_what_to_check(tmp_path: Path) -> None:
+    """A wrong --name (or too few --seats) would wait forever with nothing said on the bot's side."""
+    async with running_referee(RefereeSettings(port=0, data_dir=tmp_path)) as referee:
+        hint = await in_thread(_hint_of_a_bot_never_seated, referee.address)
+        referee.finish()
+    assert "seats a bot by the name it expects (this one is 'zed')" in hint
+    assert "this bot opened 1, --seats" in hint

@@ -374,6 +374,7 @@ async def test_replay_and_export_fetch_a_match_by_id_from_a_referee_or_a_data_fo
         by_server = await in_thread(oddtrick, "replay", "public-1", "--server", referee.address)
         pbn_by_server = await in_thread(oddtrick, "export", "public-1", "--pbn", "--server", referee.address)
         sealed_by_server = await in_thread(oddtrick, "replay", "sealed-1", "--server", referee.address)
+        await play_logged(referee, CONFIGS["classic-turned"], "by-id-3", match_id="L20261201-1-t1")
         referee.finish()
     from_file = oddtrick("replay", str(public.log_path))
     assert by_server.returncode == 0, by_server.stderr
@@ -388,6 +389,11 @@ async def test_replay_and_export_fetch_a_match_by_id_from_a_referee_or_a_data_fo
     assert sealed_by_folder.returncode == 1
     assert "duplicate pair" in sealed_by_folder.stderr
     assert sealed_by_folder.stdout == ""
+    ladder_match = oddtrick("replay", "L20261201-1", "--data-dir", str(data_dir))
+    assert ladder_match.returncode == 1
+    assert "L20261201-1 is a ladder match played at two tables: give one of them, L20261201-1-t1" in (
+        ladder_match.stderr
+    )
     unknown = oddtrick("replay", "../../etc/passwd", "--data-dir", str(data_dir))
     assert unknown.returncode == 1
     assert "no match" in unknown.stderr
@@ -414,3 +420,18 @@ def test_check_spreads_many_logs_over_the_cores_and_reports_them_in_order(played
     assert [line.split(": ", 1)[0] for line in lines if not line.startswith("  ")] == [str(p) for p in logs]
     assert sum(": OK:" in line for line in lines) == len(logs) - 1
     assert f"{broken}: FAILED:" in run.stdout
+
+
+def test_a_reader_that_goes_away_stops_a_long_output_quietly(played):
+    """``oddtrick export LOG --json | head``: no BrokenPipeError traceback, the shell's status
+    for SIGPIPE (the output is longer than one buffer, so it is written while the command runs)."""
+    log = max((logged.log_path for logged in played.values()), key=lambda path: path.stat().st_size)
+    command = [sys.executable, "-m", "oddtrick", "export", str(log), "--json"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as shown:
+        assert shown.stdout is not None
+        assert shown.stderr is not None
+        shown.stdout.close()  # as head does once it has its lines, here before the first
+        stderr = shown.stderr.read()
+        status = shown.wait(timeout=120)
+    assert "Traceback" not in stderr, stderr
+    assert status == 141, stderr

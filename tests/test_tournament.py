@@ -357,5 +357,7 @@ async def test_an_entry_added_to_a_finished_round_robin_plays_only_the_new_pairs
     assert len(after) == 3 * 2
     assert {row.entry: row.deals for row in standings.rows} == {"alpha": 2, "beta": 2, "gamma": 2}
 
-    with pytest.raises(ValueError, match="also has gamma"):
+    with pytest.raises(
+        ValueError, match=r"also has gamma: .* give --name NEW .* to start a separate tournament"
+    ):
         await run_tournament(first, tmp_path, progress_stream=io.StringIO())

@@ -84,3 +84,15 @@ def _is_number(word: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def positive_seconds(text: str) -> float:
+    """``--deadline`` and ``--grace``: a number of seconds above zero (a zero deadline
+    would time every seat out, a negative one stop the referee at its first request)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds: give one above 0, e.g. 5")
+    return seconds

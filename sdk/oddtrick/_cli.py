@@ -341,6 +341,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         when = "" if started else " while starting; nothing was done"
         print(f"{who}: stopped (Ctrl-C){when}", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`oddtrick ladder standings | head`): stop quietly, as
+        # cat does. What is still buffered must not be flushed into the closed pipe at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a program killed by it
 
 
 def _main(arguments: list[str], started: list[bool]) -> int:

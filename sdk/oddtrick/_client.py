@@ -25,6 +25,8 @@ from oddtrick._codec import (
     MalformedMessage,
     action_from_wire,
     action_to_wire,
+    call_from_wire,
+    card_from_wire,
     config_from_wire,
     seat_from_wire,
     seat_to_wire,
@@ -34,7 +36,7 @@ from oddtrick._lag import LagMeter
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions, aio_channel
 from oddtrick.rules import GameKind
-from oddtrick.v1 import cards_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger("oddtrick.bot")
 
@@ -78,6 +80,8 @@ class ClientOptions:
     """Give up when the referee cannot be reached for this long."""
     tls: TlsOptions | None = None
     """Connect over TLS (None: plaintext, for a referee on your own machine or network)."""
+    unseated_hint_s: float = 60.0
+    """Say once what to check when no seat has been seated this long after connecting."""
 
 
 class _EventsLost(Exception):
@@ -289,6 +293,8 @@ class _Seat:
                 )
                 continue
             self.lag.observe(event, seat_to_wire(self.state.seat))
+            if (said := fault_line(event, seat_to_wire(self.state.seat))) is not None:
+                log.warning("seat %d: %s", self.index, said)
             if self.listens:
                 dispatch_hooks(self.bot, self.state, event)
             if kind == "match_ended":
@@ -403,6 +409,43 @@ class _Seat:
         await self._send(outbox, request.request_id, retry)
 
 
+_FAULT_ADVICE = {
+    game_pb2.FAULT_KIND_TIMEOUT: (
+        "no answer within the deadline",
+        "answer within the request's time left (oddtrick.anytime answers from the best so far)",
+    ),
+    game_pb2.FAULT_KIND_CLOCK: (
+        "the match clock's bank ran out",
+        "spend less of the bank on each decision (oddtrick.anytime budgets it)",
+    ),
+    game_pb2.FAULT_KIND_ILLEGAL: (
+        "three refused answers in a row",
+        "answer with one of the request's legal_actions",
+    ),
+}
+
+
+def fault_line(event: referee_pb2.Event, own_seat: int) -> str | None:
+    """What a bot author must hear when the referee acted for this seat because the bot
+    did not (a time-out, a spent clock, too many refusals): otherwise only the standings
+    would say it. ``None`` for every other event."""
+    kind = event.WhichOneof("kind")
+    if kind not in ("call_made", "card_played"):
+        return None
+    action = event.call_made if kind == "call_made" else event.card_played
+    if action.seat != own_seat or not action.by_referee or action.fault not in _FAULT_ADVICE:
+        return None
+    why, advice = _FAULT_ADVICE[action.fault]
+    try:
+        if isinstance(action, referee_pb2.CallMade):
+            what = str(call_from_wire(action.call))
+        else:
+            what = card_from_wire(action.card).pretty
+    except MalformedMessage:
+        what = "a fallback"
+    return f"the referee played {what} for this seat: {why}; {advice}"
+
+
 def _match_line(state: SeatState) -> str:
     """``match M over: won 7-3 (North-South)`` as the seat saw it end. An aborted match
     does not count, and a sealed one (a play of a duplicate deal set, in a tournament
@@ -457,4 +500,27 @@ async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None
     log.info("connecting to %s as %s with %d seat(s)", options.server, options.name, options.seats)
     async with aio_channel(options.server, options.tls, CHANNEL_OPTIONS) as channel:
         seats = [_Seat(make, options, index) for index in range(options.seats)]
-        await asyncio.gather(*(seat.run(channel) for seat in seats))
+        hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))
+        try:
+            await asyncio.gather(*(seat.run(channel) for seat in seats))
+        finally:
+            hint.cancel()
+
+
+async def _hint_when_never_seated(seats: list[_Seat], options: ClientOptions) -> None:
+    """A referee seats a bot by the name it expects and only with as many sessions as a
+    match needs: a wrong --name or too few --seats waits forever, and the referee's own
+    log, which says so, is on someone else's machine. Say what to check, once."""
+    while not any(seat.connected for seat in seats):
+        await asyncio.sleep(1.0)
+    await asyncio.sleep(options.unseated_hint_s)
+    if any(seat.connected for seat in seats) and not any(seat.matches or seat.seated for seat in seats):
+        log.warning(
+            "no match yet after %.0f s connected: a referee seats a bot by the name it expects "
+            "(this one is %r) once it has as many free sessions as the match needs (this bot opened "
+            "%d, --seats); if either may be wrong, ask the referee's operator (a ladder may just be "
+            "between matches)",
+            options.unseated_hint_s,
+            options.name,
+            options.seats,
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -71,7 +72,7 @@ def _factory(bot: Any) -> Callable[[], Bot]:
 
 def load_bot(spec: str) -> Any:
     """Load ``path/to/file.py:Name`` (a Bot subclass or a function), or ``path/to/file.py``
-    when the file defines exactly one Bot subclass."""
+    when the file defines exactly one Bot subclass (or, with none, exactly one public function)."""
     path_text, colon, attribute = spec.rpartition(":")
     if not colon or not attribute.isidentifier():
         path_text, attribute = spec, ""
@@ -96,12 +97,25 @@ def load_bot(spec: str) -> Any:
         if isinstance(value, type) and issubclass(value, Bot) and value.__module__ == module_name
     ]
     if not attribute:
-        if len(found) != 1:
-            names = ", ".join(v.__name__ for v in found) or "none"
+        if len(found) == 1:
+            return found[0]
+        functions = [
+            value
+            for name, value in vars(module).items()
+            if inspect.isfunction(value) and value.__module__ == module_name and not name.startswith("_")
+        ]
+        if not found and len(functions) == 1:
+            return functions[0]  # a plain function of the view
+        if found:
+            names = ", ".join(v.__name__ for v in found)
             raise AttributeError(
                 f"{path} defines {len(found)} Bot subclasses ({names}): name one, FILE.py:Name"
             )
-        return found[0]
+        listed = ", ".join(f.__name__ for f in functions) or "none"
+        raise AttributeError(
+            f"{path} defines no Bot subclass and {len(functions)} functions ({listed}): "
+            "name the bot, FILE.py:Name (a Bot subclass, or a function of the view)"
+        )
     try:
         return getattr(module, attribute)
     except AttributeError:

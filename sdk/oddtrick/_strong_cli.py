@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from oddtrick.rules import GameConfig
     from oddtrick.sprt import SprtState
 
+from oddtrick._argparse import positive_seconds
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSet, read_deal_set, short_set_note
 
 
@@ -115,13 +116,17 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     referee.add_argument(
         "--deadline",
-        type=float,
+        type=positive_seconds,
         default=None,
         metavar="S",
         help="seconds per decision on the referee's clock (default 5; implies --referee)",
     )
     referee.add_argument(
-        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+        "--grace",
+        type=positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="reconnect grace period (default 30)",
     )
     referee.add_argument(
         "--clock",

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from oddtrick._argparse import positive_seconds
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee._exceptions import TokensFileError
@@ -73,10 +74,18 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_game_options(serve)
     arena = serve.add_argument_group("arena rules")
     arena.add_argument(
-        "--deadline", type=float, default=None, metavar="S", help="seconds per decision (default 5)"
+        "--deadline",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="seconds per decision (default 5)",
     )
     arena.add_argument(
-        "--grace", type=float, default=None, metavar="S", help="reconnect grace period (default 30)"
+        "--grace",
+        type=positive_seconds,
+        default=None,
+        metavar="S",
+        help="reconnect grace period (default 30)",
     )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
     arena.add_argument(
@@ -180,10 +189,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "bubblewrap sandbox instead (root: always as root, sandboxed when bubblewrap is installed)",
     )
     plan.add_argument(
-        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+        "--deadline", type=positive_seconds, default=5.0, metavar="S", help="seconds per decision (default 5)"
     )
     plan.add_argument(
-        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+        "--grace",
+        type=positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="reconnect grace period (default 30)",
     )
     plan.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
     tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

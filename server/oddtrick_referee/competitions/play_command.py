@@ -7,6 +7,7 @@ import getpass
 import sys
 from pathlib import Path
 
+from oddtrick._argparse import positive_seconds
 from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent, play_at_terminal
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
@@ -44,7 +45,7 @@ def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     play.add_argument("--seed", default=None, help="the match seed (default: random)")
     play.add_argument(
         "--deadline",
-        type=float,
+        type=positive_seconds,
         default=5.0,
         metavar="S",
         help="seconds per decision for the bots (default 5)",

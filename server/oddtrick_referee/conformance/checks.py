@@ -583,7 +583,14 @@ class _Judge:
             f"ODDTRICK_TOKEN_FD (or ODDTRICK_TOKEN), and opens ODDTRICK_SEATS ({self.run.seats}) streams"
         )
         if not self.run.started_here:
-            return Check(name, title, True, expected, "not checked: the bot was started by hand (--port)")
+            return Check(
+                name,
+                title,
+                False,
+                expected,
+                "not checked: the bot was started by hand (--port)",
+                skipped=True,
+            )
         hellos = [c.hello for c in self.connections if c.hello is not None]
         problems = []
         if not self.connections:

@@ -342,7 +342,7 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
             address=address,
             died_in=tuple(scenario for scenario, _ in candidate.exits) if candidate is not None else (),
         )
-        report = Report(bot=label, checks=evaluate(run), notes=notes)
+        report = Report(bot=label, checks=evaluate(run), notes=notes, never_played=not outcomes)
         if candidate is not None and not report.passed:
             report.notes.append(f"the bot's last output:\n{candidate.tail()}")
         return report, run

@@ -71,8 +71,14 @@ def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]
     index = data_dir / "oddtrick.sqlite3"
     if not index.exists():
         raise ReplayError(f"no referee data in {data_dir} (no oddtrick.sqlite3): give the right --data-dir")
-    row = MatchStore(index).get(match_id)
+    store = MatchStore(index)
+    row = store.get(match_id)
     if row is None:
+        tables = [f"{match_id}-t{number}" for number in (1, 2) if store.get(f"{match_id}-t{number}")]
+        if tables:  # a ladder match: its id names the pair of tables
+            raise ReplayError(
+                f"{match_id} is a ladder match played at two tables: give one of them, {' or '.join(tables)}"
+            )
         raise ReplayError(f"no match {match_id!r} in {data_dir} (oddtrick web lists them)")
     problem = log_visibility(row)
     if problem:

@@ -105,8 +105,9 @@ class TournamentStore(Store):
             missing = [name for name, _ in joined if name not in sources]
             if missing:
                 raise ValueError(
-                    f"tournament {tournament_id!r} also has {', '.join(missing)}: name every entry "
-                    "already in it (new ones may be added)"
+                    f"tournament {tournament_id!r} here also has {', '.join(missing)}: to add entries "
+                    "to it, name every entry already in it too; to play other bots on their own, "
+                    "give --name NEW (or another --data-dir) to start a separate tournament"
                 )
             for name, source in joined:
                 if sources[name] != source:

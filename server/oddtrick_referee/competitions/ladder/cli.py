@@ -17,6 +17,7 @@ from pathlib import Path
 
 import trio
 
+from oddtrick._argparse import positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
@@ -87,10 +88,14 @@ def add_ladder_command(
         help="deals per ladder match, at each table (default 8)",
     )
     play.add_argument(
-        "--deadline", type=float, default=5.0, metavar="S", help="seconds per decision (default 5)"
+        "--deadline", type=positive_seconds, default=5.0, metavar="S", help="seconds per decision (default 5)"
     )
     play.add_argument(
-        "--grace", type=float, default=30.0, metavar="S", help="reconnect grace period (default 30)"
+        "--grace",
+        type=positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="reconnect grace period (default 30)",
     )
     play.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
     play.add_argument(
@@ -314,7 +319,10 @@ def _register(args: argparse.Namespace) -> int:
         return _fail("register", error)
     print(f"registered {args.name} on {store.db.url}")
     print(f"token (shown once, keep it secret): {token}")
-    print(f"connect with: oddtrick bot MY_BOT.py --server HOST:PORT --name {args.name} --token TOKEN")
+    # As docs/ladder.md: with two sessions an entrant can play two matches at once.
+    print(
+        f"connect with: oddtrick bot MY_BOT.py --server HOST:PORT --name {args.name} --token TOKEN --seats 2"
+    )
     return 0
 
 
