@@ -337,7 +337,7 @@ def cards_of(repeated: Iterable[cards_pb2.Card]) -> list[Card]:
 
 
 def lowest_legal_card(request: referee_pb2.DecisionRequest) -> Card:
-    """The referee's fallback in play (RULES.md): lowest rank, clubs first on a tie."""
+    """The referee's fallback in play (docs/rules.md): lowest rank, clubs first on a tie."""
     return min(cards_of(a.card for a in request.legal_actions), key=lambda c: (c.rank, c.suit))
 
 

@@ -156,6 +156,51 @@ async def test_the_referee_enforces_the_bank_and_tells_the_seat(tmp_path):
     assert any("logged as 700 ms; the clock's rule makes it 0 ms" in problem for problem in report.problems)
 
 
+def _drop_and_resume(address: str, name: str) -> tuple[referee_pb2.DecisionRequest, referee_pb2.Resync]:
+    """Play to the third card request, drop the stream, resume, answer, play on."""
+    bot = RawBot(address, name)
+    welcome = bot.hello()
+    cards = 0
+    while True:
+        request = bot.next_request()
+        cards += request.kind == referee_pb2.DECISION_KIND_CARD
+        if cards == 3:
+            break
+        bot.answer(request.request_id, request.legal_actions[0])
+    bot.drop()
+    again = RawBot(address, name)
+    again.hello(resume_token=welcome.resume_token)
+    resync = again.next_message("resync").resync
+    again.answer(resync.request.request_id, resync.request.legal_actions[0])
+    again.play(first_legal)
+    return request, resync
+
+
+async def test_a_resumed_seat_is_told_its_bank_less_the_time_spent(tmp_path):
+    names = {N: "steady-n", E: "steady-e", S: "flaky", W: "steady-w"}
+    rules = TableRules(deadline_s=3.0, grace_s=5.0, clock=ClockRule(10_000, 500))
+    seen: list[tuple[referee_pb2.DecisionRequest, referee_pb2.Resync]] = []
+
+    async def flaky(address: str) -> None:
+        seen.append(await in_thread(_drop_and_resume, address, "flaky"))
+
+    async with referee_running(tmp_path, names.values()) as referee:
+        with trio.fail_after(PATIENCE_S):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(flaky, referee.address)
+                for seat in (N, E, W):
+                    nursery.start_soon(in_thread, connect_and_play, referee.address, names[seat], first_legal)
+                spec = MatchSpec(GameConfig.classic(format=MatchFormat.HAND), names, rules, seed="resume")
+                record = await referee.play_match(spec, wait_s=20)
+    ((dropped, resync),) = seen
+    spent = dropped.time_left_ms - resync.request.time_left_ms
+    assert 0 <= spent < dropped.time_left_ms
+    assert resync.request.clock_left_ms == dropped.clock_left_ms - spent
+    assert resync.match.rules.clock_initial_ms == 10_000
+    assert sum(sum(seat.faults.values()) for seat in record.seats.values()) == 0
+    assert check_log(record.log_path).ok
+
+
 # ------------------------------------------------------------------ the commands
 
 
@@ -198,7 +243,50 @@ def test_tournament_offers_the_clock_and_shows_it_in_the_standings(tmp_path):
     assert check_log(log).ok
 
 
-@pytest.mark.parametrize("command", [["tournament"], ["sprt"], ["ladder", "serve"]])
+def test_the_strong_bot_spends_its_bank_over_the_match(tmp_path):
+    """The strong bot thinks a second a decision when it may; under a clock of 3+0.2 that
+    would empty its bank in a few cards. Its anytime budget takes a share of the bank
+    instead (the increment and a 30th of the rest), so it never runs out."""
+    pytest.importorskip("endplay")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "oddtrick",
+            "tournament",
+            "--game",
+            "contract",
+            "--deals",
+            "2",
+            "--set-size",
+            "1",
+            "--clock",
+            "3+0.2",
+            "--bot",
+            f"pimc={ROOT / 'sample_bots' / 'pimc_bot.py'}",
+            "--bot",
+            f"heuristic={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
+            "--data-dir",
+            str(tmp_path),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    )
+    pimc = next(entry for entry in json.loads(result.stdout)["entries"] if entry["entry"] == "pimc")
+    assert pimc["faults"]["clock"] == pimc["faults"]["timeouts"] == 0
+    assert pimc["time"]["answered"] > 60
+    # A second a decision would have spent 3 s of bank plus 0.2 s a decision long before.
+    assert pimc["time"]["think_ms"]["p50"] < 600
+    logs = sorted((tmp_path / "logs").rglob("*.jsonl"))
+    assert len(logs) == 4
+    for log in logs:
+        assert check_log(log).ok
+
+
+@pytest.mark.parametrize("command", [["tournament"], ["sprt"], ["ladder", "serve"], ["serve"]])
 def test_the_commands_say_what_the_clock_is(command):
     result = subprocess.run(
         [sys.executable, "-m", "oddtrick", *command, "--help"], capture_output=True, text=True, check=True

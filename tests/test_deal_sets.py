@@ -202,3 +202,27 @@ def test_sprt_plays_deal_pair_n_from_the_files_deal_n() -> None:
     assert got == expected
     # The top hand (all the honours) wins every trick whoever holds it: exactly 0 per pair.
     assert got == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["sprt", "--bot", f"a={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}"],
+        ["ladder", "serve", "--port", "0"],
+    ],
+    ids=["sprt", "ladder"],
+)
+def test_sprt_and_the_ladder_refuse_a_malformed_file_before_playing(
+    command: list[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.pbn"
+    bad.write_text(pbn(game(DEAL_1), game(BAD[0][1], board=2)))
+    data = tmp_path / "data"
+    extra = ["--data-dir", str(data)] if command[0] == "ladder" else []
+    run = subprocess.run(
+        [*CLI, *command, "--deals-from", str(bad), *extra], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode != 0
+    assert "bad.pbn: deal 2 (board 2), line 10: A♠ is dealt to both North and East" in run.stderr
+    assert "deal pairs" not in run.stdout  # sprt played nothing
+    assert not (data / "ladder.sqlite3").exists()

@@ -12,6 +12,7 @@ import trio
 from referee_support import RawBot, first_legal, in_thread, referee_running
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
+from oddtrick.v1 import game_pb2
 from oddtrick_referee import MatchSpec, TableRules
 
 MUTE = "seq-east"
@@ -19,13 +20,16 @@ MUTE = "seq-east"
 
 def drive(bot: RawBot, muted: threading.Event) -> None:
     """Answer every request (but stay silent while ``muted`` if this is the mute bot)
-    until a match ends; then leave."""
+    until a match ends that was not stopped; then leave."""
     while True:
         message = bot.next_message(timeout=60)
         kind = message.WhichOneof("kind")
         if kind != "update":
             continue
-        if any(event.HasField("match_ended") for event in message.update.events):
+        if any(
+            event.HasField("match_ended") and event.match_ended.outcome != game_pb2.MATCH_OUTCOME_ABORTED
+            for event in message.update.events
+        ):
             break
         if message.update.HasField("request") and not (bot.name == MUTE and muted.is_set()):
             bot.answer(message.update.request.request_id, first_legal(bot, message.update.request))
@@ -58,6 +62,11 @@ async def test_event_numbers_stay_gapless_after_a_stopped_match(tmp_path):
         numbers = [event.sequence for event in bot.events]
         assert numbers == list(range(1, len(numbers) + 1)), (bot.name, numbers)
         started.append(sum(event.HasField("match_started") for event in bot.events))
-    # Some seats were sent events of the stopped match (those asked to act), the others none.
-    assert 2 in started, started
-    assert 1 in started, started
+    # Every seat was told of the stopped match, its start and its stop, then of the next.
+    assert started == [2, 2, 2, 2], started
+    for bot in bots:
+        stops = [e.match_ended for e in bot.events if e.HasField("match_ended")]
+        assert [stop.outcome for stop in stops] == [
+            game_pb2.MATCH_OUTCOME_ABORTED,
+            game_pb2.MATCH_OUTCOME_WIN,
+        ]

@@ -176,7 +176,7 @@ def test_an_aborted_match_is_reported_aborted_not_lost() -> None:
     assert state.match_result is not None
     assert state.match_result.winner is None
     line = _match_line(state)
-    assert line == "match m-1 aborted by the referee, so it does not count (it stood 42-62)"
+    assert line == "match m-1 stopped by the referee: no reason given"  # an older referee gave none
     lost = _match_line(_ended(game_pb2.MATCH_OUTCOME_WIN, winner=cards_pb2.SIDE_EAST_WEST))
     assert lost.startswith("match m-1 over: lost 42-62")
 

@@ -78,9 +78,10 @@ def test_the_standings_show_bot_errors_as_their_own_kind():
     assert standings.to_json()["entries"][0]["faults"]["bot_errors"] in (0, 3)
 
 
-def _stop_with_ctrl_c(command: list[str], ready: str) -> tuple[int, list[str]]:
+def _stop_with_ctrl_c(command: list[str], ready: str, sent: int = signal.SIGINT) -> tuple[int, list[str]]:
     """Start ``command``, wait for a line of its stderr containing ``ready``, send SIGINT as
-    a terminal's Ctrl-C would, and return its status and the stderr lines after ``ready``."""
+    a terminal's Ctrl-C would (or ``sent``), and return its status and the stderr lines after
+    ``ready``."""
     with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as process:
         assert process.stderr is not None
         for line in process.stderr:
@@ -88,22 +89,24 @@ def _stop_with_ctrl_c(command: list[str], ready: str) -> tuple[int, list[str]]:
                 break
         else:
             pytest.fail(f"{command[3]} ended before {ready!r}")
-        process.send_signal(signal.SIGINT)
+        process.send_signal(sent)
         rest = process.stderr.read().splitlines()
         return process.wait(timeout=GUARD_S), rest
 
 
-def test_ctrl_c_of_a_tournament_prints_one_line_saying_what_was_kept_and_how_to_resume(tmp_path):
+@pytest.mark.parametrize(("sent", "said"), [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")])
+def test_ctrl_c_of_a_tournament_prints_one_line_saying_what_was_kept_and_how_to_resume(tmp_path, sent, said):
     status, lines = _stop_with_ctrl_c(
         [sys.executable, "-m", "oddtrick", "tournament", "--game", "classic", "--deals", "20",
          "--set-size", "1", "--tables", "1", "--data-dir", str(tmp_path),
          "--bot", f"one={RANDOM_BOT}", "--bot", f"two={RANDOM_BOT}"],
         ready="[1/40 tables",
+        sent=sent,
     )  # fmt: skip
     assert status == 130
     stopped = [line for line in lines if not line.startswith("[")]
     assert len(stopped) == 1, lines
-    assert stopped[0].startswith("stopped (Ctrl-C): ")
+    assert stopped[0].startswith(f"stopped ({said}): ")
     assert f"of 40 tables finished and kept in {tmp_path}" in stopped[0]
     assert stopped[0].endswith("run the same command to resume")
 
@@ -125,6 +128,60 @@ def test_ctrl_c_of_serve_prints_one_line(tmp_path):
         assert process.wait(timeout=GUARD_S) == 130
     assert len(errors) == 1, errors
     assert errors[0].startswith("stopped (Ctrl-C) while waiting for bots; 0 finished match(es) kept in ")
+
+
+def test_sigterm_stops_serve_mid_match_as_ctrl_c_does_and_keeps_what_was_played(tmp_path):
+    """SIGTERM is how kill, systemd and Docker stop a program: the referee stops as on Ctrl-C,
+    says so in a line, marks the match aborted (no live badge left behind) and its log holds
+    every card a spectator saw played."""
+    import json
+    import sqlite3
+    import urllib.request
+
+    command = [sys.executable, "-m", "oddtrick", "serve", "--port", "0", "--ns", "a", "--ew", "b",
+               "--game", "classic", "--deals", "200", "--web", "0", "--data-dir", str(tmp_path)]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        address = url = match_id = None
+        bots = []
+        for line in process.stdout:
+            if line.startswith("referee listening on "):
+                address = line.split()[3].rstrip(";")
+                bots = [bot_process(address, name) for name in ("a", "b")]
+            elif "web page on " in line:
+                url = line.split("web page on ", 1)[1].strip().rstrip("/")
+            elif line.startswith("match ") and " started: " in line:
+                match_id = line.split()[1]
+                break
+        assert match_id, (address, url)
+        assert url
+        seen = []
+        with urllib.request.urlopen(f"{url}/matches/{match_id}/events", timeout=GUARD_S) as events:
+            for raw in events:
+                text = raw.decode()
+                if text.startswith("data: ") and '"card_played"' in text:
+                    event = json.loads(text[6:])
+                    seen.append((event["seat"], event["card"]))
+                    if len(seen) == 30:
+                        break
+            process.send_signal(signal.SIGTERM)
+        logged = re.compile(r"^\d\d:\d\d:\d\d (INFO|WARNING) ")
+        errors = [line for line in process.stderr.read().splitlines() if not logged.match(line)]
+        status = process.wait(timeout=GUARD_S)
+        for bot in bots:  # they would wait for the referee to come back
+            bot.terminate()
+            bot.communicate(timeout=GUARD_S)
+    assert status == 130
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"stopped (SIGTERM): match {match_id} abandoned and marked aborted")
+    with sqlite3.connect(tmp_path / "oddtrick.sqlite3") as db:
+        (row,) = db.execute("SELECT status, log_path FROM matches WHERE match_id = ?", (match_id,)).fetchall()
+    assert row[0] == "aborted"
+    records = log_records(Path(row[1]))
+    played = [(r["seat"], r["action"]) for r in records if r["type"] == "action"]
+    assert len(played) >= len(seen)
+    assert played[: len(seen)] == seen
 
 
 def bot_process(address: str, name: str, *options: str) -> subprocess.Popen[str]:

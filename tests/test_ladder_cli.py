@@ -6,6 +6,7 @@ import itertools
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,46 @@ def test_a_mistyped_data_folder_and_options_a_ladder_ignores_are_errors(tmp_path
     assert ignored.returncode == 2
     assert "--format, --deals" in ignored.stderr
     assert "--match-deals" in ignored.stderr
+
+
+def test_standings_list_provisional_entrants_apart_below_the_rated_ones(
+    where: list[str], tmp_path: Path
+) -> None:
+    """A rated bot whose conservative rating is below zero still stands above two newcomers
+    (whose mu - 3 sigma is 0): they are listed apart, as provisional, with the chance that each
+    row is stronger than the next."""
+    from oddtrick_referee.storage.database import open_database
+    from oddtrick_referee.storage.ladder_store import LadderStore, RatingChange
+
+    url = where[1] if where[0] == "--database" else f"sqlite:///{Path(where[1]) / 'ladder.sqlite3'}"
+    store = LadderStore(open_database(url, tmp_path, "unused.sqlite3"), 25.0, 25.0 / 3)
+    names = ["placed", "mate1", "mate2", "mate3", "rival1", "rival2", "rival3", "rival4"]
+    for name in [*names, "new1", "new2"]:
+        store.register(name, now_ms=1)
+    a, b = names[:4], names[4:]
+    tables = [{"N": a[0], "S": a[1], "E": b[0], "W": b[1]}, {"N": b[2], "S": b[3], "E": a[2], "W": a[3]}]
+    now = int(time.time() * 1000)  # played just now: not inactive
+    store.open_match("m1", "c1", {"tables": tables, "teams": [a, b]}, {}, [], "referee", now_ms=now)
+    changes = [RatingChange("placed", 2.0, 1.0, "loss")] + [
+        RatingChange(name, 25.0, 3.0, "win" if name in b else "loss") for name in names[1:]
+    ]
+    store.finish_match("m1", "finished", "s", -8, "b", [(1, -8)], lambda _: changes, {}, now_ms=now)
+    store.db.close()
+
+    rows = json.loads(ladder("standings", "--json", *where).stdout)
+    assert rows[0]["name"] == "placed"
+    assert rows[0]["rating"] < 0
+    assert rows[0]["provisional"] is False
+    assert all(row["provisional"] for row in rows[1:])
+    assert [row["rank"] for row in rows] == list(range(1, len(rows) + 1))
+    assert 0 < rows[0]["stronger_than_next"] < 0.01  # mu 2 against mu 25
+    assert rows[-1]["stronger_than_next"] is None
+    assert {rows[-1]["name"], rows[-2]["name"]} == {"new1", "new2"}
+    assert rows[-2]["stronger_than_next"] == 0.5
+    text = ladder("standings", *where).stdout.splitlines()
+    heading = next(n for n, line in enumerate(text) if line.strip().startswith("provisional"))
+    placed = next(n for n, line in enumerate(text) if " placed " in line)
+    newcomer = next(n for n, line in enumerate(text) if " new1 " in line)
+    assert placed < heading < newcomer
+    assert "> next" in text[0]
+    assert "50%" in text[newcomer] or "50%" in text[newcomer - 1]

@@ -82,6 +82,12 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("oddtrick._strong_cli", "oddtrick_referee.competitions.sprt_command"): (
         "`oddtrick sprt` through a referee, absent with the SDK alone"
     ),
+    ("oddtrick_referee.competitions.dd_skill_logs", "oddtrick.analysis"): (
+        "the double-dummy skill needs the strong extra (endplay)"
+    ),
+    ("oddtrick_referee.competitions.tournament_command", "oddtrick.analysis"): (
+        "`--dd-skill` needs the strong extra (endplay)"
+    ),
 }
 """(module, imported module) → why the import waits for the command that needs it."""
 

@@ -332,3 +332,26 @@ def test_plays_a_referee_tournament_as_its_own_process_without_a_fault(tmp_path)
     entries = {entry["entry"]: entry for entry in json.loads(result.stdout)["entries"]}
     assert entries["pimc"]["deals"] == 1
     assert set(entries["pimc"]["faults"].values()) == {0}
+
+
+@pytest.mark.parametrize("phase_config", ["classic", "contract"])
+def test_never_thinks_past_half_the_time_left_whatever_its_think_seconds(phase_config: str) -> None:
+    """Under the conformance kit's 1 s deadline the budget ends by 0.5 s after the request
+    arrived (a call's too, though it may think twice as long); at the default 5 s deadline
+    the think time stands."""
+    import dataclasses
+
+    config = GameConfig.classic() if phase_config == "classic" else GameConfig.contract()
+    state = GameState(config, "budget")
+    seat = state.to_act
+    assert seat is not None
+    bot = PimcBot(seed=1, think_seconds=5.0)
+    short = dataclasses.replace(
+        bot_view(state, seat, dict.fromkeys(Seat, "bot"), time_left_ms=1000),
+        received_at=100.0,
+        transport_ms=0,
+    )
+    assert bot.budget(short).answer_by <= 100.5
+    roomy = dataclasses.replace(short, time_left_ms=60_000)
+    think = 5.0 * (PimcBot.call_think_factor if state.phase is Phase.AUCTION else 1.0)
+    assert bot.budget(roomy).answer_by == pytest.approx(100.0 + min(think, 30.0))

@@ -1,4 +1,4 @@
-"""The named examples of RULES.md and the seed documents: play, the auction and refusals.
+"""The named examples of docs/rules.md and the seed documents: play, the auction and refusals.
 
 Positions are built with rigged deals (``rules_support.rigged``) or from seeded
 deals whose details do not matter to the rule under test.

@@ -1,6 +1,6 @@
 """Properties of whole random matches in every configuration (Hypothesis).
 
-A small, independent model of the rules (written from RULES.md, not from the
+A small, independent model of the rules (written from docs/rules.md, not from the
 engine) follows every match action by action and checks the engine against
 it: dealing, following suit, trick winners, scores, games and match results,
 replay, refusals, and what each seat's view may contain.
@@ -122,7 +122,7 @@ class _Expected:
 
 @dataclasses.dataclass
 class Model:
-    """What RULES.md says the score sheet should show."""
+    """What docs/rules.md says the score sheet should show."""
 
     config: GameConfig
     seed: str

@@ -25,6 +25,7 @@ import pytest
 import trio
 from referee_support import PATIENCE_S, check_hidden_information, referee_running, token_of
 from starter_builds import BUILDS_KEY, STARTERS, Build, start_builds
+from test_stopped_table import stop_a_table
 
 from oddtrick._codec import seat_from_wire
 from oddtrick.rules import GameKind
@@ -130,6 +131,12 @@ def test_a_starter_passes_the_conformance_check_and_sees_no_hidden_card(starter:
             messages = seat_messages(checked, outcome.scenario.name, seat)
             cards += check_hidden_information(seat_from_wire(seat), messages, outcome.record.log_path)
     assert cards > 0
+
+
+async def test_a_starter_reports_a_match_the_referee_stopped_as_stopped(starter: str, tmp_path: Path) -> None:
+    reason = "the conformance kit stopped the scenario: a test says so"
+    printed = await stop_a_table(tmp_path, reason, starter)
+    assert printed.endswith(f"match m-stop stopped by the referee: {reason}"), printed
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])

@@ -361,3 +361,72 @@ async def test_an_entry_added_to_a_finished_round_robin_plays_only_the_new_pairs
         ValueError, match=r"also has gamma: .* give --name NEW .* to start a separate tournament"
     ):
         await run_tournament(first, tmp_path, progress_stream=io.StringIO())
+
+
+def test_an_entry_name_the_referee_would_refuse_stops_the_command_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    """A name becomes file names (each play's bot output) and the names its bots connect under:
+    one that breaks the referee's rule is refused at once, and nothing is kept of the attempt."""
+    data_dir = tmp_path / "deep" / "data"
+    for options in (
+        ["--bot", f"../../trav/pwned={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}"],
+        ["--bot", f"my bot={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}"],
+        ["--bot", f"é={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}"],
+        ["--bot", f"{'x' * 63}={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}"],
+        ["--remote", "r/1", "--bot", f"b={RANDOM_BOT}", "--web", "0"],
+        ["--remote", f"{'r' * 65}", "--bot", f"b={RANDOM_BOT}", "--no-duplicate"],
+    ):
+        run = subprocess.run(
+            [sys.executable, "-m", "oddtrick", "tournament", "--deals", "1", "--name", "cup",
+             "--data-dir", str(data_dir), *options],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert run.returncode == 2, (options, run.stderr)
+        (line,) = run.stderr.splitlines()
+        assert line.startswith("oddtrick tournament: "), line
+        assert "cannot name an entry" in line
+        assert "the referee's rule for bot names is 1-64 ASCII letters, digits, '.', '_', '-' or '~'" in line
+        assert "Traceback" not in run.stderr
+        assert not (tmp_path / "deep").exists(), options
+        assert not (tmp_path / "trav").exists()
+    # The same name, fixed, is a tournament of its own: nothing of the refused one blocks it.
+    run = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "tournament", "--deals", "1", "--name", "cup", "--tables", "1",
+         "--data-dir", str(data_dir), "--bot", f"pwned={RANDOM_BOT}", f"--bot=-b={RANDOM_BOT}", "--json"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    # (a name the rule allows plays, even one that begins with "-")
+    assert sorted(entry["entry"] for entry in json.loads(run.stdout)["entries"]) == ["-b", "pwned"]
+
+
+def test_entry_names_follow_the_referees_rule_with_room_for_the_plays() -> None:
+    from oddtrick._names import entry_name_problem, valid_bot_name
+
+    for name in ("a", "Heuristic-2.1_b", "x" * 62):
+        assert entry_name_problem(name) is None
+        assert valid_bot_name(f"{name}~0")
+        assert valid_bot_name(f"{name}~1")
+    assert entry_name_problem("x" * 63) is not None  # x…x~0 would be 65 characters
+    assert entry_name_problem("x" * 64, duplicate=False) is None
+    for name in ("", "a~0", "a/b", "..\\b", "a b", "é", "a|b", "a,b", "x" * 65):
+        assert entry_name_problem(name, duplicate=False) is not None, name
+    with pytest.raises(ValueError, match="cannot name an entry"):
+        settings((local("a"), local("../b")))
+
+
+def test_sprt_refuses_a_name_the_referee_would_refuse(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "sprt", "--referee", "--data-dir", str(tmp_path / "data"),
+         "--bot", f"new bot={RANDOM_BOT}", "--bot", f"old={RANDOM_BOT}"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert not (tmp_path / "data").exists()
+    assert run.stderr.splitlines() == [
+        "oddtrick sprt: 'new bot' cannot name an entry (it plays as new bot~0 and new bot~1): an entry's "
+        "name is the bot name it plays under, and the referee's rule for bot names is 1-64 ASCII letters, "
+        "digits, '.', '_', '-' or '~'; an entry's name takes 1-62 ASCII letters, digits, '.', '_' or '-' "
+        "('~' is kept for the plays of a duplicate set)"
+    ]

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import trio
@@ -24,7 +25,7 @@ from oddtrick_referee.web.server import serve_web
 from tests.referee_support import in_thread
 from tests.replay_support import Logged, play_all
 from tests.test_replay import logged_hands
-from tests.web_support import get
+from tests.web_support import decision_time, get
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +222,9 @@ async def test_the_leaderboard_page_renders_a_plugged_in_ladder_and_says_when_th
     assert status == 200
     assert "There is no ladder on this server." in body
     rows = [
-        LeaderboardRow(1, "heuristic", 24.5, 1.25, 40, 1_700_000_000_000, house=True),
+        LeaderboardRow(
+            1, "heuristic", 24.5, 1.25, 40, 1_700_000_000_000, house=True, stronger_than_next=0.87
+        ),
         LeaderboardRow(2, "<script>alert(1)</script>", 20.0, 6.0, 3, None, provisional=True, faults=2),
         LeaderboardRow(3, "sleepy", 18.25, 3.5, 12, 1_600_000_000_000, inactive=True),
     ]
@@ -243,6 +246,7 @@ async def test_the_leaderboard_page_renders_a_plugged_in_ladder_and_says_when_th
     assert table.count("provisional</span>") == 1
     assert table.count("inactive</span>") == 1
     assert "house</span>" in table
+    assert table.count("87%") == 1  # the chance the first is stronger than the second
 
 
 def test_serve_and_tournament_serve_the_page_beside_the_referee(tmp_path):
@@ -301,16 +305,19 @@ def test_serve_and_tournament_serve_the_page_beside_the_referee(tmp_path):
                 process.wait(timeout=30)
 
 
-async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A small duplicate tournament, played once: its data folder and its standings."""
     import io
 
     from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
     from oddtrick_referee.play.table import TableRules
 
+    data_dir = tmp_path_factory.mktemp("cup")
     random_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "random_bot.py"
     heuristic_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "heuristic_bot.py"
     plan = TournamentSettings(
-        entries=(parse_entry(f"rnd={random_bot}"), parse_entry(f"heu={heuristic_bot}")),
+        entries=(parse_entry(f"rnd={random_bot}"), parse_entry(f"Heu={heuristic_bot}")),
         config=GameConfig.classic(),
         deals=2,
         set_size=1,
@@ -319,8 +326,13 @@ async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
         seed="web-standings",
         name="web-cup",
     )
-    standings = (await run_tournament(plan, tmp_path, progress_stream=io.StringIO())).to_json()
-    async with web_on(tmp_path) as url:
+    standings = trio.run(lambda: run_tournament(plan, data_dir, progress_stream=io.StringIO()))
+    return data_dir, standings.to_json()
+
+
+async def test_a_tournaments_standings_page_shows_its_standings(cup):
+    data_dir, standings = cup
+    async with web_on(data_dir) as url:
         status, body, _ = await in_thread(get, f"{url}/tournaments")
         assert status == 200
         assert '<a href="/tournaments/web-cup">web-cup</a>' in body
@@ -341,9 +353,67 @@ async def test_a_tournaments_standings_page_shows_its_standings(tmp_path):
         for e in standings["entries"]
     ]
     assert [row[:5] for row in rows] == expected
+    # Think time and lag apart, as the standings give them.
+    times = body.split('id="times"', 1)[1].split("</table>", 1)[0]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", times, re.S)]
+    shown = [row for row in cells if row]
+    assert shown == [
+        [
+            e["entry"],
+            str(e["time"]["answered"]),
+            str(e["time"]["think_ms"]["p50"]),
+            str(e["time"]["think_ms"]["p99"]),
+            str(e["time"]["lag_ms"]["p50"]),
+            str(e["time"]["lag_ms"]["p99"]),
+            "0",
+        ]
+        for e in standings["entries"]
+    ]
     # Its four table runs (two deals, each played twice) are listed, unsealed once both plays ended.
     assert len(listed(listed_matches)) == 4
-    assert "sealed" not in re.findall(r"<td>(in progress|sealed|finished)</td>", listed_matches)
+    statuses = re.findall(r'<td data-label="Status">([^<]*)</td>', listed_matches)
+    assert statuses == ["finished"] * 4
+
+
+def player_cells(body: str) -> list[tuple[str, str]]:
+    """Each listed match's NS and EW cells, as text."""
+    rows = re.findall(r"<tr class=\"status-[^\"]*\" data-match=[^>]*>(.*?)</tr>", body, re.S)
+    cells = [[re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+             for row in rows]  # fmt: skip
+    return [(row[2], row[3]) for row in cells]
+
+
+async def test_the_bot_filter_finds_a_tournament_entry_by_its_name_and_the_pages_show_that_name(cup):
+    """A tournament entry plays as Heu~0 and Heu~1; a person looks for, and reads, Heu."""
+    data_dir, _ = cup
+    async with web_on(data_dir) as url:
+        found = {}
+        not_names = ("he", "eu", "heu~", "heu~%", "heu~2", "_eu")
+        for bot in ("Heu", "heu", "HEU", "heu~1", "Heu~0", "rnd", *not_names):
+            status, body, _ = await in_thread(get, f"{url}/matches?bot={quote(bot)}")
+            assert status == 200
+            found[bot] = sorted(listed(body))
+        _, everything, _ = await in_thread(get, f"{url}/matches")
+        match_page = listed(everything)[0]
+        status, page, _ = await in_thread(get, f"{url}/matches/{match_page}")
+        assert status == 200
+    every = sorted(listed(everything))
+    assert len(every) == 4
+    assert found["Heu"] == found["heu"] == found["HEU"] == found["rnd"] == every
+    assert len(found["heu~1"]) == len(found["Heu~0"]) == 2
+    assert sorted(found["heu~1"] + found["Heu~0"]) == every
+    for not_a_name in not_names:
+        assert found[not_a_name] == [], not_a_name
+    # The list shows the bots' names; who connected at each seat stays as a detail.
+    assert sorted(player_cells(everything)) == sorted([("rnd", "Heu"), ("Heu", "rnd")] * 2)
+    assert "~0" not in "".join(a + b for a, b in player_cells(everything))
+    assert re.search(r'title="N (rnd|Heu)~[01] · E (rnd|Heu)~[01] · S', everything)
+    seats = {seat: re.sub(r"<[^>]+>", "", text) for seat, text in
+             re.findall(r'data-seat="([NESW])">\s*<h3>(.*?)</h3>', page, re.S)}  # fmt: skip
+    assert set(seats) == set("NESW")
+    for text in seats.values():
+        name = "Heu" if "Heu" in text else "rnd"
+        assert re.fullmatch(rf"\s*\w+ {name} as {name}~[01](\s*D)?\s*", text), text
 
 
 def test_a_web_port_in_use_is_a_plain_error_before_anything_starts(tmp_path):
@@ -441,3 +511,135 @@ def test_tournament_web_serves_a_tournament_whatever_its_name(tmp_path):
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+# ------------------------------------------------------------------ what every response carries
+
+
+async def test_every_response_carries_the_security_headers(played):
+    from oddtrick_referee.web.guard import CONTENT_SECURITY_POLICY
+
+    logged = played["classic-cut"]
+    async with web_on(data_dir_of(played)) as url:
+        for path in (
+            "/matches",
+            f"/matches/{logged.match_id}",
+            f"/matches/{logged.match_id}/log.jsonl",
+            f"/matches/{logged.match_id}/replay.json",
+            "/matches/no-such-match",
+            "/static/viewer.js",
+            "/tournaments",
+            "/no/such/page",
+            "/",
+        ):
+            status, _, headers = await in_thread(get, url + path)
+            assert status in (200, 302, 404), path
+            assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY, path
+            assert "default-src 'self'" in CONTENT_SECURITY_POLICY
+            assert "frame-ancestors 'none'" in CONTENT_SECURITY_POLICY
+            assert headers["x-content-type-options"] == "nosniff", path
+            assert headers["referrer-policy"] == "same-origin", path
+
+
+async def test_an_unknown_route_is_the_styled_not_found_page(played):
+    async with web_on(data_dir_of(played)) as url:
+        for path in ("/nothing", "/matches/m-classic-cut/nothing", "/static/none.css", "/leaderboard/x"):
+            status, body, headers = await in_thread(get, url + path)
+            assert status == 404, path
+            assert headers["content-type"].startswith("text/html"), path
+            assert '<link rel="stylesheet" href="/static/style.css">' in body, path
+            assert "<h1>Not found</h1>" in body, path
+            assert 'href="/matches"' in body, path
+
+
+async def test_a_request_under_a_name_the_page_is_not_served_under_is_refused(played, monkeypatch):
+    """DNS rebinding: a site that points its own name at 127.0.0.1 gets nothing from the page."""
+    logged = played["classic-cut"]
+    port_of = lambda url: url.rsplit(":", 1)[1]  # noqa: E731
+    async with web_on(data_dir_of(played)) as url:
+        port = port_of(url)
+        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", ""):
+            status, body, headers = await in_thread(
+                get, f"{url}/matches/{logged.match_id}/log.jsonl", {"Host": host}
+            )
+            assert status == 421, host
+            assert "DNS rebinding" in body
+            assert "ODDTRICK_WEB_HOSTS" in body
+            assert '"action"' not in body
+            assert headers["x-content-type-options"] == "nosniff"
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", "localhost"):
+            status, _, _ = await in_thread(get, f"{url}/matches/{logged.match_id}/log.jsonl", {"Host": host})
+            assert status == 200, host
+    monkeypatch.setenv("ODDTRICK_WEB_HOSTS", "cards.example, page.example:8000")
+    async with web_on(data_dir_of(played)) as url:
+        port = port_of(url)
+        for host in (f"cards.example:{port}", "page.example"):
+            status, _, _ = await in_thread(get, f"{url}/matches", {"Host": host})
+            assert status == 200, host
+        status, _, _ = await in_thread(get, f"{url}/matches", {"Host": "evil.example"})
+        assert status == 421
+
+
+def test_the_names_the_page_answers_under():
+    from oddtrick_referee.web.guard import HostCheck, host_name
+
+    assert host_name("LocalHost:8000") == "localhost"
+    assert host_name("[::1]:8000") == "::1"
+    assert host_name("[::1]") == "::1"
+    assert host_name("cards.example") == "cards.example"
+    loopback = HostCheck(lambda *a: None, "127.0.0.1", ["Cards.Example:8000"])
+    assert [loopback.allows(n) for n in ("127.0.0.1", "localhost", "::1", "cards.example")] == [True] * 4
+    assert not loopback.allows("192.168.1.5")
+    assert not loopback.allows("evil.example")
+    # Bound to every address, the page answers under any address (a rebinding needs a name).
+    everywhere = HostCheck(lambda *a: None, "0.0.0.0")
+    assert everywhere.allows("192.168.1.5")
+    assert everywhere.allows("fe80::1")
+    assert not everywhere.allows("evil.example")
+    assert not everywhere.allows("192.168.1.5.evil.example")
+
+
+async def test_each_call_of_the_auction_says_how_long_its_bot_thought_and_took_to_answer(played):
+    logged = played["contract-doubling"]
+    calls = len(logged_hands(logged.log_path)[1]["calls"])
+    actions = [r for r in read_log(logged.log_path) if r["type"] == "action" and r["hand"] == 1][:calls]
+    async with web_on(data_dir_of(played)) as url:
+        status, body, _ = await in_thread(get, f"{url}/matches/{logged.match_id}?hand=1&card=0")
+    assert status == 200
+    auction = body.split('id="auction"', 1)[1].split("</table>", 1)[0]
+    titles = re.findall(r'<td title="([^"]*)">', auction)
+    assert titles == [decision_time(r) for r in actions]
+    assert all(title.startswith("thought ") and ", answered in " in title for title in titles)
+
+
+def test_every_fault_the_referee_logs_has_words_on_the_page_and_in_its_script():
+    """A card the referee played for a seat is said to be the referee's, whatever the fault."""
+    from oddtrick_referee.play.table import Fault
+    from oddtrick_referee.web.app import STATIC
+    from oddtrick_referee.web.views import FAULTS
+
+    assert set(FAULTS) == {fault.value for fault in Fault}
+    script = (STATIC / "viewer.js").read_text(encoding="utf-8")
+    block = script.split("const FAULTS = {", 1)[1].split("};", 1)[0]
+    assert dict(re.findall(r'(\w+): "([^"]+)"', block)) == FAULTS
+
+
+@pytest.mark.parametrize("sent", ["SIGINT", "SIGTERM"])
+def test_oddtrick_web_stops_cleanly_on_ctrl_c_and_sigterm(tmp_path, sent):
+    """Ctrl-C, or SIGTERM (kill, a service manager), stops the page: exit status 0, no traceback."""
+    import signal
+
+    from oddtrick_referee.storage.match_index import MatchStore
+
+    MatchStore(tmp_path / "oddtrick.sqlite3")
+    command = [sys.executable, "-m", "oddtrick", "web", "--port", "0", "--data-dir", str(tmp_path)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("web page on http://127.0.0.1:"), line
+        url = line.split()[3].rstrip("/")
+        assert get(url + "/matches")[0] == 200
+        process.send_signal(getattr(signal, sent))
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "Traceback" not in err

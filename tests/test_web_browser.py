@@ -26,7 +26,7 @@ from oddtrick_referee.web.server import serve_web, web_beside
 from tests.referee_support import in_thread
 from tests.replay_support import SEATING, Logged, play_all
 from tests.test_replay import logged_hands
-from tests.web_support import browser_page, cards_shown, chromium_path
+from tests.web_support import browser_page, cards_shown, chromium_path, decision_time
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(os.environ.get("ODDTRICK_ARTIFACTS", ROOT / "artifacts"))
@@ -129,7 +129,7 @@ async def test_a_shared_url_opens_at_its_position_and_the_url_follows_the_steps(
     )
     expected = expected_positions(logged, hand_number)
 
-    def drive(url: str) -> tuple[dict[str, Any], dict[str, Any], str, str]:
+    def drive(url: str) -> tuple[dict[str, Any], dict[str, Any], str, str, list[str]]:
         with browser_page() as page:
             page.goto(f"{url}/matches/{logged.match_id}?hand={hand_number}&card=17")
             at = shown(page)
@@ -139,12 +139,16 @@ async def test_a_shared_url_opens_at_its_position_and_the_url_follows_the_steps(
             back = shown(page)
             page.select_option("#hand-picker", "1")
             page.wait_for_function("() => location.search.includes('hand=1&card=0')")
-            return at, back, position, page.input_value("#hand-picker")
+            titles = page.eval_on_selector_all("#auction td[title]", "nodes => nodes.map(n => n.title)")
+            return at, back, position, page.input_value("#hand-picker"), titles
 
     async with trio.open_nursery() as nursery:
         url = await web_for(logged.log_path.parent.parent, nursery)
-        at, back, position, picked = await in_thread(drive, url)
+        at, back, position, picked, titles = await in_thread(drive, url)
         nursery.cancel_scope.cancel()
+    calls = len(logged_hands(logged.log_path)[1]["calls"])
+    first = [r for r in read_log(logged.log_path) if r["type"] == "action" and r["hand"] == 1]
+    assert titles == [decision_time(r) for r in first[:calls]]
     assert at == expected[17]
     assert back == expected[16]
     assert position.startswith(f"hand {hand_number} · card 17/")
@@ -351,4 +355,247 @@ async def test_a_sealed_match_in_progress_has_no_live_page_and_no_events(tmp_pat
     assert "live-data" not in body
     for suffix in ("/events", "/log.jsonl", "/match.pbn", "/replay.json"):
         assert pages[suffix][0] == 404, suffix
-    assert "<td>sealed</td>" in listing
+    assert '<td data-label="Status">sealed</td>' in listing
+
+
+# ------------------------------------------------------------ faults, think time, comments
+
+
+class TalkingBot(Bot):
+    """Plays the lowest legal card and says why, every time."""
+
+    name = "talker"
+
+    def choose_call(self, view: BotView) -> Any:
+        return view.legal_actions[0]
+
+    def choose_card(self, view: BotView) -> Any:
+        card = view.legal_actions[0]
+        return card, f"lowest of {len(view.legal_actions)} <b>legal</b> <!--<script>"
+
+
+class SleepyBot(Bot):
+    """Plays the lowest legal card, but sleeps through its second decision's deadline."""
+
+    name = "sleepy"
+    decisions = 0
+
+    def choose_call(self, view: BotView) -> Any:
+        return view.legal_actions[0]
+
+    async def choose_card(self, view: BotView) -> Any:
+        type(self).decisions += 1
+        if type(self).decisions == 2:
+            await asyncio.sleep(1.5)
+        return view.legal_actions[0]
+
+
+def run_bot_class(address: str, name: str, bot: type[Bot]) -> None:
+    options = ClientOptions(server=address, name=name, token="t", seats=2, max_matches=1, reconnect_for_s=5.0)
+    asyncio.run(asyncio.wait_for(run_bot_async(bot, options), timeout=90))
+
+
+async def test_the_replay_shows_faults_think_times_and_the_bots_comments(tmp_path):
+    """A card the referee played for a seat that timed out is marked as the referee's, each
+    card's think time is shown, and so is what the bot said about it (escaped, as text)."""
+    from tests.web_support import get
+
+    chromium_path()
+    config = GameConfig.from_dict({"game": "classic", "format": "deals", "deals": 1})
+    rules = TableRules(deadline_s=0.5, grace_s=5.0)
+    sleepy = type("Sleepy", (SleepyBot,), {"decisions": 0})
+    async with (
+        running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
+        trio.open_nursery() as nursery,
+    ):
+        nursery.start_soon(in_thread, run_bot_class, referee.address, "alice", TalkingBot)
+        nursery.start_soon(in_thread, run_bot_class, referee.address, "bob", sleepy)
+        record = await referee.play_match(MatchSpec(config, SEATING, rules, seed="faults", match_id="faults"))
+        referee.finish()
+    plays = [r for r in read_log(record.log_path) if r["type"] == "action"]
+    faulted = [k for k, r in enumerate(plays, 1) if r.get("fault") == "timeout"]
+    assert faulted, plays  # (its other seat's requests may wait behind the sleep too)
+    fault_at = faulted[0]
+    after_trick = (fault_at + 3) // 4 * 4  # the end of the faulted card's trick
+    talked = [k for k, r in enumerate(plays, 1) if r.get("comment")]
+    said_at = next(k for k in talked if k > after_trick)
+    said = plays[said_at - 1]
+    think = decision_time(said)
+    assert think.startswith("thought ")  # the SDK reports its own time
+
+    def drive(url: str) -> dict[str, Any]:
+        csp_violations: list[str] = []
+        with browser_page() as page:
+            page.on(
+                "console", lambda m: csp_violations.append(m.text) if "Content Security" in m.text else None
+            )
+            page.goto(f"{url}/matches/faults?hand=1&card=0")
+            for _ in range(fault_at):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"() => location.search.includes('card={fault_at}')")
+            at_fault = {
+                "decision": page.inner_text("#decision"),
+                "slot_classes": page.eval_on_selector_all(
+                    "#trick .card.fault", "nodes => nodes.map(n => [n.dataset.card, n.title])"
+                ),
+            }
+            page.goto(f"{url}/matches/faults?hand=1&card=1")
+            page.keyboard.press("End")
+            page.wait_for_function("() => location.search.includes('card=52')")
+            page.keyboard.press("Home")
+            for _ in range(after_trick):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"() => location.search.includes('card={after_trick}')")
+            marks = page.eval_on_selector_all(
+                "#trick-list .play:has(.fault)",
+                "nodes => nodes.map(n => [n.querySelector('[data-card]').dataset.card, "
+                "n.querySelector('.fault').textContent, n.querySelector('.fault').title])",
+            )
+            thinks = page.eval_on_selector_all("#trick-list .play", "nodes => nodes.map(n => n.title)")
+            for _ in range(said_at - after_trick):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"() => location.search.includes('card={said_at}')")
+            at_comment = {
+                "decision": page.inner_text("#decision"),
+                "comments": page.eval_on_selector_all(
+                    "#comments li", "nodes => nodes.map(n => n.textContent)"
+                ),
+                "bold": page.locator("#comments b, #decision b").count(),
+            }
+        return {
+            "at_fault": at_fault,
+            "marks": marks,
+            "thinks": thinks,
+            "at_comment": at_comment,
+            "csp": csp_violations,
+        }
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(tmp_path / "data", nursery)
+        seen = await in_thread(drive, url)
+        _, server_page, _ = await in_thread(get, f"{url}/matches/faults?hand=1&card={fault_at}")
+        nursery.cancel_scope.cancel()
+    faulted_card = str(Card.parse(plays[fault_at - 1]["action"]))
+    referee_played = "played by the referee: the bot did not answer in time"
+    assert referee_played in seen["at_fault"]["decision"]
+    assert seen["at_fault"]["slot_classes"] == [[faulted_card, referee_played]]
+    assert seen["marks"] == [
+        [str(Card.parse(plays[k - 1]["action"])), "timeout", referee_played]
+        for k in faulted
+        if k <= after_trick
+    ]
+    assert len(seen["thinks"]) == after_trick
+    assert seen["thinks"] == [decision_time(r) for r in plays[:after_trick]]
+    assert think in seen["at_comment"]["decision"]
+    assert said["comment"] in seen["at_comment"]["decision"]
+    assert "played by the referee" not in seen["at_comment"]["decision"]
+    assert len(seen["at_comment"]["comments"]) == sum(1 for k in talked if k <= said_at)
+    assert seen["at_comment"]["comments"][-1].endswith(said["comment"])
+    assert seen["at_comment"]["bold"] == 0  # a bot's comment is text, never markup
+    assert seen["csp"] == []
+    # Without JavaScript, the server's page says the same.
+    assert f"⚠ {referee_played}" in server_page
+    assert f'{" fault"}" data-card="{faulted_card}" title="{referee_played}"' in server_page
+
+
+# ------------------------------------------------------------------ layout
+
+CELLS = """() => {
+  const scroll = document.querySelector('.scroll');
+  const box = scroll ? scroll.getBoundingClientRect() : null;
+  return {
+    viewport: [innerWidth, innerHeight],
+    page: document.documentElement.scrollWidth,
+    scroll: scroll ? [scroll.scrollWidth, scroll.clientWidth, box.left, box.right] : null,
+    headers: [...document.querySelectorAll('#matches thead th')].map(n => n.textContent),
+    rows: [...document.querySelectorAll('#matches tbody tr')].map(tr => [...tr.children].map(td => {
+      const r = td.getBoundingClientRect();
+      return [td.dataset.label, r.left, r.right, r.width, r.height];
+    })),
+    headerCells: [...document.querySelectorAll('#matches thead th')].map(th => {
+      const r = th.getBoundingClientRect();
+      return [th.textContent, r.left, r.right];
+    }),
+  };
+}"""
+
+
+async def test_every_column_of_the_matches_list_shows_at_desktop_and_phone_widths(played, tmp_path):
+    """A ladder's names are long (up to 64 characters): they wrap, and no column is cut off at
+    1280 px; on a phone each match is a block with every column a labelled line."""
+    import json
+    import sqlite3
+
+    from tests.test_web import own_copy
+
+    data_dir = own_copy(played, tmp_path)
+    long_ns = "strong-pimc-search-bot-v12.3-experimental-build-20261201-a1b2c3"
+    long_ew = "NeuralWhistNetworkWithMonteCarloRolloutsAndDoubleDummyHints64ch"
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        players = json.dumps({"N": long_ns, "S": long_ns, "E": long_ew, "W": long_ew})
+        db.execute("UPDATE matches SET players = ?", (players,))
+
+    def drive(url: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        with browser_page(1280, 800) as page:
+            page.goto(f"{url}/matches")
+            desktop = page.evaluate(CELLS)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.reload()
+            phone = page.evaluate(CELLS)
+        return desktop, phone
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(data_dir, nursery)
+        desktop, phone = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    columns = ["Match", "Game", "NS", "EW", "Status", "Result", "Started"]
+    assert desktop["headers"] == columns
+    scroll_width, client_width, left, right = desktop["scroll"]
+    assert scroll_width <= client_width, "the list scrolls sideways at 1280 px"
+    for name, _, cell_right in desktop["headerCells"]:
+        assert cell_right <= right + 0.5, f"{name} is cut off at 1280 px"
+    assert len(desktop["rows"]) == len(played)
+    for row in desktop["rows"]:
+        assert [label for label, *_ in row] == columns
+        for label, cell_left, cell_right, width, _ in row:
+            assert left - 0.5 <= cell_left, label
+            assert cell_right <= right + 0.5, f"{label} is cut off at 1280 px"
+            assert width > 0
+    # A phone: nothing sideways, every column of every match inside the screen.
+    assert phone["page"] <= 390, "the list scrolls sideways on a phone"
+    assert len(phone["rows"]) == len(played)
+    for row in phone["rows"]:
+        assert [label for label, *_ in row] == columns
+        for label, cell_left, cell_right, width, height in row:
+            assert cell_left >= 0, label
+            assert cell_right <= 390 + 0.5, f"{label} is off the phone's screen"
+            assert width > 100, label
+            assert height > 0, label
+
+
+async def test_on_a_phone_the_replay_controls_and_south_fit_one_screen(played):
+    logged = played["contract-doubling"]
+
+    def drive(url: str) -> dict[str, Any]:
+        with browser_page(390, 844) as page:
+            page.goto(f"{url}/matches/{logged.match_id}?hand=1&card=5")
+            return page.evaluate(
+                """() => ({
+                  controls: document.getElementById('controls').getBoundingClientRect().toJSON(),
+                  north: document.querySelector('.seat-N').getBoundingClientRect().toJSON(),
+                  south: document.querySelector('.seat-S').getBoundingClientRect().toJSON(),
+                  page: document.documentElement.scrollWidth,
+                  height: innerHeight,
+                  scrolled: scrollY,
+                })"""
+            )
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(logged.log_path.parent.parent, nursery)
+        seen = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert seen["scrolled"] == 0
+    assert seen["page"] <= 390
+    assert seen["controls"]["top"] >= 0
+    assert seen["controls"]["bottom"] < seen["north"]["top"]
+    assert seen["south"]["bottom"] <= seen["height"], "South's hand is below the screen with the controls"

@@ -60,8 +60,9 @@ def browser_page(width: int = 1100, height: int = 900) -> Iterator[Any]:
             browser.close()
 
 
-def get(url: str) -> tuple[int, str, dict[str, str]]:
-    """GET ``url``: the status, the body as text and the headers (no redirects followed)."""
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, dict[str, str]]:
+    """GET ``url``: the status, the body as text and the headers (no redirects followed);
+    ``headers`` are sent with it (a ``Host`` given here replaces the URL's)."""
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: Any, **kwargs: Any) -> None:
@@ -69,7 +70,7 @@ def get(url: str) -> tuple[int, str, dict[str, str]]:
 
     opener = urllib.request.build_opener(NoRedirect)
     try:
-        with opener.open(url, timeout=30) as response:
+        with opener.open(urllib.request.Request(url, headers=headers or {}), timeout=30) as response:
             return response.status, response.read().decode("utf-8"), dict(response.headers)
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode("utf-8", "replace"), dict(error.headers)
@@ -78,3 +79,17 @@ def get(url: str) -> tuple[int, str, dict[str, str]]:
 def cards_shown(page: Any, selector: str) -> list[str]:
     """The cards (``data-card``) inside ``selector``, in page order."""
     return page.eval_on_selector_all(f"{selector} [data-card]", "nodes => nodes.map(n => n.dataset.card)")
+
+
+def decision_time(record: dict[str, Any]) -> str:
+    """What the page says of a logged decision's time: the bot's own think time when it
+    reported one, then the referee's measure (lag included); empty for a fallback."""
+
+    def duration(ms: int) -> str:
+        return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+    if record.get("think_ms") is None:
+        return ""
+    answered = f"answered in {duration(record['think_ms'])}"
+    own = record.get("bot_think_ms")
+    return answered if own is None else f"thought {duration(own)}, {answered}"

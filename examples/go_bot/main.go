@@ -64,7 +64,7 @@ func parseOptions() (options, error) {
 		o.token = token
 	}
 	if o.server == "" || o.name == "" || o.token == "" {
-		return o, errors.New("give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN)")
+		return o, errors.New("give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS; the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)")
 	}
 	if o.seats < 1 {
 		return o, errors.New("--seats must be at least 1")
@@ -295,8 +295,13 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 						log.Printf("%s: match %s: the revealed seed does not match its commitment", o.name, matchID)
 					}
 					if _, seen := reported.LoadOrStore(matchID, true); !seen {
-						total := ended.GetScore().GetTotal()
-						log.Printf("match %s over: NS %d EW %d", matchID, total.GetNorthSouth(), total.GetEastWest())
+						if ended.GetOutcome() == pb.MatchOutcome_MATCH_OUTCOME_ABORTED {
+							// Stopped early (shutdown, an aborted table): no result, only why.
+							log.Printf("match %s stopped by the referee: %s", matchID, ended.GetStopReason())
+						} else {
+							total := ended.GetScore().GetTotal()
+							log.Printf("match %s over: NS %d EW %d", matchID, total.GetNorthSouth(), total.GetEastWest())
+						}
 					}
 				}
 				// Other events (and kinds added later) need no tracking here:

@@ -27,7 +27,8 @@ const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 8000;
 
 const USAGE = `usage: node bot.js --server HOST:PORT --name NAME --token TOKEN [--seats N]
-  (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)`;
+  (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS;
+  the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)`;
 
 function log(text) {
   process.stderr.write(`${text}\n`);
@@ -376,8 +377,13 @@ class Session {
         // Both seats of a partnership may be on this process: one line per match.
         if (!matchesOver.has(this.matchId)) {
           matchesOver.add(this.matchId);
-          const total = event.match_ended.score?.total ?? {};
-          log(`match ${this.matchId} over: NS ${total.north_south ?? 0} EW ${total.east_west ?? 0}`);
+          if (event.match_ended.outcome === E.MatchOutcome.MATCH_OUTCOME_ABORTED) {
+            // Stopped early (shutdown, an aborted table): no result, only why.
+            log(`match ${this.matchId} stopped by the referee: ${event.match_ended.stop_reason ?? ''}`);
+          } else {
+            const total = event.match_ended.score?.total ?? {};
+            log(`match ${this.matchId} over: NS ${total.north_south ?? 0} EW ${total.east_west ?? 0}`);
+          }
         }
         this.matchId = null;
         break;

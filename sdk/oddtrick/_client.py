@@ -453,12 +453,10 @@ def _match_line(state: SeatState) -> str:
     result = state.match_result
     if result is None:
         return f"match {state.match_id} over"
+    if state.match_aborted:  # no score: where it stood is no result
+        return f"match {state.match_id} stopped by the referee: {state.stop_reason}"
     side = state.seat.side
     mine, theirs = result.totals[side], result.totals[side.other]
-    if state.match_aborted:
-        return (
-            f"match {state.match_id} aborted by the referee, so it does not count (it stood {mine}-{theirs})"
-        )
     if not state.seed:
         return (
             f"match {state.match_id} over at this table, {mine}-{theirs}: one play of a duplicate set, "

@@ -559,3 +559,24 @@ def match_result_to_wire(
     if result.winner is not None:
         message.winner = side_to_wire(result.winner)
     return message
+
+
+def match_stopped_to_wire(
+    scores: tuple[int, int],
+    games_won: tuple[int, int],
+    totals: tuple[int, int],
+    hands_played: int,
+    seats: Iterable[game_pb2.SeatRecord],
+    seed_commitment: str,
+    stop_reason: str,
+) -> game_pb2.MatchResult:
+    """A match stopped before its end (``MATCH_OUTCOME_ABORTED``), with why: the score so
+    far, and no seed (its deals may still be played elsewhere)."""
+    return game_pb2.MatchResult(
+        outcome=game_pb2.MATCH_OUTCOME_ABORTED,
+        score=scoreboard_to_wire(scores, games_won, totals),
+        hands_played=hands_played,
+        seats=list(seats),
+        seed_commitment=seed_commitment,
+        stop_reason=stop_reason,
+    )

@@ -204,6 +204,8 @@ class LadderRow(Protocol):
     def connected(self) -> bool: ...
     @property
     def last_played_ms(self) -> int | None: ...
+    @property
+    def stronger_than_next(self) -> float | None: ...
 
 
 class LadderMatchRow(Protocol):
@@ -266,6 +268,8 @@ def ladder_entry_to_wire(row: LadderRow) -> arena_pb2.LadderEntry:
     )
     if row.last_played_ms is not None:
         entry.last_played_unix_ms = row.last_played_ms
+    if row.stronger_than_next is not None:
+        entry.stronger_than_next = row.stronger_than_next
     return entry
 
 

@@ -275,6 +275,23 @@ class MatchEnd:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class MatchStopped:
+    """The last line of a match stopped before its end, with why (where a finished match
+    has :class:`MatchEnd`)."""
+
+    type: ClassVar[str] = "match_stopped"
+    hand: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "hand": self.hand, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchStopped:
+        return cls(data["hand"], data["reason"])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class UnknownRecord:
     """A record of a type this version does not know: kept as it was, and ignored."""
 
@@ -297,6 +314,7 @@ Record: TypeAlias = (
     | HandResultRecord
     | GameResultRecord
     | MatchEnd
+    | MatchStopped
     | UnknownRecord
 )
 
@@ -311,6 +329,7 @@ _READERS: dict[str, Any] = {
     "hand_result": HandResultRecord.from_dict,
     "game_result": GameResultRecord.from_dict,
     "match_end": MatchEnd.from_dict,
+    "match_stopped": MatchStopped.from_dict,
 }
 
 

@@ -88,6 +88,8 @@ class SeatState:
         self.match_result: MatchResult | None = None
         self.match_aborted = False
         """The referee stopped the match before its end: it does not count."""
+        self.stop_reason = ""
+        """Why the referee stopped it (MatchResult.stop_reason), when it did."""
         self.seed: str | None = None
         self.clock_increment_ms: int | None = None
         """The match clock's increment per decision (None: the match has no clock)."""
@@ -138,9 +140,14 @@ class SeatState:
                 result = event.match_ended
                 totals = per_side_from_wire(result.score.total)
                 self.match_aborted = result.outcome == game_pb2.MATCH_OUTCOME_ABORTED
+                self.stop_reason = result.stop_reason or "no reason given" if self.match_aborted else ""
                 winner = side_from_wire(result.winner) if result.winner and not self.match_aborted else None
                 reason = (
-                    "aborted" if self.match_aborted else f"{winner} won" if winner is not None else "drawn"
+                    f"stopped by the referee: {self.stop_reason}"
+                    if self.match_aborted
+                    else f"{winner} won"
+                    if winner is not None
+                    else "drawn"
                 )
                 self.match_result = MatchResult(
                     winner,

@@ -1,6 +1,6 @@
 """``oddtrick watch``: follow a match as a spectator, as a play-by-play with suit symbols.
 
-A spectator sees what a player holding no cards sees (RULES.md): calls,
+A spectator sees what a player holding no cards sees (docs/rules.md): calls,
 cards, tricks and results, and the four hands once a hand is over (live
 only at an open table). The referee's Arena service streams the events;
 this module turns them into lines a person reads.

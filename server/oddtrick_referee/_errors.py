@@ -8,6 +8,10 @@ error back out, so the commands can say it in a line.
 
 from __future__ import annotations
 
+import dataclasses
+import signal
+import threading
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -42,8 +46,42 @@ def unwrapped() -> Iterator[None]:
         raise error.with_traceback(error.__traceback__) from None
 
 
+@dataclasses.dataclass
+class StopRequest:
+    """What asked the run to stop, for the line that says it stopped."""
+
+    by: str = "Ctrl-C"
+
+
+@contextmanager
+def sigterm_stops_like_ctrl_c(request: StopRequest) -> Iterator[None]:
+    """Inside ``trio.run``: SIGTERM stops the run exactly as Ctrl-C does.
+
+    SIGTERM is how ``kill``, systemd, Docker and a CI runner ask a program to stop; by
+    default it ends the process on the spot, so a match was left "in progress" in the index,
+    its last actions never reached its log and nothing said what was kept. Here it is
+    handed to trio's own Ctrl-C handler, so it raises KeyboardInterrupt where Ctrl-C would
+    (at a checkpoint, never inside trio's bookkeeping) and takes the same clean-up path.
+    ``request`` is told which of the two it was.
+    """
+    ctrl_c = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(ctrl_c):
+        yield  # signals reach the main thread only; SIGINT ignored: leave SIGTERM be
+        return
+
+    def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
+        request.by = "SIGTERM"
+        ctrl_c(signal.SIGINT, frame)
+
+    before = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def interrupted(error: BaseException) -> bool:
-    """Whether ``error`` is, or holds, a KeyboardInterrupt (Ctrl-C)."""
+    """Whether ``error`` is, or holds, a KeyboardInterrupt (Ctrl-C, or SIGTERM taken as one)."""
     if isinstance(error, KeyboardInterrupt):
         return True
     if isinstance(error, BaseExceptionGroup):

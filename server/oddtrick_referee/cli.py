@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick._argparse import positive_seconds
+from oddtrick._names import valid_bot_name
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee._exceptions import TokensFileError
+from oddtrick_referee.competitions.dd_skill_logs import missing_extra
 from oddtrick_referee.competitions.demo import run_demo
 from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 from oddtrick_referee.competitions.play_command import add_play_command
@@ -28,7 +30,6 @@ from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import RefereeSettings, open_arena_problem
 from oddtrick_referee.replay.cli import add_commands as add_replay_commands
 from oddtrick_referee.serve import serve
-from oddtrick_referee.transport.sessions import valid_bot_name
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 from oddtrick_referee.transport.tokens import add_bot, convert, load_token_hashes
 from oddtrick_referee.web.cli import add_commands as add_web_command
@@ -86,6 +87,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         metavar="S",
         help="reconnect grace period (default 30)",
+    )
+    arena.add_argument(
+        "--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP
     )
     arena.add_argument("--seed", default=None, help="the match seed (default: random; revealed at the end)")
     arena.add_argument(
@@ -204,6 +208,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_data_dir(tournament)
     add_tls_options(tournament)
     tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
+    tournament.add_argument(
+        "--dd-skill",
+        action="store_true",
+        help="also measure each entry's double-dummy skill once the tables are played: the tricks its "
+        "cards lost per deal against the best card with all hands known, with a 95%% interval, "
+        "shown beside points per deal (needs the strong extra, pip install 'oddtrick[strong]'; "
+        "solving every hand costs CPU, about 40 hands a second)",
+    )
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
     tournament.set_defaults(handler=_tournament)
 
@@ -280,6 +292,7 @@ def _serve(args: argparse.Namespace) -> int:
         deadline_s=args.deadline if args.deadline is not None else 5.0,
         grace_s=args.grace if args.grace is not None else 30.0,
         open=bool(args.open),
+        clock=args.clock,
     )
     return serve(
         settings,
@@ -424,4 +437,6 @@ def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | N
         return "entry names must be different"
     if args.deals is None and not args.no_duplicate:
         return "give --deals N: how many deals each match plays (each twice under duplicate)"
+    if args.dd_skill:
+        return missing_extra()
     return None

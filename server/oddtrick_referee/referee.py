@@ -295,10 +295,12 @@ class Referee:
                 state = await table.run()
                 await self._on_disk(log_writer.close)
         except BaseException:
-            # Stopped (shutdown, a full disk, or a bug): say so in the index rather than
-            # leave it "running" (and if the index cannot be written either, the next
-            # start marks it aborted).
+            # Stopped (shutdown, a full disk, or a bug): keep what was played in the log, and
+            # say so in the index rather than leave it "running" (and if the index cannot be
+            # written either, the next start marks it aborted).
             with trio.CancelScope(shield=True):
+                with contextlib.suppress(OSError):
+                    await self._on_disk(log_writer.close)
                 try:
                     await self._on_disk(
                         self.store.match_ended, match_id, int(time.time() * 1000), "aborted", {}
@@ -355,6 +357,17 @@ class Referee:
 
 def _seating_text(players: Mapping[str, str]) -> str:
     return ", ".join(f"{seat} {name}" for seat, name in players.items())
+
+
+async def _recover_logs(log_dir: Path, compress: bool) -> None:
+    """What a stop mid-compression left, and finished logs still plain (recover_compression)."""
+    removed, compressed = await trio.to_thread.run_sync(recover_compression, log_dir, compress)
+    if removed or compressed:
+        log.info(
+            "logs: %d half-compressed copy(ies) a stop left removed, %d finished log(s) compressed",
+            removed,
+            compressed,
+        )
 
 
 @contextlib.contextmanager
@@ -428,15 +441,9 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
         aborted = await trio.to_thread.run_sync(referee.store.abort_unfinished)
         if aborted:
             log.warning("%d match(es) an earlier run left unfinished are marked aborted", aborted)
-        removed, compressed = await trio.to_thread.run_sync(
-            recover_compression, referee.log_dir, settings.compress_logs
-        )
-        if removed or compressed:
-            log.info(
-                "logs: %d half-compressed copy(ies) a stop left removed, %d finished log(s) compressed",
-                removed,
-                compressed,
-            )
+        # In the background: a folder of a million logs is read file by file, and matches
+        # need not wait for that (a log being compressed stays readable throughout).
+        nursery.start_soon(_recover_logs, referee.log_dir, settings.compress_logs, name="log recovery")
         health_servicer = health.aio.HealthServicer()
 
         def register(server: grpc.aio.Server, play_handler: Any) -> None:
@@ -481,5 +488,8 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
                 try:
                     yield referee
                 finally:
+                    # Seated bots learn why their match ends here before their streams close.
+                    for table in list(referee.live.values()):
+                        table.tell_stopped("the referee is shutting down")
                     referee.lobby.close_all(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
                     nursery.cancel_scope.cancel()

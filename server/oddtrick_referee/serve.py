@@ -1,8 +1,8 @@
 """``oddtrick serve``: play the configured matches, saying what happens as it happens.
 
 Each match is announced when it starts (not only while its bots are awaited),
-and its result when it ends; Ctrl-C stops the referee with one line saying what
-was stopped, what was kept and what to do next.
+and its result when it ends; Ctrl-C (or SIGTERM, the same way) stops the referee
+with one line saying what was stopped, what was kept and what to do next.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TextIO
 import trio
 
 from oddtrick.rules import GameConfig, Seat
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 from oddtrick_referee.web.server import web_beside
@@ -44,7 +44,13 @@ def serve(
         players = "  ".join(f"{seat} {seating[seat]}" for seat in Seat)
         print(f"match {match_id} started: {players}; log {log_path}", file=out, flush=True)
 
+    stop = StopRequest()
+
     async def main() -> None:
+        with sigterm_stops_like_ctrl_c(stop):
+            await play()
+
+    async def play() -> None:
         async with running_referee(settings) as referee, web_beside(referee, web) as url:
             print(f"referee listening on {referee.address}; logs in {referee.log_dir}", file=out, flush=True)
             if url:
@@ -69,7 +75,7 @@ def serve(
         trio.run(main)
     except BaseException as error:
         if interrupted(error):
-            print(_stopped_line(current, finished, settings.data_dir), file=err, flush=True)
+            print(_stopped_line(current, finished, settings.data_dir, stop.by), file=err, flush=True)
             return 130
         error = sole_error(error)
         if isinstance(error, OSError | ValueError):
@@ -79,12 +85,12 @@ def serve(
     return 0
 
 
-def _stopped_line(current: list[tuple[str, Path]], finished: list[str], data_dir: Path) -> str:
+def _stopped_line(current: list[tuple[str, Path]], finished: list[str], data_dir: Path, by: str) -> str:
     kept = f"{len(finished)} finished match(es) kept in {data_dir / 'logs'}"
     if current:
         match_id, log_path = current[0]
         return (
-            f"stopped (Ctrl-C): match {match_id} abandoned and marked aborted (its log so far: "
+            f"stopped ({by}): match {match_id} abandoned and marked aborted (its log so far: "
             f"{log_path}); {kept}. A match cannot be resumed: run the command again to play it anew."
         )
-    return f"stopped (Ctrl-C) while waiting for bots; {kept}. Run the command again to carry on."
+    return f"stopped ({by}) while waiting for bots; {kept}. Run the command again to carry on."

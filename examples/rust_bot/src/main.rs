@@ -63,7 +63,10 @@ fn parse_options() -> Result<Options, String> {
             values.insert("token".to_string(), token);
         }
     }
-    let get = |key: &str| values.get(key).cloned().ok_or(format!("give --{key} (or ODDTRICK_{})", key.to_uppercase()));
+    let get = |key: &str| {
+        let from = if key == "token" { "the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN".to_string() } else { format!("ODDTRICK_{}", key.to_uppercase()) };
+        values.get(key).cloned().ok_or(format!("give --{key} (or {from})"))
+    };
     let seats: usize = values.get("seats").map_or(Ok(1), |s| s.parse()).map_err(|_| "--seats must be a number")?;
     if seats == 0 {
         return Err("--seats must be at least 1".into());
@@ -258,8 +261,13 @@ async fn play(
                                 eprintln!("{}: match {match_id}: the revealed seed does not match its commitment", o.name);
                             }
                             if reported.lock().unwrap().insert(match_id.clone()) {
-                                let total = ended.score.and_then(|s| s.total).unwrap_or_default();
-                                eprintln!("match {match_id} over: NS {} EW {}", total.north_south, total.east_west);
+                                if ended.outcome == pb::MatchOutcome::Aborted as i32 {
+                                    // Stopped early (shutdown, an aborted table): no result, only why.
+                                    eprintln!("match {match_id} stopped by the referee: {}", ended.stop_reason);
+                                } else {
+                                    let total = ended.score.and_then(|s| s.total).unwrap_or_default();
+                                    eprintln!("match {match_id} over: NS {} EW {}", total.north_south, total.east_west);
+                                }
                             }
                         }
                         // Other events (and kinds added later) need no tracking:
@@ -300,7 +308,10 @@ async fn main() {
     let o = match parse_options() {
         Ok(o) => o,
         Err(problem) => {
-            eprintln!("rustbot: {problem}\nusage: rustbot --server HOST:PORT --name NAME --token TOKEN [--seats N]");
+            eprintln!(
+                "rustbot: {problem}\nusage: rustbot --server HOST:PORT --name NAME --token TOKEN [--seats N]\n  \
+                 (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS; the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)"
+            );
             std::process::exit(2);
         }
     };

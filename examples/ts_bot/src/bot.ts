@@ -28,6 +28,7 @@ import type { RefereeMessage__Output as RefereeMessage } from './gen/oddtrick/v1
 import type { RefereeClient } from './gen/oddtrick/v1/Referee';
 import { DecisionKind } from './gen/oddtrick/v1/DecisionKind';
 import { GameKind } from './gen/oddtrick/v1/GameKind';
+import { MatchOutcome } from './gen/oddtrick/v1/MatchOutcome';
 import { RefusalReason } from './gen/oddtrick/v1/RefusalReason';
 
 const VERSION = '0.1.0';
@@ -54,7 +55,7 @@ function parseOptions(): Options {
   const token = values.token ?? tokenFromEnvironment();
   const seats = Number(values.seats ?? env.ODDTRICK_SEATS ?? '1');
   if (!server || !name || !token) {
-    throw new Error('give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN)');
+    throw new Error('give --server, --name and --token (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS; the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)');
   }
   if (!Number.isInteger(seats) || seats < 1) throw new Error('--seats must be a positive integer');
   return { server, name, token, seats };
@@ -187,8 +188,13 @@ class Seat {
             }
             if (event.match_ended && !reported.has(matchId)) {
               reported.add(matchId);
-              const total = event.match_ended.score?.total;
-              log(`match ${matchId} over: NS ${total?.north_south ?? 0} EW ${total?.east_west ?? 0}`);
+              if (event.match_ended.outcome === MatchOutcome.MATCH_OUTCOME_ABORTED) {
+                // Stopped early (shutdown, an aborted table): no result, only why.
+                log(`match ${matchId} stopped by the referee: ${event.match_ended.stop_reason}`);
+              } else {
+                const total = event.match_ended.score?.total;
+                log(`match ${matchId} over: NS ${total?.north_south ?? 0} EW ${total?.east_west ?? 0}`);
+              }
             }
           }
           if (message.update!.request) answer(message.update!.request, choose(message.update!.request));

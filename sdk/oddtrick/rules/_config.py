@@ -49,7 +49,7 @@ MAX_DEALS = 100_000
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GameConfig:
-    """Every option of RULES.md. Options that do not apply to the chosen game
+    """Every option of docs/rules.md. Options that do not apply to the chosen game
     must be left at their defaults; anything else is refused with a reason.
 
     ``target`` and ``trump_selection`` default by game (5 and turn-last-card

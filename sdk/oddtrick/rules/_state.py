@@ -989,7 +989,7 @@ def _check_position(
             or any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for n in pair)
         ):
             raise PositionError(f"{name} must be two whole numbers, NS then EW, e.g. (0, 0), not {pair!r}")
-    # Contract Whist plays on while the sides are level at or above the target (RULES.md,
+    # Contract Whist plays on while the sides are level at or above the target (docs/rules.md,
     # Game); a side at or past it and ahead has already won.
     level_play_on = config.game is GameKind.CONTRACT and scores[0] == scores[1]
     if config.plays_to_target and max(scores) >= config.game_target and not level_play_on:

@@ -112,10 +112,13 @@ class LadderFormat(_LadderFormat, metaclass=_LadderFormatEnumTypeWrapper):
     and the referee pairs them around the clock. Each ladder match is two
     tables playing the same deals (see docs/ladder.md): team A holds the
     North-South cards at table 1 and the East-West cards at table 2, team B
-    the others, so the luck of the cards cancels between the teams. Ratings
-    are Weng-Lin (openskill) with a mean mu and an uncertainty sigma per
-    entrant; the leaderboard ranks by the conservative estimate
-    mu - z * sigma.
+    the others, so the luck of the cards cancels between the teams. Each
+    entrant has a mean mu and an uncertainty sigma, moved by every deal's
+    duplicate score (docs/ladder.md, Ratings). The leaderboard lists the rated entrants first, ranked by the
+    conservative estimate mu - z * sigma, then the provisional ones (sigma
+    above provisional_sigma: too few matches to place), ranked among
+    themselves by mu, so no provisional entrant is ever listed above a rated
+    one.
 
     How a ladder seats its entrants.
     """
@@ -615,8 +618,12 @@ class LadderEntry(_message.Message):
     INACTIVE_FIELD_NUMBER: _builtins.int
     HOUSE_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
+    STRONGER_THAN_NEXT_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
-    """1 for the best; entrants with equal ratings share no rank."""
+    """1 for the best; entrants with equal ratings share no rank. The rated
+    entrants hold ranks 1..n, the provisional ones n+1 onwards (see
+    provisional).
+    """
     bot_name: _builtins.str
     rating: _builtins.float
     """The conservative estimate, mu - z * sigma, by which the table is ranked."""
@@ -637,13 +644,20 @@ class LadderEntry(_message.Message):
     last_played_unix_ms: _builtins.int
     """Absent until it has played."""
     provisional: _builtins.bool
-    """Its uncertainty is still above the ladder's provisional threshold."""
+    """Its uncertainty is still above the ladder's provisional threshold: it
+    is listed after every rated entrant.
+    """
     inactive: _builtins.bool
     """It has not played for longer than the ladder's inactivity period."""
     house: _builtins.bool
     """A bot the ladder runs itself to fill seats."""
     connected: _builtins.bool
     """It has a session connected to this referee now."""
+    stronger_than_next: _builtins.float
+    """The probability, from both entrants' mu and sigma, that this entrant is
+    stronger than the one on the next line (the next rank). Absent on the
+    last line, and from referees older than this field.
+    """
     def __init__(
         self,
         *,
@@ -663,14 +677,20 @@ class LadderEntry(_message.Message):
         inactive: _builtins.bool = ...,
         house: _builtins.bool = ...,
         connected: _builtins.bool = ...,
+        stronger_than_next: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "last_played_unix_ms", b"last_played_unix_ms"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "_stronger_than_next", b"_stronger_than_next", "last_played_unix_ms", b"last_played_unix_ms", "stronger_than_next", b"stronger_than_next"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "bot_name", b"bot_name", "connected", b"connected", "draws", b"draws", "faults", b"faults", "forfeits", b"forfeits", "house", b"house", "inactive", b"inactive", "last_played_unix_ms", b"last_played_unix_ms", "losses", b"losses", "matches", b"matches", "mu", b"mu", "provisional", b"provisional", "rank", b"rank", "rating", b"rating", "sigma", b"sigma", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "_stronger_than_next", b"_stronger_than_next", "bot_name", b"bot_name", "connected", b"connected", "draws", b"draws", "faults", b"faults", "forfeits", b"forfeits", "house", b"house", "inactive", b"inactive", "last_played_unix_ms", b"last_played_unix_ms", "losses", b"losses", "matches", b"matches", "mu", b"mu", "provisional", b"provisional", "rank", b"rank", "rating", b"rating", "sigma", b"sigma", "stronger_than_next", b"stronger_than_next", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_played_unix_ms: _TypeAlias = _typing.Literal["last_played_unix_ms"]  # noqa: Y015
     _WhichOneofArgType__last_played_unix_ms: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms"]  # noqa: Y015
+    _WhichOneofReturnType__stronger_than_next: _TypeAlias = _typing.Literal["stronger_than_next"]  # noqa: Y015
+    _WhichOneofArgType__stronger_than_next: _TypeAlias = _typing.Literal["_stronger_than_next", b"_stronger_than_next"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__last_played_unix_ms) -> _WhichOneofReturnType__last_played_unix_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__stronger_than_next) -> _WhichOneofReturnType__stronger_than_next | None: ...
 
 Global___LadderEntry: _TypeAlias = LadderEntry  # noqa: Y015
 

@@ -315,8 +315,10 @@ class _MatchOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MatchOut
     MATCH_OUTCOME_DRAW: _MatchOutcome.ValueType  # 2
     """Neither side won (equal points; see MatchFormat)."""
     MATCH_OUTCOME_ABORTED: _MatchOutcome.ValueType  # 3
-    """The referee stopped the match before its end (for example at shutdown).
-    No winner; the result does not count in standings.
+    """The referee stopped the match before its end (a tournament or the
+    referee shut down, a ladder table aborted, the conformance kit ended a
+    scenario): MatchResult.stop_reason says why. No winner; the score is only
+    where the match stood, and the match does not count in standings.
     """
 
 class MatchOutcome(_MatchOutcome, metaclass=_MatchOutcomeEnumTypeWrapper):
@@ -328,8 +330,10 @@ MATCH_OUTCOME_WIN: MatchOutcome.ValueType  # 1
 MATCH_OUTCOME_DRAW: MatchOutcome.ValueType  # 2
 """Neither side won (equal points; see MatchFormat)."""
 MATCH_OUTCOME_ABORTED: MatchOutcome.ValueType  # 3
-"""The referee stopped the match before its end (for example at shutdown).
-No winner; the result does not count in standings.
+"""The referee stopped the match before its end (a tournament or the
+referee shut down, a ladder table aborted, the conformance kit ended a
+scenario): MatchResult.stop_reason says why. No winner; the score is only
+where the match stood, and the match does not count in standings.
 """
 Global___MatchOutcome: _TypeAlias = MatchOutcome  # noqa: Y015
 
@@ -1059,6 +1063,7 @@ class MatchResult(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    STOP_REASON_FIELD_NUMBER: _builtins.int
     outcome: Global___MatchOutcome.ValueType
     winner: _cards_pb2.Side.ValueType
     """The winning side; SIDE_UNSPECIFIED unless outcome is MATCH_OUTCOME_WIN."""
@@ -1076,6 +1081,14 @@ class MatchResult(_message.Message):
     seed_commitment: _builtins.str
     """The commitment published in MatchStarted (repeated here so that a result
     can be checked on its own).
+    """
+    stop_reason: _builtins.str
+    """Why the referee stopped the match, for people ("the referee is shutting
+    down", "the other table of this ladder match failed", …); set only with
+    MATCH_OUTCOME_ABORTED, empty otherwise. A bot told this should report the
+    match as stopped, not as won or lost, and wait for its next match (or
+    reconnect, if the referee then closes the stream). An older referee sent
+    no MatchResult at all for a stopped match.
     """
     @_builtins.property
     def score(self) -> Global___Scoreboard:
@@ -1095,10 +1108,11 @@ class MatchResult(_message.Message):
         seats: _abc.Iterable[Global___SeatRecord] | None = ...,
         seed: _builtins.str = ...,
         seed_commitment: _builtins.str = ...,
+        stop_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["score", b"score"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands_played", b"hands_played", "outcome", b"outcome", "score", b"score", "seats", b"seats", "seed", b"seed", "seed_commitment", b"seed_commitment", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands_played", b"hands_played", "outcome", b"outcome", "score", b"score", "seats", b"seats", "seed", b"seed", "seed_commitment", b"seed_commitment", "stop_reason", b"stop_reason", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

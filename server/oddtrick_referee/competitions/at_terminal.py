@@ -199,7 +199,8 @@ def _process(bot: Opponent, address: str, seats: int, data_dir: Path) -> BotProc
     env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
     env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=bot.name, ODDTRICK_SEATS=str(seats))
     sdk = bot.command[1:4] == ("-P", "-m", "oddtrick")
-    command = bot.command + (("--server", address, "--name", bot.name, "--seats", str(seats)) if sdk else ())
+    connect = ("--server", address, f"--name={bot.name}", "--seats", str(seats))  # a name may begin "-"
+    command = bot.command + (connect if sdk else ())
     return BotProcess(
         entry=bot.name,
         name=bot.name,

@@ -38,6 +38,8 @@ class LeaderboardRow:
     house: bool = False
     """A reference bot the server runs itself."""
     faults: int = 0
+    stronger_than_next: float | None = None
+    """The chance that this bot is stronger than the next row's (``None``: the last row)."""
 
 
 @dataclasses.dataclass(frozen=True)

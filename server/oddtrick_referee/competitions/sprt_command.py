@@ -12,10 +12,11 @@ from pathlib import Path
 
 import trio
 
+from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
 from oddtrick_referee.competitions.sequential import Outcome, SequentialTest, player
 from oddtrick_referee.competitions.tournament import (
     Entry,
@@ -29,10 +30,16 @@ from oddtrick_referee.play.table import TableRules
 
 def parse_entries(given: list[tuple[str, str]]) -> list[Entry]:
     """``("bot", "NAME=SPEC")`` and ``("remote", "NAME[=TOKEN0,TOKEN1]")`` pairs, in the
-    order given, as tournament entries (ValueError with the tournament's message)."""
-    return [
+    order given, as tournament entries (ValueError with the tournament's message, and for a
+    name the referee would refuse as a bot name, before anything is started or written)."""
+    entries = [
         parse_entry(text) if kind == "bot" else remote_entry(text, duplicate=True) for kind, text in given
     ]
+    for entry in entries:
+        problem = entry_name_problem(entry.name, duplicate=True)
+        if problem:
+            raise ValueError(problem)
+    return entries
 
 
 def play_sprt(
@@ -63,8 +70,6 @@ def play_sprt(
         deal_set,
     )
     outcome = Outcome(state)
-    quiet = Path(os.devnull).open("w")  # noqa: SIM115 (closed below) the line per deal pair is the progress
-    progress = Progress(0, quiet)
 
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
@@ -79,32 +84,35 @@ def play_sprt(
                     flush=True,
                 )
 
-    try:
-        trio.run(
-            lambda: run_tournament(
-                test.settings(),
-                args.data_dir,
-                args.host,
-                args.port,
-                sys.stderr,
-                listening,
-                progress=progress,
-                play=player(test, state, report, outcome),
-            )
-        )
-    except BaseException as error:
-        if interrupted(error):
-            print(
-                f"stopped after {state.count} deal pairs: no verdict; the pairs played are kept in "
-                f"{args.data_dir / 'oddtrick.sqlite3'}: run the same command to resume",
-                file=sys.stderr,
-            )
-            return 130, outcome
-        error = sole_error(error)
-        if isinstance(error, ValueError | RuntimeError | OSError):
-            print(f"oddtrick sprt: {error}", file=sys.stderr)
-            return 1, outcome
-        raise
-    finally:
-        quiet.close()
+    with Path(os.devnull).open("w") as quiet:  # the line per deal pair is the progress
+        progress = Progress(0, quiet)
+
+        async def main() -> None:
+            with sigterm_stops_like_ctrl_c(StopRequest()):
+                await run_tournament(
+                    test.settings(),
+                    args.data_dir,
+                    args.host,
+                    args.port,
+                    sys.stderr,
+                    listening,
+                    progress=progress,
+                    play=player(test, state, report, outcome),
+                )
+
+        try:
+            trio.run(main)
+        except BaseException as error:
+            if interrupted(error):
+                print(
+                    f"stopped after {state.count} deal pairs: no verdict; the pairs played are kept in "
+                    f"{args.data_dir / 'oddtrick.sqlite3'}: run the same command to resume",
+                    file=sys.stderr,
+                )
+                return 130, outcome
+            error = sole_error(error)
+            if isinstance(error, ValueError | RuntimeError | OSError):
+                print(f"oddtrick sprt: {error}", file=sys.stderr)
+                return 1, outcome
+            raise
     return 0, outcome

@@ -21,10 +21,12 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from statistics import NormalDist
 from typing import Any
 
 from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
+from oddtrick_referee.competitions.dd_skill import METHOD as DD_METHOD
+from oddtrick_referee.competitions.dd_skill import DdSkill
+from oddtrick_referee.competitions.intervals import t_quantile
 from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 
 __all__ = [
@@ -107,6 +109,9 @@ class Standings:
     """The fixed deal set the deals came from (``--deals-from``: name, size, SHA-256)."""
     time_control: str | None = None
     """The tournament's time control (``5 s a decision; clock 60+0.5 (…)``), shown under the title."""
+    dd_skill: Mapping[str, DdSkill] | None = None
+    """Each entry's double-dummy loss per deal (``oddtrick tournament --dd-skill``), or None
+    when it was not asked for."""
 
     def row(self, entry: str) -> StandingRow:
         """The row of ``entry`` (KeyError if it is not in the tournament)."""
@@ -143,6 +148,7 @@ class Standings:
                     "faults": dataclasses.asdict(row.faults),
                     "no_variance": row.no_variance,
                     "time": row.times.summary(row.faults.out_of_time),
+                    **_dd_skill_json(self, row),
                 }
                 for row in self.rows
             ],
@@ -161,6 +167,7 @@ class Standings:
             "notes": list(self.notes),
             "time_control": self.time_control,
             "method": METHOD,
+            **_dd_skill_method(self),
         }
 
     def variance_note(self) -> str | None:
@@ -192,7 +199,8 @@ class Standings:
         if self.deal_set is not None:
             lines.append(f"deals from {self.deal_set}")
         lines.append("")
-        header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", "faults"]
+        dd_header = _dd_skill_header(self)
+        header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", *dd_header, "faults"]
         body = [
             [
                 str(row.rank),
@@ -201,12 +209,15 @@ class Standings:
                 str(row.deals),
                 _signed(row.points_per_deal),
                 ci_text(row),
+                *_dd_skill_cells(self, row),
                 _fault_summary(row.faults),
             ]
             for row in self.rows
         ]
-        lines += _table(header, body, right={0, 2, 3, 4, 5})
+        lines += _table(header, body, right={0, 2, 3, 4, 5, *range(6, 6 + len(dd_header))})
         lines.append(FAULTS_LEGEND)
+        if dd_header:
+            lines.append(DD_LEGEND)
         if any(row.times.answer.total or row.faults.out_of_time for row in self.rows):
             lines += ["", *self.render_times()]
         lines += self.notes
@@ -364,81 +375,6 @@ def compute_standings(
 # Above this many degrees of freedom t_quantile switches from the exact series
 # (whose length grows with df) to the Cornish-Fisher expansion (whose error
 # shrinks as df^-5): at 200 both are far inside the 1e-3 the interval needs.
-_SERIES_MAX_DF = 200
-
-
-def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t distribution with ``df`` degrees of freedom.
-
-    Written here rather than taken from scipy, which the referee does not
-    otherwise need. ``df`` is a positive whole number or ``math.inf`` (the
-    normal distribution). Up to 200 degrees of freedom the exact distribution
-    function (Abramowitz & Stegun 26.7.3/26.7.4, a finite series for whole
-    ``df``) is inverted by bisection, close to machine precision; beyond that
-    the Cornish-Fisher expansion (A&S 26.7.5) is used, whose relative error
-    there is below 1e-8 for 1e-6 <= p <= 1 - 1e-6 (checked against scipy).
-    """
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be strictly between 0 and 1, not {p!r}")
-    if df == math.inf:
-        return NormalDist().inv_cdf(p)
-    if not (df >= 1 and df == int(df)):
-        raise ValueError(f"df must be a whole number >= 1 or math.inf, not {df!r}")
-    nu = int(df)
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1.0 - p, nu)
-    if nu > _SERIES_MAX_DF:
-        return _cornish_fisher(p, nu)
-    # Bisection on the central probability P(|T| <= t) = 2p - 1, which is
-    # increasing in t; robust for every df and p, and cheap at these sizes.
-    target = 2.0 * p - 1.0
-    lo, hi = 0.0, 1.0
-    while _t_central(hi, nu) < target:
-        lo, hi = hi, 2.0 * hi
-    while True:
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            return mid
-        if _t_central(mid, nu) < target:
-            lo = mid
-        else:
-            hi = mid
-
-
-def _t_central(t: float, nu: int) -> float:
-    """P(|T| <= t) for t >= 0 and whole ``nu`` (A&S 26.7.3 odd, 26.7.4 even)."""
-    theta = math.atan(t / math.sqrt(nu))
-    cos2 = math.cos(theta) ** 2
-    if nu % 2 == 1:
-        # (2/pi) * (theta + sin cos * sum_k a_k cos^2k), a_k = a_{k-1} * 2k / (2k + 1)
-        if nu == 1:
-            return (2.0 / math.pi) * theta
-        term, total = 1.0, 1.0
-        for k in range(1, (nu - 3) // 2 + 1):
-            term *= cos2 * (2 * k) / (2 * k + 1)
-            total += term
-        return (2.0 / math.pi) * (theta + math.sin(theta) * math.cos(theta) * total)
-    # sin * sum_k b_k cos^2k, b_k = b_{k-1} * (2k - 1) / (2k)
-    term, total = 1.0, 1.0
-    for k in range(1, (nu - 2) // 2 + 1):
-        term *= cos2 * (2 * k - 1) / (2 * k)
-        total += term
-    return math.sin(theta) * total
-
-
-def _cornish_fisher(p: float, nu: int) -> float:
-    """t quantile from the normal one, by the expansion in powers of 1/nu (A&S 26.7.5)."""
-    x = NormalDist().inv_cdf(p)
-    x2 = x * x
-    g1 = x * (x2 + 1) / 4
-    g2 = x * ((5 * x2 + 16) * x2 + 3) / 96
-    g3 = x * (((3 * x2 + 19) * x2 + 17) * x2 - 15) / 384
-    g4 = x * ((((79 * x2 + 776) * x2 + 1482) * x2 - 1920) * x2 - 945) / 92160
-    return x + (g1 + (g2 + (g3 + g4 / nu) / nu) / nu) / nu
-
-
 def _check_play(
     play: DealResult, known: set[str], duplicate: bool, pairing: dict[str, tuple[str, str]]
 ) -> None:
@@ -510,6 +446,42 @@ def _mean_and_interval(halves: Sequence[int]) -> tuple[float | None, float | Non
     s = math.sqrt(spread / (n * (n - 1))) / 2
     half_width = t_quantile(0.975, n - 1) * s / math.sqrt(n)
     return mean, mean - half_width, mean + half_width
+
+
+DD_HEADER = ["DD lost/deal", "DD 95% CI"]
+DD_LEGEND = (
+    "DD lost/deal: tricks the entry's cards lost per deal against the best card with all hands "
+    "known (double-dummy; lower is better)"
+)
+
+
+def _dd_skill_header(standings: Standings) -> list[str]:
+    """The double-dummy columns' headings, none when the measure was not asked for."""
+    return DD_HEADER if standings.dd_skill is not None else []
+
+
+def _dd_skill_cells(standings: Standings, row: StandingRow) -> list[str]:
+    """One entry's double-dummy loss per deal and its 95% interval (``--dd-skill``)."""
+    if standings.dd_skill is None:
+        return []
+    skill = standings.dd_skill.get(row.entry)
+    if skill is None or skill.lost_per_deal is None:
+        return ["n/a", "n/a"]
+    if skill.ci_low is None or skill.ci_high is None:
+        return [f"{skill.lost_per_deal:.2f}", "n/a"]
+    return [f"{skill.lost_per_deal:.2f}", f"[{skill.ci_low:.2f}, {skill.ci_high:.2f}]"]
+
+
+def _dd_skill_json(standings: Standings, row: StandingRow) -> dict[str, Any]:
+    """``dd_skill`` for one entry's JSON, only when the measure was asked for."""
+    if standings.dd_skill is None:
+        return {}
+    skill = standings.dd_skill.get(row.entry)
+    return {"dd_skill": None if skill is None else skill.to_json()}
+
+
+def _dd_skill_method(standings: Standings) -> dict[str, Any]:
+    return {} if standings.dd_skill is None else {"dd_skill_method": DD_METHOD}
 
 
 def ci_text(row: StandingRow) -> str:

@@ -11,9 +11,12 @@ from rich.text import Text
 from oddtrick._terminal import console
 from oddtrick._timing import TIME_NOTE, time_cells
 from oddtrick_referee.competitions.standings import (
+    DD_LEGEND,
     FAULTS_LEGEND,
     Standings,
     _cell,
+    _dd_skill_cells,
+    _dd_skill_header,
     _fault_summary,
     _signed,
     ci_text,
@@ -38,6 +41,7 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         ("deals", True),
         ("pts/deal", True),
         ("95% CI", True),
+        *((header, True) for header in _dd_skill_header(standings)),
         ("faults", False),
     ):
         table.add_column(header, justify="right" if right else "left")
@@ -51,10 +55,13 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
             str(row.deals),
             _signed(row.points_per_deal),
             ci,
+            *_dd_skill_cells(standings, row),
             Text(faults, style="" if faults == "-" else "yellow"),
         )
     out.print(table)
     out.print(Text(FAULTS_LEGEND, style="dim"))
+    if _dd_skill_header(standings):
+        out.print(Text(DD_LEGEND, style="dim"), soft_wrap=True)
     if any(row.times.answer.total or row.faults.out_of_time for row in standings.rows):
         times = Table(title="Time per decision (ms)", title_justify="left")
         for header in ("entry", "answered", "think p50", "think p99", "lag p50", "lag p99", "time-outs"):

@@ -516,7 +516,8 @@ def local_processes(
             del env[key]
         env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_SEATS=str(seats))
         if entry.sdk:
-            command += ["--server", address, "--name", name, "--seats", str(seats)]
+            # "--name=…" in one word: a name may begin with "-", which would read as an option.
+            command += ["--server", address, f"--name={name}", "--seats", str(seats)]
         processes.append(
             BotProcess(
                 entry=entry.name,

@@ -1,9 +1,10 @@
 """``oddtrick tournament`` once its options are read: run it, print the standings, and
-say in a line what happened when it stops early (Ctrl-C, a dead entry, a busy port)."""
+say in a line what happened when it stops early (Ctrl-C or SIGTERM, a dead entry, a busy port)."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import socket
 import sys
@@ -12,9 +13,12 @@ from collections.abc import Callable
 import grpc
 import trio
 
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee.competitions.dd_skill_logs import tournament_dd_skill
+from oddtrick_referee.competitions.standings import Standings
 from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import Progress, TournamentSettings, run_tournament
+from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.server import page_beside
 
 
@@ -26,9 +30,11 @@ def play_tournament(
     web: socket.socket | None = None,
 ) -> int:
     progress = Progress(0, sys.stderr)
-    try:
-        standings = trio.run(
-            lambda: run_tournament(
+    stop = StopRequest()
+
+    async def main() -> Standings:
+        with sigterm_stops_like_ctrl_c(stop):
+            return await run_tournament(
                 settings,
                 args.data_dir,
                 args.host,
@@ -39,11 +45,13 @@ def play_tournament(
                 page=page_beside(web, settings.tournament_id, _announce_web),
                 progress=progress,
             )
-        )
+
+    try:
+        standings = trio.run(main)
     except BaseException as error:
         if interrupted(error):
             print(
-                f"stopped (Ctrl-C): {progress.done} of {progress.total} tables finished and kept in "
+                f"stopped ({stop.by}): {progress.done} of {progress.total} tables finished and kept in "
                 f"{args.data_dir / 'oddtrick.sqlite3'} (logs, partial ones too, in "
                 f"{args.data_dir / 'logs'}); run the same command to resume",
                 file=sys.stderr,
@@ -54,11 +62,40 @@ def play_tournament(
             print(f"oddtrick tournament: {error}", file=sys.stderr)
             return 1
         raise
+    status = 0
+    if getattr(args, "dd_skill", False):
+        from oddtrick.analysis import AnalysisError
+
+        try:
+            standings = with_dd_skill(standings, settings, args)
+        except AnalysisError as error:
+            # The tables are played and stored: show their standings, say why the measure is missing.
+            print(f"oddtrick tournament: --dd-skill: {error}; standings without it", file=sys.stderr)
+            status = 1
     if args.json:
         print(json.dumps(standings.to_json(), indent=2))
     else:
         print_standings(standings, sys.stdout)
-    return 0
+    return status
+
+
+def with_dd_skill(standings: Standings, settings: TournamentSettings, args: argparse.Namespace) -> Standings:
+    """The standings with every entry's double-dummy loss per deal (``--dd-skill``): every
+    played hand of the tournament solved, which takes a while, so progress goes to stderr."""
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\rdouble-dummy: {done}/{total} hands", end="" if done < total else "\n", file=sys.stderr)
+
+    tournament_id = settings.tournament_id
+    # run_tournament carries on a tournament stored under the id an earlier version gave it.
+    if not settings.name and TournamentStore(args.data_dir / "oddtrick.sqlite3").has_tournament(
+        settings.legacy_tournament_id
+    ):
+        tournament_id = settings.legacy_tournament_id
+    entries = [entry.name for entry in settings.entries]
+    skill = tournament_dd_skill(args.data_dir, tournament_id, entries, progress)
+    return dataclasses.replace(standings, dd_skill=skill)
 
 
 def _announce_web(url: str) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig
 from oddtrick_referee.play.table import TableRules
@@ -133,6 +134,15 @@ class TournamentSettings:
     name: str | None = None
     deal_set: DealSet | None = None
     """``--deals-from``: the tables play these deals, in order, instead of deals from seeds."""
+
+    def __post_init__(self) -> None:
+        """Every entry's name is checked here, before anything is stored or started: a name
+        becomes its bots' log files' names and the names they connect under, so one the
+        referee would refuse must stop the tournament now, not after its settings are kept."""
+        for entry in self.entries:
+            problem = entry_name_problem(entry.name, self.duplicate)
+            if problem:
+                raise ValueError(problem)
 
     def describe(self) -> dict[str, Any]:
         """What identifies the tournament: re-running with the same settings resumes it."""

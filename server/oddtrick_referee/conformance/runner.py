@@ -190,6 +190,8 @@ async def _play(
                 elif proxy.stopped_answering:
                     problem = proxy.stopped_answering
                 if problem:
+                    for table in list(referee.live.values()):  # one scenario at a time
+                        table.stop_reason = f"the conformance kit stopped the scenario: {problem}"
                     nursery.cancel_scope.cancel()
                     return
 

@@ -10,6 +10,7 @@ whose deadline is the referee's clock, never the bot's word.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import itertools
@@ -28,6 +29,7 @@ from oddtrick._codec import (
     hand_result_to_wire,
     hand_state,
     match_result_to_wire,
+    match_stopped_to_wire,
     seat_record_to_wire,
     seat_to_wire,
     table_rules_to_wire,
@@ -73,6 +75,7 @@ from oddtrick._log_records import (
     HandStart,
     MatchEnd,
     MatchStart,
+    MatchStopped,
     Refusal,
     SeatEvent,
 )
@@ -273,6 +276,8 @@ class Table:
         self.table_id = table_id
         self._deals = deals
         """The match's deals when they come from a fixed deal set (else from the seed)."""
+        self.stop_reason = "the referee stopped the match before its end"
+        """What the seats are told if the match is stopped early: whoever stops it may say why."""
         self.state = GameState(config, seed, deals=None if deals is None else deals.deals)
         self.rules = rules
         self._clock = TableClock(rules.clock, [seat for seat in Seat if seat not in untimed])
@@ -367,6 +372,7 @@ class Table:
         try:
             await self._play()
         except BaseException:
+            self.tell_stopped()
             self._end_watching(grpc.StatusCode.UNAVAILABLE, "the match was stopped before its end")
             self._log.close()  # what was played reaches the disk, without a match_end line
             raise
@@ -428,6 +434,33 @@ class Table:
                 self._on_progress(self)
         self._flush_all()
         self._finish_log()
+
+    def tell_stopped(self, reason: str | None = None) -> None:
+        """The match is stopped before its end: tell every seat and spectator so, with why
+        (a MatchResult with MATCH_OUTCOME_ABORTED and ``stop_reason``), and say it in the
+        log (a ``match_stopped`` line, where a finished match has ``match_end``). Once only;
+        without waiting (the sends are queued), so it can run where the match is cancelled."""
+        if self._over or self.state.phase is Phase.MATCH_OVER:
+            return
+        self._over = True
+        if reason is not None:
+            self.stop_reason = reason
+        public = self.state.view(None)
+        stopped = match_stopped_to_wire(
+            public.scores,
+            public.games_won,
+            public.totals,
+            len(public.hand_results),
+            [record.to_wire(seat) for seat, record in self.records.items()],
+            self.state.commitment,
+            self.stop_reason,
+        )
+        self._queue_all(match_ended=stopped)
+        self._flush_all()
+        self._publish()
+        # A full disk (or a closed log) may be what stopped it: the seats are told all the same.
+        with contextlib.suppress(OSError, ValueError):
+            self._log.write(MatchStopped(self.state.hand_number, self.stop_reason))
 
     def seat_records(self) -> dict[str, dict[str, Any]]:
         return {str(seat): record.to_dict() for seat, record in self.records.items()}

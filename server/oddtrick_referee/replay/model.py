@@ -53,6 +53,8 @@ class CallStep:
     comment: str | None = None
     clock_ms: int | None = None
     """The seat's time bank after the call, in a match with a clock."""
+    bot_think_ms: int | None = None
+    """The bot's own measure of its thinking, when it reported one (``think_ms`` less it is lag)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -73,6 +75,8 @@ class PlayStep:
     comment: str | None = None
     clock_ms: int | None = None
     """The seat's time bank after the card, in a match with a clock."""
+    bot_think_ms: int | None = None
+    """The bot's own measure of its thinking, when it reported one (``think_ms`` less it is lag)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -306,9 +310,10 @@ class _Builder:
                 f"is against the rules: {error}"
             ) from None
         think, fault, comment, bank = record.think_ms, record.fault, record.comment, record.clock_ms
+        own = record.bot_think_ms
         if auction:
             assert isinstance(action, Call)
-            self._calls.append(CallStep(seat, action, think, fault, comment, bank))
+            self._calls.append(CallStep(seat, action, think, fault, comment, bank, own))
             if state.phase is Phase.PLAY:
                 self._first = state.to_act
                 self._trumps = state.trumps
@@ -317,7 +322,7 @@ class _Builder:
         done = state.tricks
         winner = done[-1].winner if len(done) == trick else None
         self._plays.append(
-            PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment, bank)
+            PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment, bank, own)
         )
 
     def _close(self) -> None:

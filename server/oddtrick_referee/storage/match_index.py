@@ -9,6 +9,7 @@ while trio writes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,26 @@ CREATE TABLE IF NOT EXISTS matches (
 );
 CREATE INDEX IF NOT EXISTS matches_by_start ON matches (started_at);
 """
+
+
+_PLAY_SUFFIX = re.compile(r"~[0-9]+")
+
+
+def bot_name(identity: str) -> str:
+    """The bot's name in a play identity: a tournament entry plays the two tables of a
+    duplicate set as ``NAME~0`` and ``NAME~1`` (one token each), which is the name a person
+    knows it by with the table's number added; any other identity is the bot's name itself."""
+    stem, mark, number = identity.rpartition("~")
+    if mark and stem and _PLAY_SUFFIX.fullmatch(mark + number):
+        return stem
+    return identity
+
+
+_PLAYED_BY = """EXISTS (SELECT 1 FROM json_each(matches.players) AS p WHERE lower(p.value) = lower(?)
+    OR (length(p.value) > length(?) + 1 AND substr(lower(p.value), 1, length(?) + 1) = lower(?) || '~'
+        AND substr(p.value, length(?) + 2) NOT GLOB '*[^0-9]*'))"""
+"""A match one of whose players is the bot (the parameter, five times), in any case, under its
+own name or as one of its tournament plays (``NAME~0``): SQL's form of :func:`bot_name`."""
 
 
 _CATEGORY = """CASE
@@ -134,14 +155,18 @@ class MatchStore(Store):
         categories: Collection[str] = (),
         limit: int = 100,
         offset: int = 0,
-        bot_name: str = "",
+        bot: str = "",
         game: str = "",
+        as_typed: bool = False,
     ) -> list[dict[str, Any]]:
         """Newest first; filtered in SQL, so pages are full whatever the filters.
 
-        ``categories``: any of "in_progress", "sealed", "finished" (all when empty).
+        ``categories``: any of "in_progress", "sealed", "finished" (all when empty); ``bot``:
+        a player's name, exactly (the Arena's ``ListMatchesRequest.bot_name``), or with
+        ``as_typed`` as a person types a bot's name (the web page's filter): in any case, and
+        finding a tournament entry's plays (``NAME~0``, ``NAME~1``) by the entry's name.
 
-        A sealed play is listed without its players, and never by ``bot_name``, until its
+        A sealed play is listed without its players, and never by ``bot``, until its
         set is released: where an entrant sits while the twin table still plays its deals
         is what colluding entrants would want to know (the ladder lists its matches the same way).
         """
@@ -150,10 +175,14 @@ class MatchStore(Store):
         if categories:
             conditions.append(f"category IN ({', '.join('?' * len(categories))})")
             params += sorted(categories)
-        if bot_name:
+        if bot and as_typed:
+            conditions.append(_PLAYED_BY)
+            params += [bot] * 5
+        elif bot:
             conditions.append("EXISTS (SELECT 1 FROM json_each(matches.players) WHERE json_each.value = ?)")
+            params.append(bot)
+        if bot:
             conditions.append("category != 'sealed'")
-            params.append(bot_name)
         if game:
             conditions.append("json_extract(config, '$.game') = ?")
             params.append(game)

@@ -162,6 +162,17 @@ class TournamentStore(Store):
             ).fetchall()
         return {(row[0], row[1], row[2]) for row in rows}
 
+    def table_matches(self, tournament_id: str) -> list[tuple[str, str, int]]:
+        """(match id, match key, set number) of every table the tournament has stored, in
+        play order within each set (table 0, then 1)."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT match_id, match_key, set_number FROM table_runs WHERE tournament_id = ? "
+                "ORDER BY match_key, set_number, table_no",
+                (tournament_id,),
+            ).fetchall()
+        return [(row[0], row[1], int(row[2])) for row in rows]
+
     def record_run(
         self,
         tournament_id: str,

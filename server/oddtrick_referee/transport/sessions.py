@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import logging
-import re
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,6 +29,7 @@ from oddtrick._codec_protocol import (
     session_limits_to_wire,
     welcome_message,
 )
+from oddtrick._names import BOT_NAME_RULE, valid_bot_name
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee._exceptions import Refused
@@ -39,10 +39,8 @@ from oddtrick_referee.transport.tokens import verify_token
 
 log = logging.getLogger("oddtrick.referee.sessions")
 
-MAX_NAME_LENGTH = 64
 MAX_VERSION_BYTES = 64
 """Hello.bot_version is sent to every seat and logged with each match: bounded, in bytes."""
-_NAME = re.compile(rf"[A-Za-z0-9._~-]{{1,{MAX_NAME_LENGTH}}}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,10 +65,6 @@ class SessionLimits:
         return session_limits_to_wire(
             self.max_unsolicited, self.max_attempts, self.max_message_bytes, self.max_comment_bytes, max_seats
         )
-
-
-def valid_bot_name(name: str) -> bool:
-    return _NAME.fullmatch(name) is not None
 
 
 class Credentials:
@@ -347,10 +341,10 @@ class Lobby:
             raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a Hello")
         hello = message.hello
         name = hello.bot_name
-        if not _NAME.fullmatch(name):
+        if not valid_bot_name(name):
             raise Refused(
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"bot_name must be 1-{MAX_NAME_LENGTH} ASCII letters, digits, '.', '_', '-' or '~'",
+                f"bot_name must be {BOT_NAME_RULE}",
             )
         if len(hello.bot_version.encode()) > MAX_VERSION_BYTES:
             raise Refused(

@@ -12,6 +12,9 @@
 | ``/tournaments``, ``/tournaments/{id}`` | tournaments and their standings |
 | ``/leaderboard`` | the ladder's leaderboard, when a ladder is plugged in |
 | ``/static/…`` | the page's CSS and script |
+
+Any other route is the styled "Not found" page. Every response carries the
+headers of :mod:`.guard`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from urllib.parse import quote
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -37,8 +41,9 @@ from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.competitions.page import LeaderboardSource
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, WebData
+from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.live import LiveSource
-from oddtrick_referee.web.views import auction_rows, match_view, position_view
+from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
 
 STATIC = Path(__file__).parent / "static"
 _LONGEST_NAME = 1000
@@ -62,6 +67,7 @@ def _environment() -> Environment:
     env.filters["when"] = _when
     env.filters["suit_class"] = lambda card: "red" if card[-1] in "HD" else "black"
     env.filters["pretty"] = _pretty
+    env.filters["fault_text"] = fault_text
     return env
 
 
@@ -178,7 +184,9 @@ class WebApp:
             title=f"Match {match_id}",
             match=match,
             view=view,
-            view_json=json.dumps(view, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/"),
+            # Every "<" escaped: a bot's comment such as "<!--<script>" would otherwise keep the
+            # HTML parser from ending this script element where it ends, and the page with it.
+            view_json=json.dumps(view, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c"),
             hand=hand_view,
             position=position,
             auction_rows=auction_rows(hand_view) if hand_view else [],
@@ -293,6 +301,14 @@ def create_app(
         Route("/leaderboard", web.leaderboard),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+
+    async def not_found(request: Request, error: Exception) -> Response:
+        return web.not_found("There is no such page here.")
+
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={404: not_found},
+    )
     app.state.web = web
     return app

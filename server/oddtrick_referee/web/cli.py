@@ -8,6 +8,7 @@ from pathlib import Path
 
 import trio
 
+from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.page import LeaderboardSource
@@ -22,7 +23,8 @@ def add_web_option(parser: argparse.ArgumentParser) -> None:
         metavar="[HOST:]PORT",
         default=None,
         help="also serve the web page (matches, replays, live play, standings) on this port; "
-        "the host defaults to 127.0.0.1",
+        "the host defaults to 127.0.0.1 (to serve it under other names, list them in "
+        "ODDTRICK_WEB_HOSTS)",
     )
 
 
@@ -37,7 +39,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "With --server it also follows matches in progress live from that referee; beside a "
             "referee, use serve --web or tournament --web instead."
         ),
-        epilog="example: oddtrick web --data-dir oddtrick-data --port 8000",
+        epilog="example: oddtrick web --data-dir oddtrick-data --port 8000. The page answers only "
+        "under the address it listens on and localhost (a guard against DNS rebinding); to serve it "
+        "under other names, list them, comma-separated, in ODDTRICK_WEB_HOSTS "
+        "(ODDTRICK_WEB_HOSTS=cards.example.org oddtrick web --host 0.0.0.0).",
     )
     web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     web.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
@@ -84,15 +89,20 @@ def _web(args: argparse.Namespace) -> int:
         return 1
 
     async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            url = await nursery.start(serve_web, app, sock)
-            print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
+        with sigterm_stops_like_ctrl_c(StopRequest()):
+            async with trio.open_nursery() as nursery:
+                url = await nursery.start(serve_web, app, sock)
+                print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
 
     try:
         trio.run(main)
-    except KeyboardInterrupt:
-        return 0
-    except OSError as error:
-        print(f"oddtrick web: {error}", file=sys.stderr)
-        return 1
+    except BaseException as error:
+        # Ctrl-C (or SIGTERM) reaches here inside the nursery's exception group.
+        if interrupted(error):
+            return 0
+        error = sole_error(error)
+        if isinstance(error, OSError):
+            print(f"oddtrick web: {error}", file=sys.stderr)
+            return 1
+        raise
     return 0

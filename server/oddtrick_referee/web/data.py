@@ -30,7 +30,7 @@ from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
 from oddtrick_referee.play.matchlog import read_log_text
 from oddtrick_referee.replay.model import MatchReplay, records_from_lines, replay_records
 from oddtrick_referee.replay.sources import log_visibility, safe_log_path
-from oddtrick_referee.storage.match_index import MatchStore
+from oddtrick_referee.storage.match_index import MatchStore, bot_name
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -56,11 +56,25 @@ class MatchRow:
 
     @property
     def ns(self) -> str:
-        return " & ".join(dict.fromkeys(self.players.get(s, "?") for s in ("N", "S")))
+        """The bots' names (not their play identities) of North and South."""
+        return " & ".join(dict.fromkeys(bot_name(self.players.get(s, "?")) for s in ("N", "S")))
 
     @property
     def ew(self) -> str:
-        return " & ".join(dict.fromkeys(self.players.get(s, "?") for s in ("E", "W")))
+        return " & ".join(dict.fromkeys(bot_name(self.players.get(s, "?")) for s in ("E", "W")))
+
+    @property
+    def bots(self) -> dict[str, str]:
+        """The bot's name at each seat (``heuristic`` for its play ``heuristic~0``)."""
+        return {seat: bot_name(name) for seat, name in self.players.items()}
+
+    @property
+    def identities(self) -> str:
+        """Who connected at each seat, as the referee knew them (``N heuristic~0 · E …``), for
+        a tournament's plays, whose identities are more than the bots' names; else empty."""
+        if self.bots == self.players:
+            return ""
+        return " · ".join(f"{seat} {self.players[seat]}" for seat in "NESW" if seat in self.players)
 
     @property
     def status_text(self) -> str:
@@ -116,7 +130,7 @@ class WebData:
             return [], False
         categories = [category] if category else []
         size = self.page_size
-        raw = self.store.list_matches(categories, size + 1, (page - 1) * size, bot, game)
+        raw = self.store.list_matches(categories, size + 1, (page - 1) * size, bot, game, as_typed=True)
         rows = [_row(item) for item in raw[:size]]
         return rows, len(raw) > size
 

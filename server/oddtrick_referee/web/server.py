@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from hypercorn.trio import serve
 from oddtrick_referee.competitions.page import LeaderboardSource, Page
 from oddtrick_referee.referee import Referee
 from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.guard import HostCheck, configured_hosts
 from oddtrick_referee.web.live import ArenaLive, RefereeLive
 
 log = logging.getLogger("oddtrick.web")
@@ -57,12 +58,21 @@ def bind_web(address: str) -> socket.socket:
 
 
 async def serve_web(
-    app: Any, where: socket.socket | str, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+    app: Any,
+    where: socket.socket | str,
+    *,
+    hosts: Sequence[str] | None = None,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``app`` until cancelled, on a bound socket or an address (``[HOST:]PORT``);
-    ``task_status`` gets the page's URL."""
+    ``task_status`` gets the page's URL.
+
+    Only requests whose Host is the bound address, localhost, or one of ``hosts``
+    (by default the names in ``ODDTRICK_WEB_HOSTS``) are answered: see :mod:`.guard`.
+    """
     sock = bind_web(where) if isinstance(where, str) else where
     host, port = sock.getsockname()[:2]
+    app = HostCheck(app, host, configured_hosts() if hosts is None else hosts)
     url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     config = Config()
     config.bind = [f"fd://{sock.detach()}"]  # Hypercorn takes the socket over

@@ -12,6 +12,7 @@ from typing import Any
 from oddtrick.rules import Card, MatchFormat, Seat
 from oddtrick_referee.replay.model import HandReplay, MatchReplay
 from oddtrick_referee.replay.terminal import trumps_line
+from oddtrick_referee.storage.match_index import bot_name
 
 
 def card_text(card: Card) -> str:
@@ -27,7 +28,15 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
         "trumps": trumps_line(match, hand),
         "deal": {str(seat): [card_text(c) for c in hand.deal[seat]] for seat in Seat},
         "calls": [
-            {"seat": str(step.seat), "call": step.call.pretty, "fault": step.fault} for step in hand.calls
+            {
+                "seat": str(step.seat),
+                "call": step.call.pretty,
+                "fault": step.fault,
+                "think_ms": step.think_ms,
+                "bot_think_ms": step.bot_think_ms,
+                "comment": step.comment or None,
+            }
+            for step in hand.calls
         ],
         "first": None if hand.first_leader is None else str(hand.first_leader),
         "plays": [
@@ -38,6 +47,9 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
                 "winner": None if step.winner is None else str(step.winner),
                 "tricks": list(step.tricks),
                 "fault": step.fault,
+                "think_ms": step.think_ms,
+                "bot_think_ms": step.bot_think_ms,
+                "comment": step.comment or None,
             }
             for step in hand.plays
         ],
@@ -65,7 +77,8 @@ def match_view(match: MatchReplay) -> dict[str, Any]:
     return {
         "match_id": match.match_id,
         "game": match.config.describe(),
-        "players": {str(seat): name for seat, name in match.players.items()},
+        "players": {str(seat): bot_name(name) for seat, name in match.players.items()},
+        "identities": {str(seat): name for seat, name in match.players.items()},
         "hands": hands,
         "result": None
         if result is None
@@ -94,12 +107,27 @@ def score_text(scores: list[int] | tuple[int, int]) -> str:
     return f"NS {scores[0]} · EW {scores[1]}"
 
 
-def auction_rows(hand: dict[str, Any]) -> list[list[str]]:
-    """The auction in West, North, East, South columns."""
+def auction_rows(hand: dict[str, Any]) -> list[list[dict[str, str]]]:
+    """The auction in West, North, East, South columns: each call's text (with its fault, if
+    the referee made it for the seat) and its tooltip (the fault in words, the think time)."""
     calls = hand["calls"]
     if not calls:
         return []
-    cells = [""] * "WNES".index(calls[0]["seat"]) + [c["call"] for c in calls]
+    blank = {"text": "", "title": ""}
+    cells = [blank] * "WNES".index(calls[0]["seat"]) + [
+        {
+            "text": c["call"] + (f" ({c['fault']})" if c["fault"] else ""),
+            "title": " · ".join(
+                part
+                for part in (
+                    fault_text(c["fault"]),
+                    time_text(c["think_ms"], c["bot_think_ms"]),
+                )
+                if part
+            ),
+        }
+        for c in calls
+    ]
     return [cells[i : i + 4] for i in range(0, len(cells), 4)]
 
 
@@ -107,10 +135,18 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
     """What the table shows at a position, from the engine's own replay."""
     position = hand.position(card)
     done = [
-        {"plays": [(str(s.seat), str(s.card)) for s in steps], "winner": str(steps[-1].winner)}
+        {
+            "plays": [
+                (str(s.seat), str(s.card), s.fault, time_text(s.think_ms, s.bot_think_ms)) for s in steps
+            ],
+            "winner": str(steps[-1].winner),
+        }
         for number, steps in hand.tricks
         if steps[-1].winner is not None and number * 4 <= position.card
     ]
+    played = hand.plays[: position.card]
+    current = played[len(played) - len(position.trick) :]
+    last = played[-1] if played else None
     at_end = position.card == hand.positions and hand.result is not None
     before = match_view_scores(match, hand)
     return {
@@ -121,7 +157,60 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
         "done": done,
         "result": hand.result.describe() if at_end and hand.result is not None else "",
         "score": score_text(hand.result.scores_after if at_end and hand.result is not None else before),
+        "trick_faults": {str(s.seat): fault_text(s.fault) for s in current if s.fault},
+        "last": None
+        if last is None
+        else {
+            "seat": SEAT_NAMES[str(last.seat)],
+            "card": str(last.card),
+            "think": time_text(last.think_ms, last.bot_think_ms),
+            "fault": fault_text(last.fault),
+            "comment": last.comment or "",
+        },
+        "comments": [
+            {"where": "auction", "seat": str(c.seat), "action": c.call.pretty, "comment": c.comment}
+            for c in hand.calls
+            if c.comment
+        ]
+        + [
+            {"where": f"trick {p.trick}", "seat": str(p.seat), "action": p.card.pretty, "comment": p.comment}
+            for p in played
+            if p.comment
+        ],
     }
+
+
+SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
+FAULTS = {
+    "timeout": "played by the referee: the bot did not answer in time",
+    "disconnected": "played by the referee: the bot was disconnected",
+    "illegal": "played by the referee: the bot's answers were not legal",
+    "forfeited": "played by the referee: the seat was forfeited",
+    "bot_error": "the bot's own code failed: its SDK played a fallback",
+    "clock": "played by the referee: the bot's time bank ran out",
+}
+"""What each logged fault means, as the page says it (viewer.js has the same words)."""
+
+
+def fault_text(fault: str | None) -> str:
+    if not fault:
+        return ""
+    return FAULTS.get(fault, f"played by the referee ({fault})")
+
+
+def duration_text(ms: int) -> str:
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def time_text(think_ms: int | None, bot_think_ms: int | None) -> str:
+    """A decision's time: the bot's own think time when it reported one, and the referee's
+    measure (request sent to answer received, lag included); the two apart, because a slow
+    answer may be the network's or the machine's and not the bot's (viewer.js says the same)."""
+    if think_ms is None:
+        return ""
+    if bot_think_ms is None:
+        return f"answered in {duration_text(think_ms)}"
+    return f"thought {duration_text(bot_think_ms)}, answered in {duration_text(think_ms)}"
 
 
 def match_view_scores(match: MatchReplay, hand: HandReplay) -> tuple[int, int]:

@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -21,6 +21,7 @@ from oddtrick._argparse import positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
+from oddtrick_referee._errors import StopRequest, sigterm_stops_like_ctrl_c
 from oddtrick_referee._exceptions import DatabaseError, LadderError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
@@ -34,7 +35,7 @@ from oddtrick_referee.competitions.ladder.service import (
 )
 from oddtrick_referee.competitions.tournament import parse_entry
 from oddtrick_referee.options import config_from_args
-from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
+from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument, time_control
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.database import Database, open_database
 from oddtrick_referee.storage.ladder_store import LadderStore
@@ -52,7 +53,8 @@ def add_ladder_command(
         "ladder",
         help="a standing, rated arena: bots connect whenever they like and are paired around the clock",
         description=(
-            "A ladder pairs its registered bots continuously and rates them (Weng-Lin, as teams). "
+            "A ladder pairs its registered bots continuously and rates them, as teams, by every "
+            "deal's duplicate score. "
             "`serve` runs it; the other commands work on its database whether or not it runs. "
             "See docs/ladder.md."
         ),
@@ -139,7 +141,7 @@ def add_ladder_command(
         "--plain-logs",
         action="store_true",
         help="keep finished match logs as plain text (default: each is gzipped in place when its "
-        "match ends, about a tenth of the size; every oddtrick command and the web page read both)",
+        "match ends, 13 times smaller; every oddtrick command and the web page read both)",
     )
     logs.add_argument(
         "--keep-house-logs",
@@ -156,7 +158,8 @@ def add_ladder_command(
         type=float,
         default=0.0,
         metavar="POINTS",
-        help="a deal whose duplicate score is within this of zero is drawn (default 0)",
+        help="a match whose duplicate score per deal is within this of zero is drawn in W-D-L "
+        "(default 0); the ratings take every deal's score as it is",
     )
     rating.add_argument(
         "--inactive-after",
@@ -198,8 +201,11 @@ def add_ladder_command(
         help="the leaderboard",
         description=(
             "Rank, bot, rating (the conservative estimate mu - 3 sigma), its uncertainty, matches, "
-            "win/draw/loss, forfeits, faults, when it last played. '?' marks a provisional rating, "
-            "'zz' an inactive entrant, 'house' the ladder's own bots."
+            "win/draw/loss, forfeits, faults, the chance that it is stronger than the next row's "
+            "entrant, when it last played. Rated entrants come first; provisional ones ('?', too "
+            "few matches to place) are listed apart below them, by mean. 'zz' marks an inactive "
+            "entrant, 'house' the ladder's own bots. --json gives the same rows in the same order, "
+            "each with 'provisional' and 'stronger_than_next'."
         ),
     )
     _add_storage(standings, add_data_dir)
@@ -363,25 +369,40 @@ def _standings(args: argparse.Namespace) -> int:
 
 
 def format_leaderboard(rows: list[LeaderRow]) -> str:
+    """Rated entrants, then the provisional ones under their own heading; each row but the
+    last says how likely its entrant is stronger than the next row's."""
     if not rows:
         return "no entrants yet: `oddtrick ladder register NAME` adds one"
     header = (
         f"{'#':>3}  {'bot':<24} {'rating':>7} {'± σ':>6}     {'matches':>4}  "
-        f"{'W-D-L':>9}  {'forf':>4}  {'faults':>6}  last played"
+        f"{'W-D-L':>9}  {'forf':>4}  {'faults':>6}  {'> next':>6}  last played"
     )
     lines = [header, "-" * len(header)]
-    for row in rows:
-        marks = ("?" if row.provisional else " ") + (" zz" if row.inactive else "   ")
-        name = row.name + (" (house)" if row.house else "")
-        last = "never"
-        if row.last_played_ms is not None:
-            last = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.last_played_ms / 1000))
-        lines.append(
-            f"{row.rank:>3}  {name:<24} {row.rating:>7.2f} {row.sigma:>6.2f}{marks} {row.matches:>4}  "
-            f"{f'{row.wins}-{row.draws}-{row.losses}':>9}  {row.forfeits:>4}  {row.faults:>6}  {last}"
-        )
-    lines.append("rating = mu - 3 sigma;  ? provisional;  zz inactive")
+    if rows[0].provisional:
+        lines.append("     (no rated entrant yet)")
+    for number, row in enumerate(rows):
+        if row.provisional and (number == 0 or not rows[number - 1].provisional):
+            lines.append("     provisional (too few matches to place; by mean, below every rated entrant):")
+        lines.append(_leader_line(row))
+    lines.append(
+        "rating = mu - 3 sigma;  > next = chance it is stronger than the row below;  "
+        "? provisional;  zz inactive"
+    )
     return "\n".join(lines)
+
+
+def _leader_line(row: LeaderRow) -> str:
+    marks = ("?" if row.provisional else " ") + (" zz" if row.inactive else "   ")
+    name = row.name + (" (house)" if row.house else "")
+    last = "never"
+    if row.last_played_ms is not None:
+        last = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.last_played_ms / 1000))
+    above = "" if row.stronger_than_next is None else f"{row.stronger_than_next:.0%}"
+    return (
+        f"{row.rank:>3}  {name:<24} {row.rating:>7.2f} {row.sigma:>6.2f}{marks} {row.matches:>4}  "
+        f"{f'{row.wins}-{row.draws}-{row.losses}':>9}  {row.forfeits:>4}  {row.faults:>6}  "
+        f"{above:>6}  {last}"
+    )
 
 
 def _history(args: argparse.Namespace) -> int:
@@ -507,6 +528,8 @@ def _serve(args: argparse.Namespace) -> int:
         )
         if settings.deal_set is not None:
             print(f"  deals from {settings.deal_set.describe()}", flush=True)
+        rules = settings.rules
+        print(f"  time control: {time_control(rules.deadline_s, rules.clock)}", flush=True)
         print(f"  register a bot:   oddtrick ladder register NAME --data-dir {args.data_dir}", flush=True)
         print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
 
@@ -519,7 +542,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"  the leaderboard and live play: {url}/leaderboard", flush=True)
 
     try:
-        trio.run(lambda: run_ladder(settings, on_ready=ready, page=page_beside(web, announce=web_ready)))
+        trio.run(
+            _until_stopped,
+            lambda: run_ladder(settings, on_ready=ready, page=page_beside(web, announce=web_ready)),
+        )
     except BaseException as error:
         if _contains(error, KeyboardInterrupt):
             print(
@@ -533,6 +559,12 @@ def _serve(args: argparse.Namespace) -> int:
             raise
         return _fail("serve", known)
     return 0
+
+
+async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:
+    """Runs the ladder; SIGTERM (a service manager's stop) stops it as Ctrl-C does."""
+    with sigterm_stops_like_ctrl_c(StopRequest()):
+        await run()
 
 
 def _house_bot(text: str) -> HouseBot:

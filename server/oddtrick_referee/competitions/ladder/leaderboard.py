@@ -2,11 +2,20 @@
 
 The CLI, the Arena RPCs and the web page all read the ladder through here,
 so they rank and mark entrants the same way.
+
+Rated entrants come first, ranked by the conservative estimate; provisional
+ones (uncertainty still above the ladder's threshold: too few matches)
+follow, apart, ranked among themselves by their mean, so a newcomer is
+never listed above an entrant the ladder has placed, however its first
+matches went. Every row but the last says how likely it is that its entrant
+is stronger than the next one's (their means compared, both uncertainties
+counted): two neighbours whose order is a coin toss are shown as one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -33,6 +42,9 @@ class LeaderRow:
     inactive: bool
     house: bool
     connected: bool
+    stronger_than_next: float | None = None
+    """The probability that this entrant is stronger than the one on the next row
+    (None on the last row)."""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -41,14 +53,23 @@ class LeaderRow:
 def leaderboard(
     entrants: Sequence[EntrantRecord], rater: Rater, now_ms: int, connected: Collection[str] = ()
 ) -> list[LeaderRow]:
-    """Active entrants, best conservative rating first (ties: more matches, then name)."""
+    """Active entrants: the rated ones by conservative rating (ties: more matches, then
+    name), then the provisional ones by mean (ties: more matches, then name)."""
     rows = []
     for entrant in entrants:
         if entrant.retired_ms is not None:
             continue
         rating = rater.with_inactivity(Rating(entrant.mu, entrant.sigma), entrant.last_played_ms, now_ms)
         rows.append((entrant, rating))
-    rows.sort(key=lambda pair: (-rater.conservative(pair[1]), -pair[0].matches, pair[0].name))
+    rows.sort(
+        key=lambda pair: (
+            rater.provisional(pair[1]),
+            -(pair[1].mu if rater.provisional(pair[1]) else rater.conservative(pair[1])),
+            -pair[0].matches,
+            pair[0].name,
+        )
+    )
+    ratings = [rating for _, rating in rows]
     return [
         LeaderRow(
             rank=rank,
@@ -67,6 +88,15 @@ def leaderboard(
             inactive=rater.inactive(entrant.last_played_ms, now_ms),
             house=entrant.house,
             connected=entrant.name in connected,
+            stronger_than_next=(stronger_probability(rating, ratings[rank]) if rank < len(ratings) else None),
         )
         for rank, (entrant, rating) in enumerate(rows, start=1)
     ]
+
+
+def stronger_probability(first: Rating, second: Rating) -> float:
+    """P(first's true strength > second's), both strengths taken as independent Gaussians."""
+    spread = math.hypot(first.sigma, second.sigma)
+    if spread == 0:
+        return 0.5 if first.mu == second.mu else float(first.mu > second.mu)
+    return 0.5 * math.erfc((second.mu - first.mu) / (spread * math.sqrt(2)))

@@ -1,17 +1,29 @@
-"""Ladder ratings: Weng-Lin (openskill's Plackett-Luce model), rated as teams.
+"""Ladder ratings: each entrant's strength as a mean ``mu`` and an uncertainty ``sigma``.
 
 A ladder match is a teams match (see docs/ladder.md): four entrants against
-four, or, in the trusted format, one against one. openskill rates teams
-natively and keeps a mean ``mu`` and an uncertainty ``sigma`` per entrant.
-Each deal of a match is rated as one game won, drawn or lost by the team, as
-bridge's board-a-match scoring counts boards: a match of eight deals carries
-eight outcomes rather than one, which ranks entrants in far fewer matches
-(docs/ladder.md has the simulation). Every match first adds a little
-uncertainty (``tau``), so ratings keep moving as bots are improved.
+four, or, in the trusted format, one against one, playing the same deals at
+two tables, so a deal's duplicate score (team A's net points over both
+tables) is what the two teams' play made of the same cards.
 
-The leaderboard ranks by the conservative estimate ``mu - z * sigma``: an
-entrant is placed where it is very likely at least as good as shown, so a
-lucky newcomer does not top the table after one match.
+Two ways to rate it (``RatingSettings.method``):
+
+* ``margin`` (the default): every deal's duplicate score is read as a
+  measurement, in points, of the difference between the two teams' summed
+  strengths, plus noise of ``deal_noise`` points. ``mu`` is then 25 plus the
+  points per deal an entrant adds at one seat, and each deal moves the eight
+  ratings as a Gaussian (Kalman) update would: by how far the score was from
+  the one expected, weighted by each entrant's share of the uncertainty. A
+  deal won by eight points says more than one won by one; the ``outcome``
+  method counts both alike, and the margin places entrants in about half
+  the deals (docs/ladder.md has the simulation).
+* ``outcome``: Weng-Lin (openskill's Plackett-Luce model), each deal rated
+  as one game won, drawn or lost by the team, as bridge's board-a-match
+  scoring counts boards. Kept to compare with (``benchmarks/ladder_simulation.py``).
+
+Every match first adds a little uncertainty (``tau``), so ratings keep
+moving as bots are improved. The leaderboard ranks by the conservative
+estimate ``mu - z * sigma`` among rated entrants; a provisional one (``sigma``
+above ``provisional_sigma``) is listed apart, below them (leaderboard.py).
 """
 
 from __future__ import annotations
@@ -22,26 +34,47 @@ from collections.abc import Sequence
 
 from openskill.models import PlackettLuce
 
+METHODS = ("margin", "outcome")
+"""How a deal is rated: by its duplicate score (``margin``) or by who won it (``outcome``)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class RatingSettings:
+    method: str = "margin"
+    """``margin`` or ``outcome`` (see the module's docstring)."""
     mu: float = 25.0
     sigma: float = 25.0 / 3
     beta: float = 25.0 / 3
-    """How much one game's result varies around the skills: twice openskill's default,
-    because a game here is one deal, far noisier than a whole game (the ladder
-    simulation in benchmarks/ladder_simulation.py ranks entrants soonest with it)."""
+    """``outcome`` only: how much one game's result varies around the skills: twice
+    openskill's default, because a game here is one deal, far noisier than a whole game
+    (the ladder simulation in benchmarks/ladder_simulation.py ranks entrants soonest with it)."""
+    deal_noise: float = 14.0
+    """``margin`` only: the standard deviation, in points, assumed for a deal's duplicate
+    score around the one the teams' strengths predict. The play's noise is about 5 points
+    per table and deal between sample bots (docs/ladder.md), so about 7 for the two tables
+    of a duplicate deal; twice that is assumed because the ratings keep each entrant's
+    uncertainty apart (not how sure they are of teammates' sum against their difference)
+    and so would otherwise be too sure too soon. The ladder simulation
+    (benchmarks/ladder_simulation.py) ranks entrants soonest with about 14, for entrants
+    1 or 2 points per deal apart."""
+    outlier: float = 3.0
+    """``margin`` only: a deal's surprise (score minus expected) counts at most this many
+    of its standard deviations, so one freak deal cannot throw a rating far."""
     tau: float = 25.0 / 300
     """Uncertainty added to every rated entrant at every match."""
     z: float = 3.0
     """The conservative estimate is mu - z * sigma."""
-    provisional_sigma: float = 3.0
-    """Above this uncertainty an entrant is marked provisional."""
+    provisional_sigma: float = 1.25
+    """Above this uncertainty an entrant is provisional: listed apart, below every rated
+    entrant. With the ``margin`` method about its first 20 matches of eight deals, when
+    its rating is known to within about 4 points per deal (3 sigma: the gap between the
+    random and the heuristic sample bots); the ``outcome`` method's scale wanted 3.0
+    (about 30 matches)."""
     draw_margin: float = 0.0
     """A deal whose duplicate score is within this of zero is drawn."""
     inactive_after_s: float = 7 * 24 * 3600.0
     """Not played for this long: listed as inactive, and its uncertainty grows."""
-    inactive_sigma_per_day: float = 0.5
+    inactive_sigma_per_day: float = 0.25
     """How much uncertainty an inactive entrant gains per day past ``inactive_after_s``."""
 
 
@@ -55,6 +88,8 @@ class Rater:
     """Turns a match's outcome into new ratings."""
 
     def __init__(self, settings: RatingSettings) -> None:
+        if settings.method not in METHODS:
+            raise ValueError(f"unknown rating method {settings.method!r}: one of {', '.join(METHODS)}")
         self.settings = settings
         # tau is added once per match by rate_match, not at every deal.
         self._model = PlackettLuce(mu=settings.mu, sigma=settings.sigma, beta=settings.beta, tau=0.0)
@@ -76,8 +111,41 @@ class Rater:
         new_a = [Rating(r.mu, math.hypot(r.sigma, tau)) for r in team_a]
         new_b = [Rating(r.mu, math.hypot(r.sigma, tau)) for r in team_b]
         for score in deal_scores:
-            new_a, new_b = self.rate(new_a, new_b, self.outcome(score))
+            if self.settings.method == "margin":
+                new_a, new_b = self.rate_margin(new_a, new_b, score)
+            else:
+                new_a, new_b = self.rate(new_a, new_b, self.outcome(score))
         return new_a, new_b
+
+    def lost_deal(self) -> int:
+        """The duplicate score a forfeiting team is rated with on every deal: a loss by one
+        deal's typical margin under ``margin`` (any loss under ``outcome``)."""
+        return -max(1, round(self.settings.deal_noise)) if self.settings.method == "margin" else -1
+
+    def rate_margin(
+        self, team_a: Sequence[Rating], team_b: Sequence[Rating], score_a: float
+    ) -> tuple[list[Rating], list[Rating]]:
+        """One deal's duplicate score as a noisy measurement of the teams' difference.
+
+        Each entrant holds ``4 / len(team)`` seats of its team (one in the teams format,
+        four in the trusted one), and each seat adds the entrant's strength; the update
+        is the Gaussian one with every entrant's uncertainty kept apart (correlations
+        between teammates are not stored)."""
+        seats = 4 / len(team_a)
+        expected = seats * (sum(r.mu for r in team_a) - sum(r.mu for r in team_b))
+        variance = seats**2 * sum(r.sigma**2 for r in (*team_a, *team_b)) + self.settings.deal_noise**2
+        spread = math.sqrt(variance)
+        cap = self.settings.outlier * spread
+        surprise = max(-cap, min(cap, score_a - expected))
+
+        def moved(rating: Rating, sign: float) -> Rating:
+            share = seats * rating.sigma**2 / variance
+            return Rating(
+                rating.mu + sign * share * surprise,
+                rating.sigma * math.sqrt(max(1e-12, 1 - seats * share)),
+            )
+
+        return [moved(r, 1.0) for r in team_a], [moved(r, -1.0) for r in team_b]
 
     def rate(
         self, team_a: Sequence[Rating], team_b: Sequence[Rating], outcome: str

@@ -404,7 +404,12 @@ class Ladder:
         records: list[dict[Seat, SeatRecord]] = [{}, {}]
 
         async def play(index: int) -> None:
-            record = await self.referee.play_seated(seated[index])
+            try:
+                record = await self.referee.play_seated(seated[index])
+            except Exception:
+                for other in seated:  # cancelled next: its seats are told why
+                    other.table.stop_reason = "the other table of this ladder match failed"
+                raise
             states[index] = record.state
             records[index] = dict(record.seats)
 
@@ -533,7 +538,7 @@ def forfeit_changes(
         own, other = lineup.team_a, lineup.team_b
         if name in other:
             own, other = other, own
-        lost = [-1] * max(1, len(deal_scores))
+        lost = [rater.lost_deal()] * max(1, len(deal_scores))
         new_own, _ = rater.rate_match([ratings[n] for n in own], [ratings[n] for n in other], lost)
         rating = new_own[list(own).index(name)]
         changes.append(RatingChange(name, rating.mu, rating.sigma, "forfeit", faults[name]))
@@ -721,7 +726,7 @@ async def _run_house_bot(
     """Run a house bot for as long as the ladder runs, as tournaments run their local entries
     (token through a pipe, killed with the ladder, as an unprivileged user where it can be);
     one that dies is logged with its last words and started again."""
-    command = [*bot.command, "--server", address, "--name", bot.name, "--seats", str(seats)]
+    command = [*bot.command, "--server", address, f"--name={bot.name}", "--seats", str(seats)]
     env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
     identity = bot_identity(None)
     if identity is not None and (refused := refusal_for(command, bot.cwd, identity)) is not None:

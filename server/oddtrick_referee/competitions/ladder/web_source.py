@@ -10,6 +10,11 @@ from oddtrick_referee.competitions.ladder.ratings import Rater
 from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow
 from oddtrick_referee.storage.ladder_store import LadderStore
 
+_METHOD = {
+    "margin": "teams of four, each deal's duplicate score rated by its margin",
+    "outcome": "Weng-Lin, teams of four, each deal rated as won, drawn or lost",
+}
+
 
 class LadderLeaderboard:
     """Reads the ladder's store at every page view (a worker thread)."""
@@ -37,11 +42,13 @@ class LadderLeaderboard:
                 inactive=row.inactive,
                 house=row.house,
                 faults=row.faults,
+                stronger_than_next=row.stronger_than_next,
             )
             for row in leaderboard(self.store.entrants(), self.rater, now_ms, self.connected())
         ]
         note = (
-            f"Rating = μ − {z:g}σ (Weng-Lin, teams of four, each deal rated as won, drawn or lost); "
-            f"provisional while σ > {self.rater.settings.provisional_sigma:g}. See docs/ladder.md."
+            f"Rating = μ − {z:g}σ ({_METHOD[self.rater.settings.method]}); provisional while "
+            f"σ > {self.rater.settings.provisional_sigma:g}, listed below every rated bot. "
+            "> next: the chance a bot is stronger than the one below it. See docs/ladder.md."
         )
         return Leaderboard(self.title, rows, note)

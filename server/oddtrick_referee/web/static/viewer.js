@@ -12,6 +12,24 @@
   const colour = (card) => ("HD".includes(card[1]) ? "red" : "black");
   const label = (card) => (card[0] === "T" ? "10" : card[0]);
   const pretty = (card) => label(card) + SUITS.find((s) => s[0] === card[1])[1];
+  // What each logged fault means (views.py FAULTS has the same words).
+  const FAULTS = {
+    timeout: "played by the referee: the bot did not answer in time",
+    disconnected: "played by the referee: the bot was disconnected",
+    illegal: "played by the referee: the bot's answers were not legal",
+    forfeited: "played by the referee: the seat was forfeited",
+    bot_error: "the bot's own code failed: its SDK played a fallback",
+    clock: "played by the referee: the bot's time bank ran out",
+  };
+  const faultText = (fault) => (fault ? FAULTS[fault] || "played by the referee (" + fault + ")" : "");
+  const duration = (ms) => (ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s");
+  // The bot's own think time when it reported one, and the referee's measure, lag included
+  // (views.py time_text says the same): a slow answer may be the network's, not the bot's.
+  const timeText = (d) => {
+    if (d.think_ms === null || d.think_ms === undefined) return "";
+    const answered = "answered in " + duration(d.think_ms);
+    return d.bot_think_ms === null || d.bot_think_ms === undefined ? answered : "thought " + duration(d.bot_think_ms) + ", " + answered;
+  };
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
@@ -53,17 +71,28 @@
       const slot = document.querySelector("#trick .slot-" + seat);
       slot.replaceChildren();
       const played = state.trick.find((p) => p.seat === seat);
-      if (played) slot.append(cardEl(played.card, undefined, state.winner === seat ? "won" : ""));
+      if (played) {
+        const extra = (state.winner === seat ? "won" : "") + (played.fault ? " fault" : "");
+        const node = cardEl(played.card, undefined, extra.trim());
+        if (played.fault) node.title = faultText(played.fault);
+        slot.append(node);
+      }
     }
     $("tricks-ns").textContent = state.tricks[0];
     $("tricks-ew").textContent = state.tricks[1];
     const body = document.querySelector("#auction tbody");
     body.replaceChildren();
     if (state.calls.length) {
-      const cells = Array(["W", "N", "E", "S"].indexOf(state.calls[0].seat)).fill("").concat(state.calls.map((c) => c.call));
+      const cells = Array(["W", "N", "E", "S"].indexOf(state.calls[0].seat)).fill(null).concat(state.calls);
       for (let i = 0; i < cells.length; i += 4) {
         const tr = el("tr");
-        for (const cell of cells.slice(i, i + 4)) tr.append(el("td", "", cell));
+        for (const c of cells.slice(i, i + 4)) {
+          if (!c) { tr.append(el("td", "", "")); continue; }
+          const td = el("td", "", c.call + (c.fault ? " (" + c.fault + ")" : ""));
+          const title = [faultText(c.fault), timeText(c)].filter((t) => t).join(" · ");
+          if (title) td.title = title;
+          tr.append(td);
+        }
         body.append(tr);
       }
     }
@@ -72,14 +101,51 @@
     for (const trick of state.done) {
       const li = el("li");
       for (const play of trick.plays) {
-        li.append(el("span", "who", play.seat), " ", cardEl(play.card), " ");
+        const span = el("span", "play");
+        span.append(el("span", "who", play.seat), " ", cardEl(play.card));
+        const time = timeText(play);
+        if (time) span.title = time;
+        if (play.fault) {
+          const mark = el("span", "fault", play.fault);
+          mark.title = faultText(play.fault);
+          span.append(" ", mark);
+        }
+        li.append(span, " ");
       }
       li.append("→ " + trick.winner);
       list.append(li);
     }
+    renderDecision(state.last);
+    renderComments(state.comments);
     $("result").textContent = state.result || "";
     $("score").textContent = state.score || "";
     document.querySelectorAll(".seat").forEach((node) => node.classList.toggle("to-play", node.dataset.seat === state.toPlay));
+  }
+
+  // The last card's decision: who, how long the bot thought, a fault, the bot's comment.
+  function renderDecision(last) {
+    const box = $("decision");
+    if (!box) return; // the live view has none: spectators are not sent think times or comments
+    box.replaceChildren();
+    if (!last) return;
+    const line = el("p");
+    line.append(el("span", "seat-name", NAMES[last.seat]), " ", cardEl(last.card));
+    const time = timeText(last);
+    if (time) line.append(" · ", el("span", "think", time));
+    box.append(line);
+    if (last.fault) box.append(el("p", "fault-text", "⚠ " + faultText(last.fault)));
+    if (last.comment) box.append(el("p", "comment", "“" + last.comment + "”"));
+  }
+
+  function renderComments(comments) {
+    const list = $("comments");
+    if (!list) return;
+    list.replaceChildren();
+    for (const c of comments || []) {
+      const li = el("li");
+      li.append(el("span", "who", c.where + " · " + c.seat + " " + c.action), " " + c.comment);
+      list.append(li);
+    }
   }
 
   const scoreText = (s) => "NS " + s[0] + " · EW " + s[1];
@@ -111,6 +177,8 @@
         done.push({ plays: plays.slice(i, i + 4), winner: plays[i + 3].winner });
       }
       const atEnd = card === h.plays.length && h.result !== null;
+      const comments = h.calls.filter((c) => c.comment).map((c) => ({ where: "auction", seat: c.seat, action: c.call, comment: c.comment }))
+        .concat(plays.filter((p) => p.comment).map((p) => ({ where: "trick " + p.trick, seat: p.seat, action: pretty(p.card), comment: p.comment })));
       return {
         title: "Hand " + h.number + " · dealer " + h.dealer + " · " + h.trumps,
         hands, counts, trick, done,
@@ -120,6 +188,8 @@
         result: atEnd ? h.result + (h.game ? " · " + h.game : "") + (hand === data.hands.length && data.result ? " · " + data.result : "") : "",
         score: scoreText(atEnd ? h.scores_after : h.scores_before),
         toPlay: card < h.plays.length ? h.plays[card].seat : null,
+        last: last || null,
+        comments,
       };
     }
 

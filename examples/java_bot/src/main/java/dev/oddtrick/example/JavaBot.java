@@ -9,6 +9,7 @@ import dev.oddtrick.v1.DecisionRequest;
 import dev.oddtrick.v1.Event;
 import dev.oddtrick.v1.GameKind;
 import dev.oddtrick.v1.Hello;
+import dev.oddtrick.v1.MatchOutcome;
 import dev.oddtrick.v1.ProtocolVersion;
 import dev.oddtrick.v1.RefereeGrpc;
 import dev.oddtrick.v1.RefereeMessage;
@@ -253,8 +254,14 @@ public final class JavaBot {
                   }
                 }
                 if (event.hasMatchEnded() && REPORTED.add(matchId)) {
-                  var total = event.getMatchEnded().getScore().getTotal();
-                  log("match " + matchId + " over: NS " + total.getNorthSouth() + " EW " + total.getEastWest());
+                  var ended = event.getMatchEnded();
+                  if (ended.getOutcome() == MatchOutcome.MATCH_OUTCOME_ABORTED) {
+                    // Stopped early (shutdown, an aborted table): no result, only why.
+                    log("match " + matchId + " stopped by the referee: " + ended.getStopReason());
+                  } else {
+                    var total = ended.getScore().getTotal();
+                    log("match " + matchId + " over: NS " + total.getNorthSouth() + " EW " + total.getEastWest());
+                  }
                 }
               }
               if (message.getUpdate().hasRequest()) {
@@ -354,7 +361,8 @@ public final class JavaBot {
     }
     if (server == null || name == null || token == null || seats < 1 || args.length % 2 != 0) {
       log("usage: java -jar javabot.jar --server HOST:PORT --name NAME --token TOKEN [--seats N]"
-          + " (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)");
+          + " (or ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS;"
+          + " the token from the pipe ODDTRICK_TOKEN_FD, else ODDTRICK_TOKEN)");
       System.exit(2);
     }
     // Keepalive pings notice a dead connection (referee.proto, service Referee).
