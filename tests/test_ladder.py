@@ -525,14 +525,17 @@ async def test_the_web_page_beside_the_ladder_shows_its_leaderboard(tmp_path: Pa
     port = web.getsockname()[1]
     async with ladder_serving(settings, web=web):
 
-        def fetch() -> str:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/leaderboard", timeout=30) as response:
+        def fetch(path: str) -> str:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as response:
                 return str(response.read().decode())
 
-        page = await trio.to_thread.run_sync(fetch)
+        page = await trio.to_thread.run_sync(fetch, "/leaderboard")
+        bot_page = await trio.to_thread.run_sync(fetch, "/bots/alice")
     assert "alice" in page
     assert "bob" in page
     assert "μ − 3σ" in page
+    assert '<a href="/bots/alice">alice</a>' in page
+    assert 'on the <a href="/leaderboard">ladder</a>' in bot_page  # the entrant's own page
 
 
 async def test_a_ladder_over_tls_seats_an_entrant_on_tls_beside_its_house_bots_on_loopback(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -79,6 +79,52 @@ class CountingDatabase:
 
     def close(self) -> None:
         self.inner.close()
+
+
+class ReadDuringVerify(CountingDatabase):
+    """Runs ``during`` right after the next transaction, as another thread's read of the
+    entrants (the ladder's refresh) may overlap a Hello's verify."""
+
+    during: Callable[[], object] | None = None
+
+    def transaction(self) -> contextlib.AbstractContextManager[Cursor]:
+        inner = super().transaction()
+        during, self.during = self.during, None
+
+        @contextlib.contextmanager
+        def then() -> Iterator[Cursor]:
+            with inner as cursor:
+                yield cursor
+            if during is not None:
+                during()
+
+        return then()
+
+
+def test_a_token_verified_while_the_entrants_are_read_is_remembered_if_the_read_vouches_for_it(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The ladder reads its entrants every few seconds; a Hello verified meanwhile must
+    still be known from memory next time (else a known entrant's next Hello goes back to
+    the database, and counts against the budget of bad Hellos), unless the token changed."""
+    database = ReadDuringVerify(open_database(database_url, tmp_path, "x.sqlite3"))
+    store = LadderStore(database, 25.0, 8.0)
+    elsewhere = LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0)  # the CLI
+    alice, bob = store.register("alice", now_ms=1), store.register("bob", now_ms=1)
+    store.entrants()
+    database.during = store.entrants  # the same tokens: the read vouches for alice's
+    assert store.verify("alice", alice)
+    assert store.verified("alice", alice), "a token verified during a read was forgotten"
+
+    def rotated_then_read() -> None:
+        elsewhere.rotate_token("bob")
+        store.entrants()
+
+    database.during = rotated_then_read  # bob's token replaced while it was being verified
+    assert store.verify("bob", bob)  # what the database said when it was read
+    assert store.verified("bob", bob) is None
+    elsewhere.db.close()
+    store.db.close()
 
 
 def test_a_verified_token_is_remembered_until_it_is_rotated_or_retired(

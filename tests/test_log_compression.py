@@ -173,23 +173,26 @@ def test_recovery_leaves_unfinished_logs_plain_and_compressing_twice_changes_not
     assert done.read_bytes() == packed.read_bytes()
 
 
-def test_the_retention_policy_deletes_only_old_house_only_logs_and_keeps_results(tmp_path: Path) -> None:
+def test_the_retention_policy_deletes_old_logs_of_one_entrant_against_the_house_and_keeps_results(
+    tmp_path: Path,
+) -> None:
     data_dir = tmp_path / "data"
     first, second = play(data_dir, compress=True, names=("m-old", "m-second"))
     index = MatchStore(data_dir / "oddtrick.sqlite3")
     future = int(time.time() * 1000) + 60_000
     # Not yet old enough: nothing goes.
-    assert prune_house_logs(index, {"alice", "bob"}, cutoff_ms=0) == (0, 0)
-    # alice is no house bot: neither match is house-only.
-    assert prune_house_logs(index, {"bob"}, cutoff_ms=future) == (0, 0)
+    assert prune_house_logs(index, {"bob"}, cutoff_ms=0) == (0, 0)
+    # Two entrants (alice and bob, neither a house bot) played them: they stay.
+    assert prune_house_logs(index, {"carol"}, cutoff_ms=future) == (0, 0)
     size = first.stat().st_size + second.stat().st_size
-    assert prune_house_logs(index, {"alice", "bob"}, cutoff_ms=future) == (2, size)
+    # bob a house bot: alice played the house, alone.
+    assert prune_house_logs(index, {"bob"}, cutoff_ms=future) == (2, size)
     assert not first.exists()
     assert not second.exists()
     row = index.get("m-old")
     assert row is not None
     assert len(json.loads(row["result"])["totals"]) == 2
-    assert prune_house_logs(index, {"alice", "bob"}, cutoff_ms=future) == (0, 0)  # done once
+    assert prune_house_logs(index, {"bob"}, cutoff_ms=future) == (0, 0)  # done once
     with pytest.raises(ValueError, match="retention policy"):
         records_from_data_dir(data_dir, "m-old")
 

@@ -236,6 +236,7 @@ def test_pbn_export_reads_back_in_an_independent_pbn_parser(played, tmp_path):
                     str(c) for c in hand.deal[seat]
                 )
             assert board.dealer == Player.find(str(hand.dealer))
+            assert board.info["Scoring"] == ("Whist" if match.classic else "ContractWhist")
             logged_cards = [str(Card.parse(text)) for _, text in from_log[hand.number]["cards"]]
             parsed = [f"{c.rank.abbr}{letters.get(c.suit, '?')}" for c in board.play]
             if match.classic:
@@ -259,6 +260,9 @@ def test_pbn_export_reads_back_in_an_independent_pbn_parser(played, tmp_path):
                 else:
                     assert board.contract.level == hand.contract.level - 6
                     assert board.contract.declarer == Player.find(str(hand.contract.declarer))
+                    # Counted from the first caller (the dealer's left), the last bid is the declarer's.
+                    last_bid = max(k for k, bid in enumerate(board.auction) if hasattr(bid, "level"))
+                    assert Player.find(str(hand.dealer)).lho.next(last_bid) == board.contract.declarer
                     assert parsed == logged_cards
             assert int(board.info["TricksNS"]) == hand.result.tricks[0]
 

@@ -135,6 +135,28 @@ async def test_a_sealed_match_shows_nothing_of_its_deals_anywhere(played):
             assert '"action"' not in body
 
 
+async def test_a_bots_page_counts_its_matches_against_each_opponent_and_never_a_sealed_one(played):
+    """alice holds North-South and bob East-West in every match: alice's record against bob is
+    each seen match's result as its log ends, and the sealed play counts for nothing."""
+    seen = [logged for name, logged in played.items() if name != "sealed"]
+    winners = [list(read_log(logged.log_path))[-1]["result"]["winner"] for logged in seen]
+    answered = sum(
+        1
+        for logged in seen
+        for record in read_log(logged.log_path)
+        if record.get("seat") in ("N", "S") and record.get("think_ms") is not None
+    )
+    async with web_on(data_dir_of(played)) as url:
+        status, page, _ = await in_thread(get, f"{url}/bots/alice")
+    assert status == 200
+    record = page.split('id="other-record"', 1)[1].split("</table>", 1)[0]
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", record)]
+    assert cells == ["bob", str(winners.count("NS")), str(winners.count(None)), str(winners.count("EW"))]
+    assert f"Over its {len(seen)} finished match(es)" in page
+    assert f"{answered} decisions answered" in page
+    assert "m-sealed" not in page
+
+
 CRAFTED = [
     "/matches/..%2Foddtrick.sqlite3",
     "/matches/..%2F..%2F..%2Fetc%2Fpasswd/log.jsonl",
@@ -340,7 +362,10 @@ async def test_a_tournaments_standings_page_shows_its_standings(cup):
         assert status == 200
         _, listed_matches, _ = await in_thread(get, f"{url}/matches")
     table = body.split('id="standings"', 1)[1].split("</table>", 1)[0]
-    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+    cells = [
+        [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    ]  # (an entry's name is a link to its bot page)
     rows = [row for row in cells if row]
     expected = [
         [
@@ -373,6 +398,22 @@ async def test_a_tournaments_standings_page_shows_its_standings(cup):
     assert len(listed(listed_matches)) == 4
     statuses = re.findall(r'<td data-label="Status">([^<]*)</td>', listed_matches)
     assert statuses == ["finished"] * 4
+
+
+async def test_a_classic_deals_traveller_gives_each_tables_trumps_in_suit_symbols(cup):
+    data_dir, _ = cup
+    async with web_on(data_dir) as url:
+        _, body, _ = await in_thread(get, f"{url}/tournaments/web-cup")
+        links = re.findall(r'<a href="(/matches/[^"/]+/deals/\d+)">both tables</a>', body)
+        assert len(links) == 2  # two deals, each played at two tables
+        status, traveller, _ = await in_thread(get, url + links[0])
+    assert status == 200
+    table = traveller.split('id="traveller"', 1)[1].split("</table>", 1)[0]
+    contracts = re.findall(r'<td data-label="Contract or trumps"[^>]*>([^<]*)</td>', table)
+    assert len(contracts) == 2
+    for text in contracts:
+        assert re.match(r"(trumps [♠♥♦♣] |no trumps)", text), text
+    assert contracts[0] == contracts[1]  # the same cards, so the same trumps, at both tables
 
 
 def player_cells(body: str) -> list[tuple[str, str]]:

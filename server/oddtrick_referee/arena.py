@@ -156,7 +156,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             await context.abort(
                 grpc.StatusCode.NOT_FOUND,
                 f"match {request.match_id!r}'s log was deleted by the retention policy "
-                "(only house bots played it); its result is still listed",
+                "(one entrant played it against house bots); its result is still listed",
             )
         lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
         page_size = min(request.page_size or 1000, 10_000)

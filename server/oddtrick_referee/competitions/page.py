@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from oddtrick_referee.referee import Referee
 
@@ -57,6 +57,25 @@ class LeaderboardSource(Protocol):
     """
 
     def leaderboard(self) -> Leaderboard: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating just after one rated match, as the leaderboard ranks by it."""
+
+    at_ms: int
+    match_id: str
+    rating: float
+
+
+@runtime_checkable
+class RatingHistory(Protocol):
+    """A leaderboard that also knows each bot's rating over time (the bot page's chart).
+
+    Called from a worker thread, once per bot page view.
+    """
+
+    def rating_history(self, name: str) -> Sequence[RatingPoint]: ...
 
 
 Page = Callable[[Referee, LeaderboardSource | None], AbstractAsyncContextManager[object]]

@@ -37,6 +37,7 @@ __all__ = [
     "StandingRow",
     "Standings",
     "compute_standings",
+    "deal_score_halves",
     "t_quantile",
 ]
 
@@ -396,6 +397,16 @@ def _margin(play: DealResult) -> int:
     return diff if play.ns_entry == play.first else -diff
 
 
+def deal_score_halves(play: DealResult, other: DealResult | None = None) -> int:
+    """The deal score the standings count, in half-points, from the match's first entry's side:
+    the two plays' margins added (their mean, doubled) for a duplicate deal, a single play's
+    margin doubled otherwise. Public so that a page showing a deal's two tables shows the very
+    number the standings add up."""
+    if other is None:
+        return 2 * _margin(play)
+    return _margin(play) + _margin(other)
+
+
 def _deal_scores(
     plays: Mapping[tuple[str, int, int, int], DealResult], duplicate: bool
 ) -> tuple[list[tuple[str, tuple[str, str], int]], tuple[DealResult, ...]]:
@@ -411,7 +422,7 @@ def _deal_scores(
         play = plays[key]
         pair = (play.first, play.second)
         if not duplicate:
-            scored.append((match, pair, 2 * _margin(play)))
+            scored.append((match, pair, deal_score_halves(play)))
             continue
         if table == 1:
             # Scored with its table 0 (which sorts first) unless that is missing.
@@ -424,7 +435,7 @@ def _deal_scores(
             continue
         if other.ns_entry == play.ns_entry:
             raise ValueError(f"duplicate plays without swapped seats: {play!r} and {other!r}")
-        scored.append((match, pair, _margin(play) + _margin(other)))
+        scored.append((match, pair, deal_score_halves(play, other)))
     return scored, tuple(unpaired)
 
 

@@ -5,7 +5,8 @@ scorers). The mapping, written up in docs/pbn.md:
 
 - standard tags: Event, Site, Date, Board (the hand's number), West, North,
   East, South (the bots), Dealer, Vulnerable ("None": whist has no
-  vulnerability), Deal, Declarer, Contract, Result;
+  vulnerability), Deal, Scoring ("Whist" or "ContractWhist"), Declarer,
+  Contract, Result;
 - Contract Whist: a bid of N tricks is PBN level N-6 (7♥ is 1H, 13NT is 7NT),
   a double is X; Result is the declarer's side's tricks; the Auction section
   starts with the first caller (the dealer's left); a hand all four passed is
@@ -81,6 +82,13 @@ def _play(hand: HandReplay) -> Iterator[str]:
         yield " ".join(row)
 
 
+def scoring(match: MatchReplay) -> str:
+    """The Scoring tag's value: PBN's methods (MP, IMP, Rubber, …) are bridge's, and a reader
+    that knows one would score whist's tricks wrongly, so the game's own name is given, and
+    the points each side scored are in ScoreNS and ScoreEW."""
+    return "Whist" if match.classic else "ContractWhist"
+
+
 def hand_to_pbn(match: MatchReplay, hand: HandReplay) -> list[str]:
     """One PBN game: tags, then the Auction and Play sections."""
     lines = [
@@ -95,6 +103,7 @@ def hand_to_pbn(match: MatchReplay, hand: HandReplay) -> list[str]:
         _tag("Dealer", hand.dealer),
         _tag("Vulnerable", "None"),
         _tag("Deal", _deal(hand)),
+        _tag("Scoring", scoring(match)),
     ]
     result = hand.result
     contract = hand.contract

@@ -45,7 +45,7 @@ def log_visibility(row: dict[str, Any]) -> str | None:
     if isinstance(details, dict) and details.get("log_deleted"):
         return (
             f"match {row['match_id']}'s log was deleted by the ladder's retention policy "
-            "(--keep-house-logs: only house bots played it); its result is still recorded"
+            "(--keep-house-logs: one entrant played it against house bots); its result is still recorded"
         )
     return None
 

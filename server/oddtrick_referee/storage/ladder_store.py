@@ -228,7 +228,10 @@ class LadderStore:
         self._verified: dict[tuple[str, str], str] = {}
         self._verified_lock = threading.Lock()
         self._forgotten = 0
-        """Counts forgettings: a verify that overlapped one does not remember its answer."""
+        """Counts forgettings: a verify that overlapped one does not remember its answer,
+        unless :attr:`_read_salts` vouches for it."""
+        self._read_salts: dict[str, str] = {}
+        """Each entrant's token id as the last :meth:`entrants` read it (a rotation here drops it)."""
 
     # ------------------------------------------------------------ entrants
 
@@ -358,7 +361,12 @@ class LadderStore:
         if not (hmac.compare_digest(hash_token(token, salt), expected) and rows):
             return None
         with self._verified_lock:
-            if self._forgotten != forgotten:  # rotated or retired meanwhile: not remembered
+            if self._forgotten != forgotten and self._read_salts.get(name) != str(salt):
+                # Rotated or retired meanwhile, or the entrants read since cannot vouch for
+                # this token: not remembered. (A read that found the same token can: the
+                # ladder reads its entrants every few seconds, and forgetting every token
+                # verified meanwhile would send a known entrant back to the database, and
+                # so to the budget of bad Hellos, on its next Hello.)
                 return str(salt)
             while len(self._verified) >= VERIFIED_CACHE_SIZE:
                 del self._verified[next(iter(self._verified))]
@@ -374,6 +382,7 @@ class LadderStore:
     def _forget(self, name: str) -> None:
         with self._verified_lock:
             self._forgotten += 1
+            self._read_salts.pop(name, None)
             for key in [key for key in self._verified if key[0] == name]:
                 del self._verified[key]
 
@@ -386,6 +395,7 @@ class LadderStore:
         current = {e.name: e.token_id for e in found if e.retired_ms is None}
         with self._verified_lock:
             self._forgotten += 1
+            self._read_salts = current
             stale = [key for key, salt in self._verified.items() if current.get(key[0]) != salt]
             for key in stale:
                 del self._verified[key]

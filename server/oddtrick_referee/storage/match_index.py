@@ -214,10 +214,11 @@ class MatchStore(Store):
         with self._connect() as db:
             return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
 
-    def house_only_logs(self, house: Collection[str], ended_before_ms: int) -> list[tuple[str, str]]:
+    def house_match_logs(self, house: Collection[str], ended_before_ms: int) -> list[tuple[str, str]]:
         """(match id, log path) of the public matches that ended before ``ended_before_ms``
-        with every seat held by one of ``house`` and whose log is not yet marked deleted:
-        what a retention policy may delete."""
+        with at most one seated bot not among ``house`` (one entrant against house bots, or
+        house bots alone), whose log is not yet marked deleted: what a retention policy may
+        delete. A match two entrants or more played is never listed."""
         with self._connect() as db:
             rows = db.execute(
                 "SELECT match_id, players, log_path FROM matches WHERE finished_at < ? "
@@ -229,7 +230,7 @@ class MatchStore(Store):
         return [
             (str(row["match_id"]), str(row["log_path"]))
             for row in rows
-            if set(json.loads(row["players"]).values()) <= names
+            if len(set(json.loads(row["players"]).values()) - names) <= 1
         ]
 
     def mark_log_deleted(self, match_id: str, at_ms: int) -> None:
@@ -240,6 +241,19 @@ class MatchStore(Store):
                 "WHERE match_id = ? AND json_extract(details, '$.log_deleted') IS NULL",
                 (at_ms, match_id),
             )
+
+    def get_many(self, match_ids: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The rows of these matches (the ones the index has), by match id: one read for a
+        whole tournament's tables where :meth:`get` would open a connection for each."""
+        wanted = sorted(set(match_ids))
+        found: dict[str, dict[str, Any]] = {}
+        with self._connect() as db:
+            for start in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
+                chunk = wanted[start : start + 500]
+                query = f"SELECT * FROM matches WHERE match_id IN ({', '.join('?' * len(chunk))})"
+                for row in db.execute(query, chunk).fetchall():
+                    found[row["match_id"]] = {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+        return found
 
     def get(self, match_id: str) -> dict[str, Any] | None:
         with self._connect() as db:

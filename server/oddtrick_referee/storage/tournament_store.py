@@ -173,6 +173,38 @@ class TournamentStore(Store):
             ).fetchall()
         return [(row[0], row[1], int(row[2])) for row in rows]
 
+    def table_runs(self, tournament_id: str) -> list[dict[str, Any]]:
+        """Every stored table of the tournament, in play order within each set (table 0, then
+        1): who sat North-South and East-West, the match that played it and its seat records.
+        The two tables of a duplicate set are the two rows with its (match_key, set_number)."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT match_key, set_number, table_no, ns_entry, ew_entry, match_id, seats FROM table_runs "
+                "WHERE tournament_id = ? ORDER BY match_key, set_number, table_no",
+                (tournament_id,),
+            ).fetchall()
+        return [
+            {
+                "match_key": row[0],
+                "set_number": int(row[1]),
+                "table_no": int(row[2]),
+                "ns_entry": row[3],
+                "ew_entry": row[4],
+                "match_id": row[5],
+                "seats": json.loads(row[6]),
+            }
+            for row in rows
+        ]
+
+    def run_of_match(self, match_id: str) -> tuple[str, str, int, int] | None:
+        """(tournament, match key, set, table) of the table run a match played, if it played one."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT tournament_id, match_key, set_number, table_no FROM table_runs WHERE match_id = ?",
+                (match_id,),
+            ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]), int(row[2]), int(row[3]))
+
     def record_run(
         self,
         tournament_id: str,

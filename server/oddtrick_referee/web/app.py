@@ -9,7 +9,10 @@
 | ``/matches/{id}/log.jsonl`` | the match log, as written |
 | ``/matches/{id}/match.pbn`` | the match as PBN |
 | ``/matches/{id}/events`` | live spectator events (server-sent events) |
-| ``/tournaments``, ``/tournaments/{id}`` | tournaments and their standings |
+| ``/matches/{id}/deals/{n}`` | deal ``n`` of a tournament play at both tables (the traveller) |
+| ``/tournaments``, ``/tournaments/{id}`` | tournaments, their standings and every deal's two results |
+| ``/download/tournament/{id}`` | a tournament's logs and PBN in one zip |
+| ``/bots/{name}`` | a bot's matches, record, faults, think times and rating |
 | ``/leaderboard`` | the ladder's leaderboard, when a ladder is plugged in |
 | ``/static/…`` | the page's CSS and script |
 
@@ -38,9 +41,12 @@ from starlette.staticfiles import StaticFiles
 
 from oddtrick.rules import GameKind
 from oddtrick_referee._exceptions import NotVisible, ReplayError
-from oddtrick_referee.competitions.page import LeaderboardSource
+from oddtrick_referee.competitions.page import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.replay.pbn import match_to_pbn
+from oddtrick_referee.web.bots import bot_page
 from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, WebData
+from oddtrick_referee.web.deals import tournament_deals, tournament_play, traveller
+from oddtrick_referee.web.downloads import safe_file_name, tournament_zip
 from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
@@ -68,7 +74,18 @@ def _environment() -> Environment:
     env.filters["suit_class"] = lambda card: "red" if card[-1] in "HD" else "black"
     env.filters["pretty"] = _pretty
     env.filters["fault_text"] = fault_text
+    env.filters["bot_url"] = bot_url
+    env.filters["points"] = _points
     return env
+
+
+def bot_url(name: str) -> str:
+    """A bot page's address: any name a bot may have, in one path segment."""
+    return "/bots/" + quote(name, safe="")
+
+
+def _points(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.2f}"
 
 
 _SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -179,6 +196,7 @@ class WebApp:
         card = _int(request.query_params.get("card"), 0, 0, hand.positions if hand else 0)
         position = position_view(match, hand, card) if hand else None
         hand_view = view["hands"][hand_number - 1] if hand else None
+        duplicate = await anyio.to_thread.run_sync(tournament_play, self.data, match_id)
         return self.page(
             "match.html",
             title=f"Match {match_id}",
@@ -191,6 +209,7 @@ class WebApp:
             position=position,
             auction_rows=auction_rows(hand_view) if hand_view else [],
             card_number=card,
+            tournament_play=duplicate,
         )
 
     async def replay_json(self, request: Request) -> Response:
@@ -264,7 +283,65 @@ class WebApp:
         found = await anyio.to_thread.run_sync(self.data.standings, tournament_id)
         if found is None:
             return self.not_found(f"There is no tournament {tournament_id!r} here.")
-        return self.page("standings.html", title=f"Tournament {tournament_id}", t=found)
+        deals = await anyio.to_thread.run_sync(tournament_deals, self.data, tournament_id)
+        return self.page(
+            "standings.html",
+            title=f"Tournament {tournament_id}",
+            t=found,
+            deals=deals,
+            download=f"/download/tournament/{quote(tournament_id, safe='')}",
+        )
+
+    async def deal(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        hand = _int(request.path_params["hand"], 0, 0, 1_000_000)
+        if not MATCH_ID.fullmatch(match_id) or hand < 1:
+            return self.not_found("There is no such deal here.")
+        found = await anyio.to_thread.run_sync(traveller, self.data, match_id, hand)
+        if found is None:
+            return self.not_found(f"Match {match_id!r} played no tournament deal {hand} here.")
+        if found.deal is None:
+            return self.page(
+                "message.html",
+                title=f"Deal {hand} of match {match_id}",
+                message="This deal is one of a duplicate set still being played: both tables "
+                "are shown once every play of the set is over.",
+            )
+        return self.page("traveller.html", title=f"Deal {hand} of match {match_id}", t=found, hand=hand)
+
+    async def download_tournament(self, request: Request) -> Response:
+        tournament_id = request.path_params["tournament_id"]
+        if len(tournament_id) > _LONGEST_NAME:
+            return self.not_found("There is no such tournament here.")
+        found = await anyio.to_thread.run_sync(self.data.table_match_ids, tournament_id)
+        if found is None:
+            return self.not_found(f"There is no tournament {tournament_id!r} here.")
+        name = safe_file_name(tournament_id)
+        return StreamingResponse(
+            tournament_zip(self.data, tournament_id, found),
+            media_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
+        )
+
+    async def bot(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        source = self.leaderboard_source
+
+        def read() -> Any:
+            board = source.leaderboard() if source is not None else None
+            history: list[RatingPoint] | None = None
+            if (
+                board is not None
+                and isinstance(source, RatingHistory)
+                and any(r.bot == name for r in board.rows)
+            ):
+                history = list(source.rating_history(name))
+            return bot_page(self.data, name, board, history)
+
+        found = await anyio.to_thread.run_sync(read)
+        if found is None:
+            return self.not_found(f"There is no bot {name!r} here.")
+        return self.page("bot.html", title=f"Bot {name}", b=found)
 
     async def leaderboard(self, request: Request) -> Response:
         source = self.leaderboard_source
@@ -296,8 +373,11 @@ def create_app(
         Route("/matches/{match_id}/log.jsonl", web.log),
         Route("/matches/{match_id}/match.pbn", web.pbn),
         Route("/matches/{match_id}/events", web.events),
+        Route("/matches/{match_id}/deals/{hand}", web.deal),
         Route("/tournaments", web.tournaments),
         Route("/tournaments/{tournament_id:path}", web.standings),
+        Route("/download/tournament/{tournament_id:path}", web.download_tournament),
+        Route("/bots/{name:path}", web.bot),
         Route("/leaderboard", web.leaderboard),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -64,6 +64,15 @@ class MatchRow:
         return " & ".join(dict.fromkeys(bot_name(self.players.get(s, "?")) for s in ("E", "W")))
 
     @property
+    def ns_bots(self) -> list[str]:
+        """North-South's bots' names, each once (a bot page link each)."""
+        return list(dict.fromkeys(bot_name(self.players.get(s, "?")) for s in ("N", "S")))
+
+    @property
+    def ew_bots(self) -> list[str]:
+        return list(dict.fromkeys(bot_name(self.players.get(s, "?")) for s in ("E", "W")))
+
+    @property
     def bots(self) -> dict[str, str]:
         """The bot's name at each seat (``heuristic`` for its play ``heuristic~0``)."""
         return {seat: bot_name(name) for seat, name in self.players.items()}
@@ -224,6 +233,14 @@ class WebData:
                 }
             )
         return out
+
+    def table_match_ids(self, tournament_id: str) -> list[str] | None:
+        """The match of every table the tournament has stored, in play order; ``None`` if
+        there is no such tournament."""
+
+        if not any(t["id"] == tournament_id for t in self.tournaments()):
+            return None
+        return [match_id for match_id, _, _ in TournamentStore(self.index_path).table_matches(tournament_id)]
 
     def standings(self, tournament_id: str) -> dict[str, Any] | None:
         """The tournament's standings now (as ``Standings.to_json``), or ``None`` if there is none."""

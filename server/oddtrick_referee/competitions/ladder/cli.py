@@ -148,9 +148,10 @@ def add_ladder_command(
         type=float,
         default=None,
         metavar="DAYS",
-        help="delete the logs of matches in which only house bots sat once they are DAYS old "
-        "(checked at start and hourly); their results, ratings and index rows stay in the "
-        "database. Default: keep every log",
+        help="delete the logs of matches in which no entrant but one sat with house bots (an "
+        "entrant's games against the house) once they are DAYS old, checked at start and hourly; "
+        "their results, ratings and index rows stay in the database, and matches among two "
+        "entrants or more keep their logs. Default: keep every log",
     )
     rating = serve.add_argument_group("ratings")
     rating.add_argument(

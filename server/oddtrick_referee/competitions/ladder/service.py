@@ -112,7 +112,7 @@ class LadderSettings:
     compress_logs: bool = True
     """Gzip each finished table's log in place (see RefereeSettings.compress_logs)."""
     keep_house_logs_s: float | None = None
-    """Delete the logs of matches only house bots played once this old (None: keep them all)."""
+    """Delete the logs of an entrant's matches against house bots once this old (None: keep them all)."""
     deal_set: DealSet | None = None
     """``--deals-from``: matches play these deals in order (cycling) instead of fresh seeds'."""
 
@@ -196,6 +196,28 @@ class Ladder:
         self._outcome_event = trio.Event()
         self._next_deal = 0
         """With a deal set: the index of the next match's first deal (see :meth:`resume_deals`)."""
+        self.pruned = trio.Event()
+        """Set once the retention policy's first pass is over (:meth:`keep_house_logs`)."""
+        self.logs_pruned = (0, 0)
+        """Logs the retention policy deleted since the start, and their bytes."""
+
+    async def keep_house_logs(self, keep_s: float) -> None:
+        """The retention policy (``--keep-house-logs``): at start and then hourly, until the
+        ladder stops, delete the logs of matches against house bots older than ``keep_s``."""
+        while True:
+            entrants = await trio.to_thread.run_sync(self.store.entrants)
+            house = {entrant.name for entrant in entrants if entrant.house}
+            cutoff = now_ms() - int(keep_s * 1000)
+            deleted, freed = await trio.to_thread.run_sync(
+                prune_house_logs, self.referee.store, house, cutoff
+            )
+            self.logs_pruned = (self.logs_pruned[0] + deleted, self.logs_pruned[1] + freed)
+            if deleted:
+                log.info(
+                    "retention: deleted %d log(s) of matches against house bots, %d bytes", deleted, freed
+                )
+            self.pruned.set()
+            await trio.sleep(PRUNE_EVERY_S)
 
     def resume_deals(self, tables_played: int) -> None:
         """Go on through the deal set where the matches already played (two tables each,
@@ -627,7 +649,7 @@ async def run_ladder(
                         settings.data_dir,
                     )
                 if settings.keep_house_logs_s is not None:
-                    nursery.start_soon(_prune_house_logs, referee, store, settings.keep_house_logs_s)
+                    nursery.start_soon(ladder.keep_house_logs, settings.keep_house_logs_s)
                 if on_ready is not None:
                     on_ready(ladder)
                 await ladder.run()
@@ -680,20 +702,12 @@ PRUNE_EVERY_S = 3600.0
 """How often the retention policy (``--keep-house-logs``) looks for old house-only logs."""
 
 
-async def _prune_house_logs(referee: Referee, store: LadderStore, keep_s: float) -> None:
-    """Apply the retention policy at start and then hourly, until the ladder stops."""
-    while True:
-        house = {entrant.name for entrant in await trio.to_thread.run_sync(store.entrants) if entrant.house}
-        cutoff = now_ms() - int(keep_s * 1000)
-        deleted, freed = await trio.to_thread.run_sync(prune_house_logs, referee.store, house, cutoff)
-        if deleted:
-            log.info("retention: deleted %d house-only match log(s), %d bytes", deleted, freed)
-        await trio.sleep(PRUNE_EVERY_S)
-
-
 def prune_house_logs(index: MatchStore, house: set[str], cutoff_ms: int) -> tuple[int, int]:
-    """Delete the logs of the matches that ended before ``cutoff_ms`` with only ``house`` bots
-    seated; their rows (and the ladder's records of them) stay. Returns (logs, bytes) deleted.
+    """Delete the logs of the matches that ended before ``cutoff_ms`` in which no entrant but
+    one sat with the ``house`` bots (the ladder seats at least one entrant at every match: these
+    are an entrant's games against house bots, the bulk of a quiet ladder's logs); their rows
+    (and the ladder's records of them) stay. Matches among two entrants or more keep their logs.
+    Returns (logs, bytes) deleted.
 
     The file is removed first, then the row marked: a stop in between leaves an unmarked
     row whose file is gone, which the next pass finds and marks.
@@ -701,7 +715,7 @@ def prune_house_logs(index: MatchStore, house: set[str], cutoff_ms: int) -> tupl
     deleted = freed = 0
     if not house:
         return 0, 0
-    for match_id, log_path in index.house_only_logs(house, cutoff_ms):
+    for match_id, log_path in index.house_match_logs(house, cutoff_ms):
         path = Path(log_path)
         try:
             size = path.stat().st_size

@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable, Collection
 
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
-from oddtrick_referee.competitions.ladder.ratings import Rater
-from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow
+from oddtrick_referee.competitions.ladder.ratings import Rater, Rating
+from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow, RatingPoint
 from oddtrick_referee.storage.ladder_store import LadderStore
 
 _METHOD = {
@@ -52,3 +52,15 @@ class LadderLeaderboard:
             "> next: the chance a bot is stronger than the one below it. See docs/ladder.md."
         )
         return Leaderboard(self.title, rows, note)
+
+    def rating_history(self, name: str) -> list[RatingPoint]:
+        """The bot's rating after each of its rated matches, oldest first: the rating the
+        leaderboard ranks by (μ − zσ, before any growth of σ for inactivity)."""
+        return [
+            RatingPoint(
+                int(row["at_ms"]),
+                str(row["match_id"]),
+                self.rater.conservative(Rating(float(row["mu"]), float(row["sigma"]))),
+            )
+            for row in self.store.rating_history(name)
+        ]

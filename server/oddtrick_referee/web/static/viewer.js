@@ -202,6 +202,10 @@
       url.searchParams.set("hand", hand);
       url.searchParams.set("card", card);
       history.replaceState(null, "", url);
+      // The links to this deal at both tables follow the hand shown.
+      document.querySelectorAll("[data-hand-link]").forEach((link) => {
+        link.href = link.dataset.handLink.replace("{hand}", String(hand));
+      });
     }
 
     const moves = {

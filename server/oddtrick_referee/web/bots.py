@@ -1,0 +1,268 @@
+"""A bot's page: its matches, its record against each opponent, its faults, how long it
+thinks, and on a ladder its rating over time.
+
+A bot is known by its name: a tournament entry plays as ``NAME~0`` and ``NAME~1``
+(:func:`~oddtrick_referee.storage.match_index.bot_name`), a ladder entrant and any
+other bot under its own name. Only matches a spectator may see count: the index never
+lists a sealed play by its players (:meth:`MatchStore.list_matches`).
+
+Against each opponent, a tournament's record is its pairing's result as the standings
+decide it (:func:`~oddtrick_referee.competitions.standings.compute_standings` on that
+pairing's deals, duplicate deals compared): one play of a duplicate deal is not a
+result. Other matches (ladder, ``serve``) count by their own result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from oddtrick._timing import DecisionTimes, Histogram
+from oddtrick_referee.competitions.page import Leaderboard, RatingPoint
+from oddtrick_referee.competitions.standings import FaultCounts, compute_standings
+from oddtrick_referee.storage.match_index import bot_name
+from oddtrick_referee.storage.tournament_store import TournamentStore
+from oddtrick_referee.web.data import MatchRow, WebData, _row
+
+_RECENT = 20
+"""Matches listed on the page; the rest are a link to the matches list filtered by the bot."""
+_SCANNED = 5000
+"""Most recent matches read for the record, the faults and the times."""
+_BUCKETS: tuple[tuple[int, int | None, str], ...] = (
+    (0, 10, "under 10 ms"),
+    (10, 50, "10–50 ms"),
+    (50, 100, "50–100 ms"),
+    (100, 250, "100–250 ms"),
+    (250, 500, "250–500 ms"),
+    (500, 1000, "0.5–1 s"),
+    (1000, 2000, "1–2 s"),
+    (2000, 5000, "2–5 s"),
+    (5000, None, "5 s or more"),
+)
+
+
+@dataclasses.dataclass
+class Record:
+    """Won, drawn, lost against one opponent."""
+
+    opponent: str
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    deals: int = 0
+    total: float = 0.0
+
+    @property
+    def points_per_deal(self) -> float | None:
+        return self.total / self.deals if self.deals else None
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeBucket:
+    label: str
+    count: int
+    share: float
+    """Of all the decisions counted (0 to 1)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RatingChart:
+    """The rating over time as an SVG's coordinates, drawn on the server (no script)."""
+
+    width: int
+    height: int
+    points: str
+    """The polyline's ``x,y x,y …``."""
+    dots: tuple[tuple[float, float, str], ...]
+    """Each rated match: x, y and its tooltip."""
+    low: float
+    high: float
+    first_ms: int
+    last_ms: int
+    latest: float
+
+
+@dataclasses.dataclass(frozen=True)
+class BotPage:
+    name: str
+    entries: tuple[str, ...]
+    """The tournaments it is an entry of."""
+    on_ladder: bool
+    matches: tuple[MatchRow, ...]
+    more_matches: bool
+    tournament_records: tuple[Record, ...]
+    other_records: tuple[Record, ...]
+    faults: FaultCounts
+    matches_counted: int
+    times: DecisionTimes
+    buckets: tuple[TimeBucket, ...]
+    buckets_of: str
+    """What the buckets count: the bot's own think time, or the referee's whole time."""
+    rating: RatingChart | None
+
+    @property
+    def fault_total(self) -> int:
+        return sum(dataclasses.asdict(self.faults).values())
+
+
+def time_buckets(histogram: Histogram) -> tuple[TimeBucket, ...]:
+    """The histogram in a person's ranges: under 10 ms, 10–50 ms, … 5 s or more."""
+    total = histogram.total
+    out = []
+    for low, high, label in _BUCKETS:
+        count = sum(n for ms, n in histogram.counts.items() if ms >= low and (high is None or ms < high))
+        out.append(TimeBucket(label, count, count / total if total else 0.0))
+    return tuple(out)
+
+
+def rating_chart(points: Sequence[RatingPoint], width: int = 600, height: int = 200) -> RatingChart | None:
+    """The polyline of the rating after each match, scaled to the box with a margin."""
+    if not points:
+        return None
+    low = min(p.rating for p in points)
+    high = max(p.rating for p in points)
+    if math.isclose(low, high):
+        low, high = low - 1, high + 1
+    pad = 10
+    n = len(points)
+
+    def xy(index: int, rating: float) -> tuple[float, float]:
+        x = pad + (width - 2 * pad) * (index / (n - 1) if n > 1 else 0.5)
+        y = pad + (height - 2 * pad) * (high - rating) / (high - low)
+        return round(x, 1), round(y, 1)
+
+    coords = [xy(i, p.rating) for i, p in enumerate(points)]
+    dots = tuple(
+        (x, y, f"{_day(p.at_ms)}: {p.rating:.1f} after match {p.match_id}")
+        for (x, y), p in zip(coords, points, strict=True)
+    )
+    return RatingChart(
+        width,
+        height,
+        " ".join(f"{x},{y}" for x, y in coords),
+        dots,
+        low,
+        high,
+        points[0].at_ms,
+        points[-1].at_ms,
+        points[-1].rating,
+    )
+
+
+def _day(ms: int) -> str:
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _tournament_records(data: WebData, name: str) -> tuple[tuple[str, ...], list[Record]]:
+
+    entered = [t for t in data.tournaments() if name in t["entries"]]
+    if not entered:
+        return (), []
+    store = TournamentStore(data.index_path)
+    records: dict[str, Record] = {}
+    for tournament in entered:
+        tournament_id = tournament["id"]
+        deals = store.deal_results(tournament_id)
+        forfeits = store.forfeited_matches(tournament_id)
+        keys = {d.match for d in deals if name in (d.first, d.second)}
+        keys |= {f.match for f in forfeits if name in (f.absent, f.present)}
+        for key in sorted(keys):
+            first, second = key.split("|", 1)
+            standings = compute_standings(
+                [first, second],
+                [d for d in deals if d.match == key],
+                {},
+                [f for f in forfeits if f.match == key],
+                tournament["duplicate"],
+            )
+            row = standings.row(name)
+            opponent = second if name == first else first
+            record = records.setdefault(opponent, Record(opponent))
+            record.won += row.matches_won
+            record.drawn += row.matches_drawn
+            record.lost += row.matches_lost
+            record.deals += row.deals
+            record.total += row.total_points
+    return tuple(t["id"] for t in entered), sorted(records.values(), key=lambda r: r.opponent.lower())
+
+
+def _add_faults(counts: dict[str, int], seat: dict[str, Any]) -> None:
+    faults = seat.get("faults", {})
+    for key, logged in (
+        ("timeouts", "timeout"),
+        ("illegal", "illegal"),
+        ("disconnected", "disconnected"),
+        ("bot_errors", "bot_error"),
+        ("clock", "clock"),
+    ):
+        counts[key] = counts.get(key, 0) + int(faults.get(logged, 0))
+    counts["refusals"] = counts.get("refusals", 0) + int(seat.get("refusals", 0))
+    counts["forfeits"] = counts.get("forfeits", 0) + int(bool(seat.get("forfeited")))
+
+
+def bot_page(
+    data: WebData, name: str, board: Leaderboard | None, history: Sequence[RatingPoint] | None
+) -> BotPage | None:
+    """The page of the bot called ``name`` (exactly), or ``None`` if this folder knows no such bot."""
+    if not name or len(name) > 100 or bot_name(name) != name:
+        return None
+    entries, tournament_records = _tournament_records(data, name)
+    on_ladder = board is not None and any(row.bot == name for row in board.rows)
+    raw = (
+        data.store.list_matches((), _SCANNED + 1, 0, name, as_typed=True) if data.index_path.exists() else []
+    )
+    mine = [r for r in raw[:_SCANNED] if any(bot_name(p) == name for p in r["players"].values())]
+    if not entries and not on_ladder and not mine:
+        return None
+    counts: dict[str, int] = {}
+    times = DecisionTimes()
+    others: dict[str, Record] = {}
+    counted = 0
+    for match in mine:
+        if match["category"] != "finished" or match["status"] == "aborted" or not match["result"]:
+            continue
+        counted += 1
+        for seat in match["result"].get("seats", {}).values():
+            if bot_name(seat.get("bot", "")) == name:
+                _add_faults(counts, seat)
+                if "times" in seat:
+                    times.merge(DecisionTimes.from_dict(seat["times"]))
+        if match["details"].get("run_id"):
+            continue  # a tournament play: its pairing's result is the standings'
+        players = match["players"]
+        sides = {side: {bot_name(players.get(s, "")) for s in side} for side in ("NS", "EW")}
+        mine_side = next((side for side, names in sides.items() if name in names), None)
+        if mine_side is None:
+            continue
+        other_side = "EW" if mine_side == "NS" else "NS"
+        winner = match["result"].get("winner")
+        for opponent in sorted(sides[other_side] - {name}):
+            record = others.setdefault(opponent, Record(opponent))
+            if winner == mine_side:
+                record.won += 1
+            elif winner == other_side:
+                record.lost += 1
+            else:
+                record.drawn += 1
+    reported = times.think.total > 0
+    return BotPage(
+        name=name,
+        entries=entries,
+        on_ladder=on_ladder,
+        matches=tuple(_row(r) for r in mine[:_RECENT]),
+        more_matches=len(mine) > _RECENT,
+        tournament_records=tuple(tournament_records),
+        other_records=tuple(sorted(others.values(), key=lambda r: r.opponent.lower())),
+        faults=FaultCounts(**counts),
+        matches_counted=counted,
+        times=times,
+        buckets=time_buckets(times.think if reported else times.answer),
+        buckets_of="the bot's own think time" if reported else "the referee's request-to-answer time",
+        rating=rating_chart(history) if history else None,
+    )
+
+
+__all__ = ["BotPage", "RatingChart", "Record", "TimeBucket", "bot_page", "rating_chart", "time_buckets"]
