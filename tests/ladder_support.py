@@ -20,6 +20,7 @@ from oddtrick.v1 import referee_pb2
 from oddtrick_referee.competitions.ladder.ratings import RatingSettings
 from oddtrick_referee.competitions.ladder.service import Ladder, LadderSettings, open_store, run_ladder
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.web.server import page_beside
 
 ROOT = Path(__file__).resolve().parents[1]
 LADDER_BOTS = ROOT / "tests" / "ladder_bots.py"
@@ -59,7 +60,7 @@ async def ladder_serving(settings: LadderSettings, web: socket.socket | None = N
             ready.append(ladder)
             started.set()
 
-        nursery.start_soon(lambda: run_ladder(settings, on_ready=on_ready, web=web))
+        nursery.start_soon(lambda: run_ladder(settings, on_ready=on_ready, page=page_beside(web)))
         with trio.fail_after(PATIENCE_S):
             await started.wait()
         try:

@@ -22,10 +22,10 @@ import trio
 from oddtrick._logfile import GZIP_MAGIC, is_compressed, open_log
 from oddtrick.analysis import analyze_logs
 from oddtrick_referee import RefereeSettings, running_referee
+from oddtrick_referee.arena import _log_lines
 from oddtrick_referee.competitions.ladder.service import prune_house_logs
 from oddtrick_referee.competitions.tournament import _read_all
 from oddtrick_referee.play.matchlog import check_log, compress_log, read_log, recover_compression
-from oddtrick_referee.referee import _log_lines
 from oddtrick_referee.replay.model import read_records, replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.replay.sources import records_from_data_dir
@@ -88,7 +88,7 @@ def test_every_reader_reads_a_compressed_log(both: tuple[Path, Path]) -> None:
     assert len(replayed.hands) == 3
     assert match_to_pbn(replayed) == match_to_pbn(replay_records(read_records(plain)))  # oddtrick export
     assert _read_all(packed)
-    assert _read_all(packed)[-1]["type"] == "match_end"
+    assert _read_all(packed)[-1].type == "match_end"
     assert _log_lines(packed)[0].startswith('{"type":"match_start"')  # GetMatchLog, so oddtrick watch
     report, same = analyze_logs([packed]), analyze_logs([plain])  # oddtrick analyze
     assert report["hands"] == 3

@@ -18,9 +18,9 @@ import pytest
 import trio
 
 from oddtrick.rules import Card, GameConfig, Seat, deal_cards
+from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.web.app import create_app
-from oddtrick_referee.web.leaderboard import Leaderboard, LeaderboardRow
 from oddtrick_referee.web.server import serve_web
 from tests.referee_support import in_thread
 from tests.replay_support import Logged, play_all

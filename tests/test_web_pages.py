@@ -17,10 +17,10 @@ import pytest
 import trio
 
 from oddtrick.rules import GameConfig
+from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow, RatingPoint
 from oddtrick_referee.replay.model import replay_log
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.app import create_app
-from oddtrick_referee.web.leaderboard import Leaderboard, LeaderboardRow, RatingPoint
 from oddtrick_referee.web.server import serve_web
 from tests.referee_support import in_thread
 from tests.web_support import get

@@ -28,10 +28,10 @@ from oddtrick._codec import (
     call_from_wire,
     card_from_wire,
     config_from_wire,
-    game_kind_to_wire,
     seat_from_wire,
     seat_to_wire,
 )
+from oddtrick._codec_protocol import decision_message, hello_message, leave_message, new_hand_state
 from oddtrick._lag import LagMeter
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions, aio_channel
@@ -40,7 +40,6 @@ from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
 log = logging.getLogger("oddtrick.bot")
 
-PROTOCOL = referee_pb2.ProtocolVersion(name="oddtrick.v1", minor=0)
 
 _FATAL = {
     grpc.StatusCode.UNAUTHENTICATED,
@@ -182,20 +181,18 @@ class _Seat:
 
     async def _session(self, stub: referee_pb2_grpc.RefereeStub) -> bool:
         """One stream; True when the bot is done (max matches reached, or told to stop)."""
-        hello = referee_pb2.Hello(
-            bot_name=self.options.name,
-            bot_version=self.options.version,
-            token=self.options.token,
-            protocol=PROTOCOL,
-            games=[game_kind_to_wire(g) for g in self.options.games],
-            max_seats=self.options.seats,
+        hello = hello_message(
+            self.options.name,
+            self.options.version,
+            self.options.token,
+            self.options.games,
+            self.options.seats,
+            resume_token=self.resume_token if self.resume_token and self.seated else None,
         )
-        if self.resume_token and self.seated:
-            hello.resume_token = self.resume_token
         # Writes go straight to the call (no request iterator: one task hop less per answer).
         call = stub.Play()
         outbox = _Writer(call)
-        await outbox.send(referee_pb2.BotMessage(hello=hello))
+        await outbox.send(hello)
         try:
             return await self._stream(call, outbox)
         except _EventsLost as lost:
@@ -240,7 +237,7 @@ class _Seat:
             elif kind == "update":
                 done = await self._update(message.update, outbox, arrived)
                 if done:
-                    await outbox.send(referee_pb2.BotMessage(leave=referee_pb2.Leave()))
+                    await outbox.send(leave_message())
             elif kind == "refusal":
                 await self._refused(message.refusal, outbox)
             elif kind == "resync":
@@ -254,7 +251,7 @@ class _Seat:
                         log.warning("seat %d: cannot read the resync's match: %s", self.index, error)
                     self.seated = True
                 if resync.HasField("hand"):
-                    self.state.hand = referee_pb2.HandState()
+                    self.state.hand = new_hand_state()
                     self.state.hand.CopyFrom(resync.hand)
                 self.state.last_sequence = self.sequence = resync.last_sequence
                 if resync.HasField("request"):
@@ -361,19 +358,16 @@ class _Seat:
     ) -> None:
         """Send one answer; ``arrived`` (when the request came) makes it report the bot's
         own think time, which a re-sent answer after a refusal does not have."""
-        decision = referee_pb2.Decision(request_id=request_id, action=action)
-        if comment:
-            # The referee keeps at most max_comment_bytes: send no more than it keeps.
-            decision.comment = cut_utf8(comment, self.max_comment_bytes)
-        if error_text is not None:
-            decision.bot_error = error_text
+        # The referee keeps at most max_comment_bytes: send no more than it keeps.
+        kept = cut_utf8(comment, self.max_comment_bytes) if comment else None
         self.sent = action
+        think_ms = None
         if arrived is not None:
             # The bot's own part ends here: a write that waits on the transport is lag.
             own_s = time.monotonic() - arrived
-            decision.bot_think_ms = round(own_s * 1000)
+            think_ms = round(own_s * 1000)
             self.lag.answered(own_s)
-        await outbox.send(referee_pb2.BotMessage(decision=decision))
+        await outbox.send(decision_message(request_id, action, kept, error_text, think_ms))
 
     async def _refused(self, refusal: referee_pb2.Refusal, outbox: _Writer) -> None:
         """Answer a refused request again at once, so that a refusal never costs the deadline.

@@ -24,6 +24,7 @@ from oddtrick.rules import (
     GameResult,
     HandResult,
     MatchFormat,
+    MatchResult,
     Outcome,
     Phase,
     Rank,
@@ -433,7 +434,7 @@ def hand_state(view: SeatView) -> referee_pb2.HandState:
     """The public state of the current hand plus the seat's own cards, from the engine.
 
     The referee sends it on a resync; requests carry the same state advanced
-    event by event (``oddtrick._hand_tracking``), which tests compare with this.
+    event by event (``oddtrick._codec_hand``), which tests compare with this.
     """
     message = referee_pb2.HandState(
         hand_number=view.hand_number,
@@ -472,3 +473,110 @@ def hand_state(view: SeatView) -> referee_pb2.HandState:
             )
         )
     return message
+
+
+FAULT_KINDS: dict[str, game_pb2.FaultKind.ValueType] = {
+    "timeout": game_pb2.FAULT_KIND_TIMEOUT,
+    "illegal": game_pb2.FAULT_KIND_ILLEGAL,
+    "disconnected": game_pb2.FAULT_KIND_DISCONNECTED,
+    "forfeited": game_pb2.FAULT_KIND_FORFEITED,
+    "bot_error": game_pb2.FAULT_KIND_BOT_ERROR,
+    "clock": game_pb2.FAULT_KIND_CLOCK,
+}
+"""A seat's faults by the names the match log writes, to the wire's kinds."""
+
+
+def table_rules_to_wire(
+    deadline_s: float,
+    grace_s: float,
+    open: bool,
+    clock_initial_ms: int | None = None,
+    clock_increment_ms: int | None = None,
+) -> game_pb2.TableRules:
+    """A table's rules; the clock's fields only for a match with a clock (a time bank)."""
+    wire = game_pb2.TableRules(
+        decision_deadline_ms=round(deadline_s * 1000),
+        reconnect_grace_ms=round(grace_s * 1000),
+        open=open,
+    )
+    if clock_initial_ms is not None:
+        wire.clock_initial_ms = clock_initial_ms
+    if clock_increment_ms is not None:
+        wire.clock_increment_ms = clock_increment_ms
+    return wire
+
+
+def seat_player_to_wire(seat: Seat, bot_name: str, bot_version: str = "") -> game_pb2.SeatPlayer:
+    return game_pb2.SeatPlayer(seat=seat_to_wire(seat), bot_name=bot_name, bot_version=bot_version)
+
+
+def scoreboard_to_wire(
+    game: tuple[int, int], games_won: tuple[int, int], total: tuple[int, int]
+) -> game_pb2.Scoreboard:
+    return game_pb2.Scoreboard(game=per_side(game), games_won=per_side(games_won), total=per_side(total))
+
+
+def seat_record_to_wire(
+    seat: Seat,
+    faults: Iterable[tuple[str, int]],
+    refusals: int,
+    forfeited: bool,
+    decisions: int,
+    think_ms_total: int,
+    think_ms_max: int,
+) -> game_pb2.SeatRecord:
+    """What a seat did in a match; ``faults`` are (name in :data:`FAULT_KINDS`, count)."""
+    return game_pb2.SeatRecord(
+        seat=seat_to_wire(seat),
+        faults=[
+            game_pb2.FaultCount(kind=FAULT_KINDS[fault], count=count)
+            for fault, count in sorted(faults, key=lambda item: FAULT_KINDS[item[0]])
+        ],
+        refusals=refusals,
+        forfeited=forfeited,
+        decisions=decisions,
+        think_ms_total=think_ms_total,
+        think_ms_max=think_ms_max,
+    )
+
+
+def match_result_to_wire(
+    result: MatchResult,
+    scores: tuple[int, int],
+    seats: Iterable[game_pb2.SeatRecord],
+    seed: str,
+    seed_commitment: str,
+) -> game_pb2.MatchResult:
+    """The match's end; ``seed`` empty while it stays secret (a sealed play)."""
+    message = game_pb2.MatchResult(
+        outcome=game_pb2.MATCH_OUTCOME_WIN if result.winner is not None else game_pb2.MATCH_OUTCOME_DRAW,
+        score=scoreboard_to_wire(scores, result.games_won, result.totals),
+        hands_played=result.hands_played,
+        seats=list(seats),
+        seed=seed,
+        seed_commitment=seed_commitment,
+    )
+    if result.winner is not None:
+        message.winner = side_to_wire(result.winner)
+    return message
+
+
+def match_stopped_to_wire(
+    scores: tuple[int, int],
+    games_won: tuple[int, int],
+    totals: tuple[int, int],
+    hands_played: int,
+    seats: Iterable[game_pb2.SeatRecord],
+    seed_commitment: str,
+    stop_reason: str,
+) -> game_pb2.MatchResult:
+    """A match stopped before its end (``MATCH_OUTCOME_ABORTED``), with why: the score so
+    far, and no seed (its deals may still be played elsewhere)."""
+    return game_pb2.MatchResult(
+        outcome=game_pb2.MATCH_OUTCOME_ABORTED,
+        score=scoreboard_to_wire(scores, games_won, totals),
+        hands_played=hands_played,
+        seats=list(seats),
+        seed_commitment=seed_commitment,
+        stop_reason=stop_reason,
+    )

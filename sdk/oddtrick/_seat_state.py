@@ -29,7 +29,8 @@ from oddtrick._codec import (
     trick_from_wire,
     trumps_from_wire,
 )
-from oddtrick._hand_tracking import advance_hand, start_hand
+from oddtrick._codec_hand import advance_hand, start_hand
+from oddtrick._codec_protocol import new_hand_state
 from oddtrick.rules import (
     Call,
     Contract,
@@ -93,7 +94,7 @@ class SeatState:
         self.clock_increment_ms: int | None = None
         """The match clock's increment per decision (None: the match has no clock)."""
         self.last_sequence = 0
-        self.hand = referee_pb2.HandState()
+        self.hand = new_hand_state()
         self._tricks = _PerHand(trick_from_wire)
         self._auction = _PerHand(_call_made_from_wire)
 

@@ -27,6 +27,13 @@ from oddtrick._codec import (
     side_from_wire,
     trumps_from_wire,
 )
+from oddtrick._codec_arena import (
+    IN_PROGRESS,
+    SEALED,
+    list_matches_request,
+    match_log_request,
+    watch_match_request,
+)
 from oddtrick._codec_text import parse_action
 from oddtrick._events import (
     AuctionEnded,
@@ -143,16 +150,12 @@ def _hands(hands: Iterable[game_pb2.SeatHand]) -> Iterator[str]:
 def newest_match_in_progress(channel: grpc.Channel, skip: Collection[str] = ()) -> str | None:
     """The newest match open to spectators, other than those in ``skip``."""
     arena = arena_pb2_grpc.ArenaStub(channel)
-    response = arena.ListMatches(
-        arena_pb2.ListMatchesRequest(page_size=20, statuses=[arena_pb2.MATCH_STATUS_IN_PROGRESS])
-    )
+    response = arena.ListMatches(list_matches_request(20, [IN_PROGRESS]))
     return next((m.match_id for m in response.matches if m.match_id not in skip), None)
 
 
 def _nothing_to_watch(channel: grpc.Channel, server: str) -> str:
-    sealed = arena_pb2_grpc.ArenaStub(channel).ListMatches(
-        arena_pb2.ListMatchesRequest(page_size=1, statuses=[arena_pb2.MATCH_STATUS_SEALED])
-    )
+    sealed = arena_pb2_grpc.ArenaStub(channel).ListMatches(list_matches_request(1, [SEALED]))
     if sealed.matches:
         return (
             f"no match open to spectators on {server}: plays of duplicate deals are sealed until "
@@ -237,14 +240,14 @@ def watch(
 
 
 def _started_at(arena: arena_pb2_grpc.ArenaStub, match_id: str) -> int:
-    listed = arena.ListMatches(arena_pb2.ListMatchesRequest(page_size=50))
+    listed = arena.ListMatches(list_matches_request(50))
     return next((m.started_at_unix_ms for m in listed.matches if m.match_id == match_id), 0)
 
 
 def _listed(arena: arena_pb2_grpc.ArenaStub) -> list[arena_pb2.MatchSummary]:
     """The newest matches open to spectators, in progress or over."""
     statuses = [arena_pb2.MATCH_STATUS_IN_PROGRESS, arena_pb2.MATCH_STATUS_FINISHED]
-    return list(arena.ListMatches(arena_pb2.ListMatchesRequest(page_size=100, statuses=statuses)).matches)
+    return list(arena.ListMatches(list_matches_request(100, statuses)).matches)
 
 
 def _match_after(
@@ -277,7 +280,7 @@ def _watch_live(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -
     The stream is read on its own thread, so that a paced printer never keeps the referee
     waiting (it cuts off a spectator that falls far behind).
     """
-    stream = arena.WatchMatch(arena_pb2.WatchMatchRequest(match_id=match_id))
+    stream = arena.WatchMatch(watch_match_request(match_id))
     received: queue.Queue[arena_pb2.WatchMatchResponse | BaseException | None] = queue.Queue()
 
     def read() -> None:
@@ -309,7 +312,7 @@ def _replay_finished(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pac
     lines: list[str] = []
     token = ""
     while True:
-        page = arena.GetMatchLog(arena_pb2.GetMatchLogRequest(match_id=match_id, page_token=token))
+        page = arena.GetMatchLog(match_log_request(match_id, token))
         lines.extend(page.lines)
         token = page.next_page_token
         if not token:

@@ -22,12 +22,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from oddtrick._codec_text import parse_action
-from oddtrick._logfile import open_log
+from oddtrick._log_records import (
+    ActionRecord,
+    HandStart,
+    MalformedRecord,
+    MatchEnd,
+    MatchStart,
+    Record,
+    read_records,
+)
 from oddtrick._timing import TIME_NOTE, DecisionTimes
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.double_dummy import Hands, Position, analyse_plays, trick_tables
@@ -75,25 +83,17 @@ class _Hand:
     points: tuple[int, int]
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    with open_log(path) as file:
-        for line in file:
-            if not line.endswith("\n"):
-                return  # a torn last line: the referee crashed while writing it
-            yield json.loads(line)
-
-
-def _seat_times(records: Sequence[dict[str, Any]]) -> dict[str, tuple[DecisionTimes, int]]:
+def _seat_times(records: Sequence[Record]) -> dict[str, tuple[DecisionTimes, int]]:
     """Each seat's decision times (think time and lag apart) and time-outs, from its
     action lines: every decision of the match, thrown-in hands' included."""
     times: dict[str, tuple[DecisionTimes, int]] = {}
     for record in records:
-        if record.get("type") != "action":
+        if not isinstance(record, ActionRecord):
             continue
-        seat_times, timeouts = times.get(record["seat"], (DecisionTimes(), 0))
-        seat_times.add(record.get("think_ms"), record.get("bot_think_ms"))
-        timeouts += record.get("fault") in TIMEOUT_FAULTS
-        times[record["seat"]] = (seat_times, timeouts)
+        seat_times, timeouts = times.get(record.seat, (DecisionTimes(), 0))
+        seat_times.add(record.think_ms, record.bot_think_ms)
+        timeouts += record.fault in TIMEOUT_FAULTS
+        times[record.seat] = (seat_times, timeouts)
     return times
 
 
@@ -107,36 +107,37 @@ def _replay(
     """The match's header, every hand that was played out and each seat's decision
     times and time-outs, from its log."""
     try:
-        records = list(_records(path))
+        records = list(read_records(path))
+    except MalformedRecord as error:
+        raise AnalysisError(f"{path}: not a match log ({error})") from None
     except (OSError, EOFError, json.JSONDecodeError) as error:
         raise AnalysisError(f"{path}: cannot read it as a match log ({error})") from None
-    if not records or records[0].get("type") != "match_start":
+    if not records or not isinstance(records[0], MatchStart):
         raise AnalysisError(f"{path}: not a match log (the first line is not a match_start record)")
-    end = records[-1]
-    if end.get("type") != "match_end" or not end.get("seed"):
+    start, end = records[0], records[-1]
+    if not isinstance(end, MatchEnd) or not end.seed:
         raise AnalysisError(f"{path}: the match did not finish, so its seed (and its deals) are unknown")
-    start = records[0]
+    header = start.to_dict()
     try:
-        fixed = deals_from_log(start, end)
+        fixed = deals_from_log(header, end.to_dict())
     except DealSetError as error:
         raise AnalysisError(f"{path}: {error}") from None
-    state = GameState(GameConfig.from_dict(start["config"]), end["seed"], deals=fixed)
+    state = GameState(GameConfig.from_dict(start.config), end.seed, deals=fixed)
     hands: list[_Hand] = []
     plays: list[tuple[Seat, Card]] = []
     for record in records[1:-1]:
-        kind = record.get("type")
-        if kind == "hand_start":
+        if isinstance(record, HandStart):
             if state.phase is Phase.HAND_OVER:
                 state.start_next_hand()
             plays = []
-        elif kind == "action":
-            seat = Seat.parse(record["seat"])
+        elif isinstance(record, ActionRecord):
+            seat = Seat.parse(record.seat)
             try:
-                action = parse_action(record["action"], state)
+                action = parse_action(record.action, state)
                 state.apply(action, seat)
             except RulesError as error:
                 raise AnalysisError(
-                    f"{path}: hand {record.get('hand')}: {record['seat']} {record['action']} "
+                    f"{path}: hand {record.hand}: {record.seat} {record.action} "
                     f"does not replay ({error}); run oddtrick check on it"
                 ) from None
             if isinstance(action, Card):
@@ -163,7 +164,7 @@ def _replay(
                         ),
                     )
                 )
-    return start, hands, _seat_times(records)
+    return header, hands, _seat_times(records)
 
 
 # ----------------------------------------------------------------------- par

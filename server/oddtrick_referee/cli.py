@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import logging
 import os
 import sys
@@ -12,93 +11,32 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick._argparse import positive_seconds
+from oddtrick._names import valid_bot_name
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
-from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, Seat, TrumpSelection
+from oddtrick.rules import ConfigError, Seat
+from oddtrick_referee._exceptions import TokensFileError
+from oddtrick_referee.competitions.dd_skill_logs import missing_extra
+from oddtrick_referee.competitions.demo import run_demo
+from oddtrick_referee.competitions.ladder.cli import add_ladder_command
+from oddtrick_referee.competitions.play_command import add_play_command
+from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, remote_entry
+from oddtrick_referee.competitions.tournament_command import play_tournament
+from oddtrick_referee.competitions.tournament_plan import plan_runs
 from oddtrick_referee.conformance.cli import add_command as add_conformance
+from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.matchlog import check_log
-from oddtrick_referee.play.play_command import add_play_command
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import RefereeSettings, open_arena_problem
+from oddtrick_referee.replay.cli import add_commands as add_replay_commands
+from oddtrick_referee.serve import serve
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
+from oddtrick_referee.transport.tokens import add_bot, convert, load_token_hashes
+from oddtrick_referee.web.cli import add_commands as add_web_command
+from oddtrick_referee.web.cli import add_web_option
+from oddtrick_referee.web.server import bind_web
 
 log = logging.getLogger("oddtrick.referee")
-
-
-def add_game_options(parser: argparse.ArgumentParser) -> None:
-    """Every option of the rules (docs/rules.md), shared by the commands that start matches."""
-    group = parser.add_argument_group("game (the options of docs/rules.md)")
-    group.add_argument("--game", choices=[g.value for g in GameKind], default=None, help="default: contract")
-    group.add_argument(
-        "--trumps",
-        choices=[t.value for t in TrumpSelection],
-        default=None,
-        help="classic Whist: how trumps are chosen (default turn_last_card)",
-    )
-    group.add_argument(
-        "--no-trump-every-fifth",
-        action="store_true",
-        help="classic fixed_rotation: every 5th deal at no trumps",
-    )
-    group.add_argument("--honours", action="store_true", help="classic Whist: score honours")
-    group.add_argument(
-        "--target", type=int, default=None, help="game target (default 5 classic, 100 contract)"
-    )
-    group.add_argument("--doubling", action="store_true", help="Contract Whist: allow doubles")
-    group.add_argument(
-        "--format",
-        choices=[f.value for f in MatchFormat],
-        default=None,
-        help="hand, game, rubber or deals (default: game; 'deals' with --deals)",
-    )
-    group.add_argument("--deals", type=int, default=None, metavar="N", help="play a fixed number of deals")
-    group.add_argument("--config", type=Path, default=None, metavar="FILE.json", help="game options as JSON")
-
-
-ARENA_KEYS = ("deadline", "grace", "seed", "open", "matches", "ns", "ew", "north", "east", "south", "west")
-"""Keys a ``serve --config`` file may hold besides the game's options."""
-
-
-def config_from_args(args: argparse.Namespace, arena_keys: bool = False) -> GameConfig:
-    """The game configuration the options describe; raises ConfigError with the reason.
-
-    A ``--config`` file gives defaults; options on the command line win. With
-    ``arena_keys``, the file may also set the arena's flags (ARENA_KEYS).
-    """
-    data: dict[str, Any] = {}
-    if args.config is not None:
-        data.update(json.loads(args.config.read_text(encoding="utf-8")))
-        if not isinstance(data, dict):
-            raise ConfigError(f"{args.config} must hold a JSON object")
-    if arena_keys:
-        for key in ARENA_KEYS:
-            if key in data and getattr(args, key) is None:
-                setattr(args, key, data.pop(key))
-            data.pop(key, None)
-    if args.game is not None:
-        data["game"] = args.game
-    data.setdefault("game", "contract")
-    if args.trumps:
-        data["trump_selection"] = args.trumps
-    for flag in ("no_trump_every_fifth", "honours", "doubling"):
-        if getattr(args, flag):
-            data[flag] = True
-    if args.target is not None:
-        data["target"] = args.target
-    if args.deals is not None:
-        data["deals"] = args.deals
-        data.setdefault("format", "deals")
-    if args.format is not None:
-        data["format"] = args.format
-    return GameConfig.from_dict(data)
-
-
-def add_data_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path("oddtrick-data"),
-        help="where match logs and the SQLite file go (default ./oddtrick-data)",
-    )
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -297,8 +235,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tokens.add_argument("name", nargs="?", default=None, help="the bot's name (for add)")
     tokens.set_defaults(handler=_tokens)
 
-    from oddtrick_referee.competitions.ladder.cli import add_ladder_command
-
     add_ladder_command(commands, add_game_options, add_data_dir)
 
     add_play_command(commands)
@@ -310,10 +246,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     check.add_argument("logs", nargs="+", type=Path, metavar="LOG.jsonl")
     check.set_defaults(handler=_check)
-
-    from oddtrick_referee.replay.cli import add_commands as add_replay_commands
-    from oddtrick_referee.web.cli import add_commands as add_web_command
-    from oddtrick_referee.web.cli import add_web_option
 
     add_replay_commands(commands)
     add_web_command(commands)
@@ -337,10 +269,6 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from oddtrick_referee.referee import RefereeSettings, open_arena_problem
-    from oddtrick_referee.serve import serve
-    from oddtrick_referee.transport.tokens import load_token_hashes
-    from oddtrick_referee.web.server import bind_web
 
     try:
         config = config_from_args(args, arena_keys=True)
@@ -394,8 +322,6 @@ def failure_line(error: BaseException) -> str | None:
 
 
 def _tokens(args: argparse.Namespace) -> int:
-    from oddtrick._names import valid_bot_name
-    from oddtrick_referee.transport.tokens import TokensFileError, add_bot, convert
 
     try:
         if args.action == "add":
@@ -420,7 +346,6 @@ def _tokens(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from oddtrick_referee.competitions.demo import run_demo
 
     return run_demo(args.data_dir, args.deals)
 
@@ -447,12 +372,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from oddtrick_referee.competitions.tournament import (
-        TournamentSettings,
-        parse_entry,
-        plan_runs,
-        remote_entry,
-    )
 
     try:
         entries = [parse_entry(text) for text in args.bot]
@@ -466,8 +385,6 @@ def _tournament(args: argparse.Namespace) -> int:
         deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
         web = None
         if args.web is not None:
-            from oddtrick_referee.web.server import bind_web
-
             web = bind_web(args.web)
         settings = TournamentSettings(
             entries=tuple(entries),
@@ -514,8 +431,6 @@ def _tournament(args: argparse.Namespace) -> int:
                     flush=True,
                 )
 
-    from oddtrick_referee.competitions.tournament_command import play_tournament
-
     return play_tournament(settings, args, listening, tls=tls, web=web)
 
 
@@ -527,7 +442,5 @@ def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | N
     if args.deals is None and not args.no_duplicate:
         return "give --deals N: how many deals each match plays (each twice under duplicate)"
     if args.dd_skill:
-        from oddtrick_referee.competitions.dd_skill_logs import missing_extra
-
         return missing_extra()
     return None

@@ -12,9 +12,7 @@ import contextlib
 import dataclasses
 import fcntl
 import ipaddress
-import json
 import logging
-import re
 import secrets
 import sqlite3
 import threading
@@ -22,35 +20,31 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from oddtrick import __version__
-from oddtrick._codec import config_to_wire, game_kind_to_wire, per_side, seat_to_wire, side_to_wire
 from oddtrick.deal_sets import MatchDeals
-from oddtrick.rules import GameConfig, GameKind, GameState, Seat, Side, new_seed
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._errors import unwrapped
+from oddtrick_referee._exceptions import DataDirInUse
+from oddtrick_referee.arena import ArenaService, LadderView
 from oddtrick_referee.collector import collect_in_steps, collector_off
 from oddtrick_referee.play.matchlog import (
-    LOG_FORMAT,
     MatchLogWriter,
     compress_log,
-    read_log,
     recover_compression,
 )
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
-from oddtrick_referee.storage.match_index import MatchStore, log_withheld
+from oddtrick_referee.storage.match_index import MatchStore
 from oddtrick_referee.storage.sqlite import owner_only
-from oddtrick_referee.transport.bridge import BotStream, CallCount, WatchStream, grpc_server
+from oddtrick_referee.transport.bridge import BotStream, CallCount, grpc_server
 from oddtrick_referee.transport.sessions import (
-    PROTOCOL_MINOR,
-    PROTOCOL_NAME,
     Credentials,
     Lobby,
     SeatLink,
@@ -140,17 +134,6 @@ def _needs(seating: Mapping[Seat, str]) -> dict[str, int]:
     for name in seating.values():
         needs[name] = needs.get(name, 0) + 1
     return needs
-
-
-class LadderView(Protocol):
-    """The Arena's ladder RPCs, answered by the ladder a referee runs (called on a worker thread)."""
-
-    def get_ladder(self) -> arena_pb2.GetLadderResponse: ...
-
-    def list_ladder_matches(
-        self, bot_name: str, page_size: int, offset: int
-    ) -> tuple[list[arena_pb2.LadderMatch], bool]:
-        """A page of matches, and whether more follow."""
 
 
 @dataclasses.dataclass
@@ -376,228 +359,6 @@ def _seating_text(players: Mapping[str, str]) -> str:
     return ", ".join(f"{seat} {name}" for seat, name in players.items())
 
 
-class _ArenaService(arena_pb2_grpc.ArenaServicer):
-    """Read-only RPCs for people and tools; runs on the gRPC thread, reads SQLite
-    (and, for WatchMatch, hands the spectator to the table's trio thread)."""
-
-    def __init__(self, referee: Referee) -> None:
-        self._referee = referee
-
-    async def GetServerInfo(self, request: Any, context: Any) -> arena_pb2.GetServerInfoResponse:  # noqa: N802
-        settings = self._referee.settings
-        games = []
-        for kind in sorted(settings.games, key=lambda g: g.value):
-            classic = kind is GameKind.CLASSIC
-            games.append(
-                arena_pb2.GameSupport(
-                    kind=game_kind_to_wire(kind),
-                    targets=[5, 7, 9, 10] if classic else [100, 50],
-                    trump_selections=[
-                        game_pb2.TRUMP_SELECTION_TURN_LAST_CARD,
-                        game_pb2.TRUMP_SELECTION_CUT,
-                        game_pb2.TRUMP_SELECTION_FIXED_ROTATION,
-                    ]
-                    if classic
-                    else [],
-                    no_trump_every_fifth=classic,
-                    honours=classic,
-                    doubling=not classic,
-                    match_formats=[
-                        game_pb2.MATCH_FORMAT_HAND,
-                        game_pb2.MATCH_FORMAT_GAME,
-                        game_pb2.MATCH_FORMAT_RUBBER,
-                        game_pb2.MATCH_FORMAT_DEALS,
-                    ],
-                )
-            )
-        return arena_pb2.GetServerInfoResponse(
-            server_name="oddtrick",
-            server_version=__version__,
-            protocols=[referee_pb2.ProtocolVersion(name=PROTOCOL_NAME, minor=PROTOCOL_MINOR)],
-            games=games,
-            default_table_rules=settings.default_rules.to_wire(),
-            session_limits=settings.limits.to_wire(settings.limits.max_seats_per_bot),
-            log_format_versions=[1],
-        )
-
-    async def ListMatches(self, request: Any, context: Any) -> arena_pb2.ListMatchesResponse:  # noqa: N802
-        page_size = min(request.page_size or 50, 500)
-        offset = await _page_offset(request.page_token, context)
-        categories = {_CATEGORIES[wire] for wire in request.statuses if wire in _CATEGORIES}
-        if request.statuses and not categories:
-            return arena_pb2.ListMatchesResponse()  # only statuses this referee does not know
-        game = next((kind.value for kind in GameKind if game_kind_to_wire(kind) == request.game_kind), "")
-        if request.game_kind and not game:
-            return arena_pb2.ListMatchesResponse()
-        rows = await asyncio.to_thread(
-            self._referee.store.list_matches, categories, page_size + 1, offset, request.bot_name, game
-        )
-        live = self._referee.live
-        response = arena_pb2.ListMatchesResponse(
-            matches=[_summary(row, live.get(row["match_id"])) for row in rows[:page_size]]
-        )
-        if len(rows) > page_size:
-            response.next_page_token = str(offset + page_size)
-        return response
-
-    async def WatchMatch(self, request: Any, context: Any) -> None:  # type: ignore[override]  # noqa: N802
-        """Written with context.write (like Play), not as an async generator."""
-        table = self._referee.live.get(request.match_id)
-        if table is None:
-            await context.abort(
-                grpc.StatusCode.NOT_FOUND,
-                f"no match {request.match_id!r} in progress (ListMatches lists them; "
-                "a finished match's log is served by GetMatchLog)",
-            )
-            raise AssertionError("abort raises")
-        if table.sealed:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"match {request.match_id!r} is one play of a duplicate pair: sealed until both "
-                "plays are over, then its log is served by GetMatchLog",
-            )
-        watcher = WatchStream(asyncio.get_running_loop(), context.peer())
-        try:
-            self._referee.trio_token.run_sync_soon(table.watch, watcher)
-        except trio.RunFinishedError:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
-        await watcher.serve(context)
-
-    async def GetMatchLog(self, request: Any, context: Any) -> arena_pb2.GetMatchLogResponse:  # noqa: N802
-        row = await asyncio.to_thread(self._referee.store.get, request.match_id)
-        if row is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
-            raise AssertionError("abort raises")
-        status = row["status"]
-        withheld = log_withheld(row)
-        if status == "running" and not withheld:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"match {request.match_id!r} is still in progress; its log is served once it ends "
-                "(WatchMatch follows it live)",
-            )
-        if withheld:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"match {request.match_id!r} is (or may be) one play of a duplicate pair whose deals "
-                "are still to be played; its log is served once the pair is over",
-            )
-        if json.loads(row["details"] or "{}").get("log_deleted"):
-            await context.abort(
-                grpc.StatusCode.NOT_FOUND,
-                f"match {request.match_id!r}'s log was deleted by the retention policy "
-                "(one entrant played it against house bots); its result is still listed",
-            )
-        lines = await asyncio.to_thread(_log_lines, Path(row["log_path"]))
-        page_size = min(request.page_size or 1000, 10_000)
-        offset = await _page_offset(request.page_token, context)
-        response = arena_pb2.GetMatchLogResponse(
-            match_id=request.match_id,
-            format_version=int(LOG_FORMAT.rsplit("/", 1)[1]),
-            lines=lines[offset : offset + page_size],
-        )
-        if offset + page_size < len(lines):
-            response.next_page_token = str(offset + page_size)
-        return response
-
-    async def GetLadder(self, request: Any, context: Any) -> arena_pb2.GetLadderResponse:  # noqa: N802
-        ladder = await self._ladder(context)
-        return await asyncio.to_thread(ladder.get_ladder)
-
-    async def ListLadderMatches(  # noqa: N802
-        self, request: Any, context: Any
-    ) -> arena_pb2.ListLadderMatchesResponse:
-        ladder = await self._ladder(context)
-        page_size = min(request.page_size or 50, 500)
-        offset = await _page_offset(request.page_token, context)
-        matches, more = await asyncio.to_thread(
-            ladder.list_ladder_matches, request.bot_name, page_size, offset
-        )
-        response = arena_pb2.ListLadderMatchesResponse(matches=matches)
-        if more:
-            response.next_page_token = str(offset + page_size)
-        return response
-
-    async def _ladder(self, context: Any) -> LadderView:
-        ladder = self._referee.ladder
-        if ladder is None:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "this server runs no ladder (start one with `oddtrick ladder serve`)",
-            )
-            raise AssertionError("abort raises")
-        return ladder
-
-
-_CATEGORIES = {
-    arena_pb2.MATCH_STATUS_IN_PROGRESS: "in_progress",
-    arena_pb2.MATCH_STATUS_FINISHED: "finished",
-    arena_pb2.MATCH_STATUS_SEALED: "sealed",
-}
-_WIRE_STATUS = {category: wire for wire, category in _CATEGORIES.items()}
-
-
-_PAGE_TOKEN = re.compile(r"[0-9]{1,12}")
-"""What a page token this referee hands out looks like: an offset in ASCII digits. Anything
-else ("²" is a digit to Python, 5,000 digits overflow int(), 2⁶⁴ overflows SQLite) is refused."""
-
-
-async def _page_offset(token: str, context: Any) -> int:
-    if not token:
-        return 0
-    if not _PAGE_TOKEN.fullmatch(token):
-        shown = token if len(token) <= 40 else token[:40] + "…"
-        await context.abort(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            f"page_token {shown!r} is not one this RPC returned; start again without it",
-        )
-    return int(token)
-
-
-def _summary(row: dict[str, Any], live: Table | None) -> arena_pb2.MatchSummary:
-    """A match as ListMatches shows it: a sealed play without its progress or result
-    (the other play of its deals is not over), an aborted one as finished with no winner."""
-    details = row["details"]
-    config = GameConfig.from_dict(row["config"])
-    summary = arena_pb2.MatchSummary(
-        match_id=row["match_id"],
-        table_id=details.get("table_id", ""),
-        status=_WIRE_STATUS[row["category"]],
-        config=config_to_wire(config),
-        players=[
-            game_pb2.SeatPlayer(seat=seat_to_wire(Seat.parse(seat)), bot_name=name)
-            for seat, name in row["players"].items()
-        ],
-        seed_commitment=details.get("seed_commitment", ""),
-        started_at_unix_ms=row["started_at"],
-    )
-    if "rules" in details:
-        summary.rules.CopyFrom(TableRules.from_record(details["rules"]).to_wire())
-    if row["finished_at"] is not None:
-        summary.ended_at_unix_ms = row["finished_at"]
-    if row["category"] == "in_progress" and live is not None:
-        hands, game, games_won, totals = live.progress
-        summary.hands_played = hands
-        summary.score.CopyFrom(
-            game_pb2.Scoreboard(game=per_side(game), games_won=per_side(games_won), total=per_side(totals))
-        )
-    elif row["status"] == "aborted":
-        summary.result.outcome = game_pb2.MATCH_OUTCOME_ABORTED
-    elif row["category"] == "finished" and row["result"]:
-        result = row["result"]
-        summary.hands_played = result["hands"]
-        summary.score.total.CopyFrom(per_side(tuple(result["totals"])))
-        summary.score.games_won.CopyFrom(per_side(tuple(result["games_won"])))
-        winner = result["winner"]
-        summary.result.outcome = game_pb2.MATCH_OUTCOME_WIN if winner else game_pb2.MATCH_OUTCOME_DRAW
-        if winner:
-            summary.result.winner = side_to_wire(Side.NORTH_SOUTH if winner == "NS" else Side.EAST_WEST)
-        summary.result.hands_played = result["hands"]
-        summary.result.score.CopyFrom(summary.score)
-        summary.result.seed_commitment = summary.seed_commitment
-    return summary
-
-
 async def _recover_logs(log_dir: Path, compress: bool) -> None:
     """What a stop mid-compression left, and finished logs still plain (recover_compression)."""
     removed, compressed = await trio.to_thread.run_sync(recover_compression, log_dir, compress)
@@ -607,14 +368,6 @@ async def _recover_logs(log_dir: Path, compress: bool) -> None:
             removed,
             compressed,
         )
-
-
-def _log_lines(path: Path) -> list[str]:
-    return [json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)]
-
-
-class DataDirInUse(OSError):
-    """Another referee holds the data directory."""
 
 
 @contextlib.contextmanager
@@ -695,7 +448,7 @@ async def _serving(settings: RefereeSettings) -> AsyncIterator[Referee]:
 
         def register(server: grpc.aio.Server, play_handler: Any) -> None:
             referee_pb2_grpc.add_RefereeServicer_to_server(play_handler, server)
-            arena_pb2_grpc.add_ArenaServicer_to_server(_ArenaService(referee), server)
+            arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(referee), server)
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
             names = (
                 referee_pb2.DESCRIPTOR.services_by_name["Referee"].full_name,

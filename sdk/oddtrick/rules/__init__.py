@@ -10,7 +10,7 @@ same thing everywhere.
 ('play', 'E', 'AS')
 """
 
-from oddtrick.rules._calls import BIDS, DOUBLE, PASS, Call, CallKind, Denomination
+from oddtrick.rules._calls import BIDS, DOUBLE, PASS, Action, Call, CallKind, Denomination
 from oddtrick.rules._cards import (
     PACK,
     RANKS,
@@ -25,22 +25,18 @@ from oddtrick.rules._cards import (
 )
 from oddtrick.rules._config import GameConfig, GameKind, MatchFormat, TrumpSelection
 from oddtrick.rules._dealing import commitment, deal_cards, new_seed, shuffled_pack
-from oddtrick.rules._errors import (
+from oddtrick.rules._errors import ConfigError, ParseError, PositionError, Reason, RulesError
+from oddtrick.rules._fixed import FixedDeal
+from oddtrick.rules._refusals import (
     BidTooLow,
     CardNotHeld,
-    ConfigError,
     DoubleNotAllowed,
     IllegalAction,
     IllegalStartingAction,
     MustFollowSuit,
     NotYourTurn,
-    ParseError,
-    PositionError,
-    Reason,
-    RulesError,
     WrongPhase,
 )
-from oddtrick.rules._fixed import FixedDeal
 from oddtrick.rules._results import (
     Contract,
     GameResult,
@@ -52,7 +48,7 @@ from oddtrick.rules._results import (
 )
 from oddtrick.rules._scoring import contract_points, honours_held, honours_points, odd_tricks
 from oddtrick.rules._seats import SEATS, Seat, Side
-from oddtrick.rules._state import Action, GameState, replay, trumps_for_rotation
+from oddtrick.rules._state import GameState, replay, trumps_for_rotation
 from oddtrick.rules._transcript import transcript
 from oddtrick.rules._view import SeatView
 

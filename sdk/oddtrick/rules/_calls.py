@@ -6,9 +6,9 @@ Like cards, calls are interned (37 objects), so they compare by identity.
 from __future__ import annotations
 
 import enum
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
-from oddtrick.rules._cards import Suit
+from oddtrick.rules._cards import Card, Suit
 from oddtrick.rules._errors import ParseError
 
 
@@ -175,3 +175,7 @@ PASS: Final = _PASS
 DOUBLE: Final = _DOUBLE
 BIDS: Final = _BIDS
 """The 35 bids, lowest (7♣) first."""
+
+
+Action: TypeAlias = Card | Call
+"""Whatever a seat may do on its turn: play a card, or make a call in the auction."""

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Final, NoReturn, TypeAlias
 
-from oddtrick.rules._calls import BIDS, DOUBLE, PASS, Call, Denomination
+from oddtrick.rules._calls import BIDS, DOUBLE, PASS, Action, Call, Denomination
 from oddtrick.rules._cards import (
     SUIT_BITS,
     SUIT_CARDS,
@@ -30,7 +30,9 @@ from oddtrick.rules._cards import (
 )
 from oddtrick.rules._config import GameConfig, GameKind, MatchFormat, TrumpSelection
 from oddtrick.rules._dealing import commitment, deal_cards, new_seed
-from oddtrick.rules._errors import (
+from oddtrick.rules._errors import ParseError, PositionError
+from oddtrick.rules._fixed import FixedDeal
+from oddtrick.rules._refusals import (
     BidTooLow,
     CardNotHeld,
     DoubleNotAllowed,
@@ -38,11 +40,8 @@ from oddtrick.rules._errors import (
     IllegalStartingAction,
     MustFollowSuit,
     NotYourTurn,
-    ParseError,
-    PositionError,
     WrongPhase,
 )
-from oddtrick.rules._fixed import FixedDeal
 from oddtrick.rules._results import (
     Contract,
     GameResult,
@@ -56,9 +55,8 @@ from oddtrick.rules._results import (
 )
 from oddtrick.rules._scoring import HONOUR_POINTS, contract_points, honours_held
 from oddtrick.rules._seats import SEATS, Seat, Side
-from oddtrick.rules._view import SeatView, denomination_of, observe
+from oddtrick.rules._view import SeatView, denomination_of, shown_result
 
-Action: TypeAlias = Card | Call
 """What a player does on their turn: a call in the auction, a card in play."""
 
 FIRST_DEALER: Final = Seat.NORTH
@@ -509,7 +507,35 @@ class GameState:
 
     def view(self, seat: Seat | None) -> SeatView:
         """What ``seat`` may know now (``None``: a spectator). The only door to players."""
-        return observe(self, seat)
+        phase = self.phase
+        return SeatView(
+            seat=seat,
+            config=self.config,
+            seed_commitment=self.commitment,
+            phase=phase,
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            to_act=self.to_act,
+            hand=self.hand_of(seat) if seat is not None else (),
+            legal_actions=self.legal_actions if seat is not None and seat is self.to_act else (),
+            trumps=self.trumps,
+            turned_card=self.turned_card,
+            turned_card_face_up=self.turned_card_face_up,
+            cut_card=self.cut_card,
+            auction=self.auction,
+            contract=self.contract,
+            current_trick=self.current_trick,
+            tricks=self.tricks,
+            tricks_won=self.tricks_won,
+            scores=self.scores,
+            totals=self.totals,
+            games_won=self.games_won,
+            game_number=self.game_number,
+            hand_results=self._results_as_shown(shown_result),
+            game_results=self.game_results,
+            match_result=self.match_result,
+            seed=self.seed if phase is Phase.MATCH_OVER else None,
+        )
 
     def hand_of(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` holds now, sorted. Referee-side: players use :meth:`view`."""

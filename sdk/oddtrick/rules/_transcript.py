@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from oddtrick.rules._calls import Call
+from oddtrick.rules._calls import Action, Call
 from oddtrick.rules._cards import Card, pretty_hand
 from oddtrick.rules._config import GameConfig, GameKind
 from oddtrick.rules._results import Contract, HandResult, Phase, Trick
 from oddtrick.rules._scoring import honours_held, honours_points
 from oddtrick.rules._seats import SEATS, Seat, Side
-from oddtrick.rules._state import Action, GameState
+from oddtrick.rules._state import GameState
 
 FORMAT_LINE = "# oddtrick match transcript v1"
 """The first line of every transcript; bump the version if the layout changes."""

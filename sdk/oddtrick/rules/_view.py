@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import TYPE_CHECKING
 
-from oddtrick.rules._calls import Call, Denomination
+from oddtrick.rules._calls import Action, Call, Denomination
 from oddtrick.rules._cards import PACK, SUITS, Card, Suit
 from oddtrick.rules._config import GameConfig, GameKind
 from oddtrick.rules._results import (
@@ -23,9 +22,6 @@ from oddtrick.rules._results import (
     Trick,
 )
 from oddtrick.rules._seats import Seat
-
-if TYPE_CHECKING:
-    from oddtrick.rules._state import Action, GameState
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -126,39 +122,6 @@ def _without_deal(result: HandResult) -> HandResult:
     return dataclasses.replace(result, deal=None)
 
 
-def _as_shown(result: HandResult) -> HandResult:
+def shown_result(result: HandResult) -> HandResult:
+    """A hand result as the views show it: a thrown-in hand's deal stays hidden."""
     return result if result.all_cards_played else _without_deal(result)
-
-
-def observe(state: GameState, seat: Seat | None) -> SeatView:
-    """Build the view of ``seat`` (``None``: a spectator) of ``state``."""
-    results = state._results_as_shown(_as_shown)
-    phase = state.phase
-    return SeatView(
-        seat=seat,
-        config=state.config,
-        seed_commitment=state.commitment,
-        phase=phase,
-        hand_number=state.hand_number,
-        dealer=state.dealer,
-        to_act=state.to_act,
-        hand=state.hand_of(seat) if seat is not None else (),
-        legal_actions=state.legal_actions if seat is not None and seat is state.to_act else (),
-        trumps=state.trumps,
-        turned_card=state.turned_card,
-        turned_card_face_up=state.turned_card_face_up,
-        cut_card=state.cut_card,
-        auction=state.auction,
-        contract=state.contract,
-        current_trick=state.current_trick,
-        tricks=state.tricks,
-        tricks_won=state.tricks_won,
-        scores=state.scores,
-        totals=state.totals,
-        games_won=state.games_won,
-        game_number=state.game_number,
-        hand_results=results,
-        game_results=state.game_results,
-        match_result=state.match_result,
-        seed=state.seed if phase is Phase.MATCH_OVER else None,
-    )

@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oddtrick_referee.competitions.standings import t_quantile
+from oddtrick_referee.competitions.intervals import t_quantile
 
 __all__ = ["DdSkill", "dd_samples", "dd_skill", "summarise"]
 

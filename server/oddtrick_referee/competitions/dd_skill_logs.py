@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick_referee.competitions.dd_skill import DdSkill, dd_samples, dd_skill
-from oddtrick_referee.competitions.tournament import SLOT_MARK
+from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
 from oddtrick_referee.storage.match_index import MatchStore
 from oddtrick_referee.storage.tournament_store import TournamentStore
 

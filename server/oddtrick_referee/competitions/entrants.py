@@ -29,7 +29,6 @@ import contextlib
 import dataclasses
 import os
 import pwd
-import re
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -37,44 +36,12 @@ from pathlib import Path
 
 import trio
 
+from oddtrick_referee._exceptions import EntrantExited
 from oddtrick_referee.competitions import access, sandbox
 from oddtrick_referee.competitions.access import Refusal, refusal
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
-TAIL_LINES = 2
-"""Lines of a dead bot's output quoted in the error (the rest is in its log)."""
 _KEPT_LINES = 40
-
-
-class EntrantExited(RuntimeError):
-    """A local entry's process ended while the tournament still needed it."""
-
-    def __init__(self, entry: str, process: str, status: int, tail: list[str], output: Path) -> None:
-        self.entry = entry
-        self.status = status
-        self.tail = tail
-        how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
-        said = last_words(tail) or "(it printed nothing)"
-        super().__init__(
-            f"local entry {entry!r} (process {process}) {how}: {said}\n  its whole output: {output}"
-        )
-
-
-_PYTHON_PLACE = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
-_PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b")
-
-
-def last_words(lines: list[str]) -> str:
-    """What a dead bot said last, in a line: a Python traceback's error with the place
-    it was raised (``NameError: … (at bot.py:3)``); otherwise its last two lines."""
-    if not lines:
-        return ""
-    if _PYTHON_ERROR.match(lines[-1]):
-        for line in reversed(lines[:-1]):
-            if place := _PYTHON_PLACE.match(line):
-                return f"{lines[-1]} (at {Path(place['file']).name}:{place['line']})"
-        return lines[-1]
-    return "; ".join(lines[-TAIL_LINES:])
 
 
 @dataclasses.dataclass(frozen=True)

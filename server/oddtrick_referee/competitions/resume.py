@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee.competitions.tournament import Entry, TournamentSettings, plan_runs
+from oddtrick_referee.competitions.tournament_plan import Entry, TournamentSettings, plan_runs
 from oddtrick_referee.storage.tournament_store import StoredTournament
 
 SHOWN = 3

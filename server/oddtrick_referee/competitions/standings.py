@@ -21,13 +21,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from statistics import NormalDist
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from oddtrick_referee.competitions.dd_skill import DdSkill
+from typing import Any
 
 from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
+from oddtrick_referee.competitions.dd_skill import METHOD as DD_METHOD
+from oddtrick_referee.competitions.dd_skill import DdSkill
+from oddtrick_referee.competitions.intervals import t_quantile
+from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 
 __all__ = [
     "CrossCell",
@@ -52,49 +52,6 @@ METHOD = (
     "over those deal scores, deals treated as independent; ranked by points per deal, then match "
     "points (win 2, draw 1), then name"
 )
-
-
-@dataclass(frozen=True)
-class DealResult:
-    """One play of one deal at one table, as the tournament runner records it."""
-
-    match: str  # key of the match (the pairing), e.g. "alice|bob"
-    first: str  # the match's two entries, in the order the match key names them
-    second: str
-    set_number: int  # a match is played in sets of deals, each with its own seed
-    deal_number: int  # deal within the set (1-based)
-    table: int  # 0 or 1: the two plays of a duplicate deal (0 only when not duplicate)
-    ns_entry: str  # who held North-South at this table
-    ew_entry: str
-    ns_points: int  # points scored on this deal at this table (incl. honours)
-    ew_points: int
-
-
-@dataclass(frozen=True)
-class FaultCounts:
-    """How often an entry's bot misbehaved; reported next to its score, never folded into it."""
-
-    timeouts: int = 0
-    illegal: int = 0  # fallback after refused actions until the deadline
-    disconnected: int = 0
-    forfeits: int = 0  # matches forfeited (absent) + seats forfeited (grace over)
-    refusals: int = 0  # refused actions (each refusal, even if corrected)
-    bot_errors: int = 0  # the bot's own code raised; it played its SDK's fallback
-    clock: int = 0  # the seat's time bank ran out (a match with --clock): a time-out of the bank
-
-    @property
-    def out_of_time(self) -> int:
-        """Decisions lost on time, to the deadline or to the time bank."""
-        return self.timeouts + self.clock
-
-
-@dataclass(frozen=True)
-class Forfeit:
-    """A match that was never played because one entry did not show up."""
-
-    match: str
-    absent: str  # the entry that did not show up: loses the match
-    present: str
 
 
 @dataclass(frozen=True)
@@ -419,81 +376,6 @@ def compute_standings(
 # Above this many degrees of freedom t_quantile switches from the exact series
 # (whose length grows with df) to the Cornish-Fisher expansion (whose error
 # shrinks as df^-5): at 200 both are far inside the 1e-3 the interval needs.
-_SERIES_MAX_DF = 200
-
-
-def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t distribution with ``df`` degrees of freedom.
-
-    Written here rather than taken from scipy, which the referee does not
-    otherwise need. ``df`` is a positive whole number or ``math.inf`` (the
-    normal distribution). Up to 200 degrees of freedom the exact distribution
-    function (Abramowitz & Stegun 26.7.3/26.7.4, a finite series for whole
-    ``df``) is inverted by bisection, close to machine precision; beyond that
-    the Cornish-Fisher expansion (A&S 26.7.5) is used, whose relative error
-    there is below 1e-8 for 1e-6 <= p <= 1 - 1e-6 (checked against scipy).
-    """
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be strictly between 0 and 1, not {p!r}")
-    if df == math.inf:
-        return NormalDist().inv_cdf(p)
-    if not (df >= 1 and df == int(df)):
-        raise ValueError(f"df must be a whole number >= 1 or math.inf, not {df!r}")
-    nu = int(df)
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1.0 - p, nu)
-    if nu > _SERIES_MAX_DF:
-        return _cornish_fisher(p, nu)
-    # Bisection on the central probability P(|T| <= t) = 2p - 1, which is
-    # increasing in t; robust for every df and p, and cheap at these sizes.
-    target = 2.0 * p - 1.0
-    lo, hi = 0.0, 1.0
-    while _t_central(hi, nu) < target:
-        lo, hi = hi, 2.0 * hi
-    while True:
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            return mid
-        if _t_central(mid, nu) < target:
-            lo = mid
-        else:
-            hi = mid
-
-
-def _t_central(t: float, nu: int) -> float:
-    """P(|T| <= t) for t >= 0 and whole ``nu`` (A&S 26.7.3 odd, 26.7.4 even)."""
-    theta = math.atan(t / math.sqrt(nu))
-    cos2 = math.cos(theta) ** 2
-    if nu % 2 == 1:
-        # (2/pi) * (theta + sin cos * sum_k a_k cos^2k), a_k = a_{k-1} * 2k / (2k + 1)
-        if nu == 1:
-            return (2.0 / math.pi) * theta
-        term, total = 1.0, 1.0
-        for k in range(1, (nu - 3) // 2 + 1):
-            term *= cos2 * (2 * k) / (2 * k + 1)
-            total += term
-        return (2.0 / math.pi) * (theta + math.sin(theta) * math.cos(theta) * total)
-    # sin * sum_k b_k cos^2k, b_k = b_{k-1} * (2k - 1) / (2k)
-    term, total = 1.0, 1.0
-    for k in range(1, (nu - 2) // 2 + 1):
-        term *= cos2 * (2 * k - 1) / (2 * k)
-        total += term
-    return math.sin(theta) * total
-
-
-def _cornish_fisher(p: float, nu: int) -> float:
-    """t quantile from the normal one, by the expansion in powers of 1/nu (A&S 26.7.5)."""
-    x = NormalDist().inv_cdf(p)
-    x2 = x * x
-    g1 = x * (x2 + 1) / 4
-    g2 = x * ((5 * x2 + 16) * x2 + 3) / 96
-    g3 = x * (((3 * x2 + 19) * x2 + 17) * x2 - 15) / 384
-    g4 = x * ((((79 * x2 + 776) * x2 + 1482) * x2 - 1920) * x2 - 945) / 92160
-    return x + (g1 + (g2 + (g3 + g4 / nu) / nu) / nu) / nu
-
-
 def _check_play(
     play: DealResult, known: set[str], duplicate: bool, pairing: dict[str, tuple[str, str]]
 ) -> None:
@@ -610,8 +492,6 @@ def _dd_skill_json(standings: Standings, row: StandingRow) -> dict[str, Any]:
 
 
 def _dd_skill_method(standings: Standings) -> dict[str, Any]:
-    from oddtrick_referee.competitions.dd_skill import METHOD as DD_METHOD
-
     return {} if standings.dd_skill is None else {"dd_skill_method": DD_METHOD}
 
 

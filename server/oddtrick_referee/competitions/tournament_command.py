@@ -14,9 +14,12 @@ import grpc
 import trio
 
 from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee.competitions.dd_skill_logs import tournament_dd_skill
 from oddtrick_referee.competitions.standings import Standings
 from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import Progress, TournamentSettings, run_tournament
+from oddtrick_referee.storage.tournament_store import TournamentStore
+from oddtrick_referee.web.server import page_beside
 
 
 def play_tournament(
@@ -39,7 +42,7 @@ def play_tournament(
                 sys.stderr,
                 listening,
                 tls=tls,
-                web=web,
+                page=page_beside(web, settings.tournament_id, _announce_web),
                 progress=progress,
             )
 
@@ -79,13 +82,10 @@ def play_tournament(
 def with_dd_skill(standings: Standings, settings: TournamentSettings, args: argparse.Namespace) -> Standings:
     """The standings with every entry's double-dummy loss per deal (``--dd-skill``): every
     played hand of the tournament solved, which takes a while, so progress goes to stderr."""
-    from oddtrick_referee.competitions.dd_skill_logs import tournament_dd_skill
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
             print(f"\rdouble-dummy: {done}/{total} hands", end="" if done < total else "\n", file=sys.stderr)
-
-    from oddtrick_referee.storage.tournament_store import TournamentStore
 
     tournament_id = settings.tournament_id
     # run_tournament carries on a tournament stored under the id an earlier version gave it.
@@ -96,3 +96,7 @@ def with_dd_skill(standings: Standings, settings: TournamentSettings, args: argp
     entries = [entry.name for entry in settings.entries]
     skill = tournament_dd_skill(args.data_dir, tournament_id, entries, progress)
     return dataclasses.replace(standings, dd_skill=skill)
+
+
+def _announce_web(url: str) -> None:
+    print(f"web page (standings, live tables) on {url}/", file=sys.stderr, flush=True)

@@ -33,7 +33,7 @@ from oddtrick_referee.conformance.checks import Outcome, Run, evaluate
 from oddtrick_referee.conformance.proxy import Probes, ProbingProxy
 from oddtrick_referee.conformance.report import Report
 from oddtrick_referee.conformance.scenarios import SCENARIOS, Scenario
-from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
+from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
 
 HOUSE = "conformance-house"
 HOUSE_TOKEN = "house-token"
@@ -171,7 +171,6 @@ async def _play(
 ) -> Outcome:
     """Play ``scenario``'s match; stopped early once its verdict is known (the bot stopped
     answering, or its process exited), so that a dead bot costs seconds, not minutes."""
-    from oddtrick_referee.referee import Referee
 
     assert isinstance(referee, Referee)
     seating = {Seat.NORTH: name, Seat.EAST: HOUSE, Seat.SOUTH: name, Seat.WEST: HOUSE}

@@ -27,13 +27,15 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from oddtrick._codec_text import parse_action
 
 # The one way to open a log, re-exported here for the server's readers.
+from oddtrick._log_records import LOG_FORMAT as LOG_FORMAT
+from oddtrick._log_records import Record
 from oddtrick._logfile import is_compressed as is_compressed
 from oddtrick._logfile import open_log as open_log
 from oddtrick._logfile import read_log_text as read_log_text
@@ -52,8 +54,6 @@ from oddtrick.rules import (
     commitment,
 )
 from oddtrick_referee.play.clock import ClockRule, replay_bank
-
-LOG_FORMAT = "oddtrick-match-log/1"
 
 _LOGGED_CARDS: dict[str, Action] = {str(card): card for card in PACK}
 _LOGGED_CALLS: dict[str, Action] = {str(call): call for call in (PASS, DOUBLE, *BIDS)}
@@ -92,9 +92,11 @@ class MatchLogWriter:
         self.path = path
         self._file: IO[str] | None = None
 
-    def write(self, record: dict[str, Any]) -> None:
-        """Write one record and flush it (with any action lines before it)."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    def write(self, record: Record | Mapping[str, Any]) -> None:
+        """Write one record (a typed one of :mod:`oddtrick._log_records`; a plain mapping is
+        written as it is) and flush it (with any action lines before it)."""
+        data = record if isinstance(record, Mapping) else record.to_dict()
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
         if self._file is None:
             self._create(line)
             return

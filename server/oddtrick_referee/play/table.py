@@ -3,7 +3,7 @@
 Everything a seat is told comes from ``state.view(seat)``, the rules
 engine's one door for hidden information: its cards at the deal, then
 public events only (the hand state a request carries is advanced by those
-events, see ``oddtrick._hand_tracking``). Spectators get what
+events, see ``oddtrick._codec_hand``). Spectators get what
 ``state.view(None)`` shows. Each decision lives in its own cancel scope
 whose deadline is the referee's clock, never the bot's word.
 """
@@ -25,21 +25,36 @@ import trio
 from oddtrick._codec import (
     MalformedMessage,
     action_from_wire,
-    action_to_wire,
-    call_to_wire,
-    card_to_wire,
-    cards_to_wire,
-    config_to_wire,
-    contract_to_wire,
     game_result_to_wire,
     hand_result_to_wire,
     hand_state,
-    per_side,
-    scoreboard,
+    match_result_to_wire,
+    match_stopped_to_wire,
+    seat_record_to_wire,
     seat_to_wire,
-    side_to_wire,
-    trick_to_wire,
-    trumps_to_wire,
+    table_rules_to_wire,
+)
+from oddtrick._codec_arena import watch_response
+from oddtrick._codec_hand import advance_hand, start_hand
+from oddtrick._codec_protocol import (
+    MALFORMED,
+    add_event,
+    auction_ended_to_wire,
+    call_made_to_wire,
+    card_played_to_wire,
+    decided_fields,
+    event_to_wire,
+    fill_request,
+    hand_started_to_wire,
+    match_started_to_wire,
+    new_hand_state,
+    new_referee_message,
+    refusal_message,
+    refusal_reason_name,
+    refusal_reason_to_wire,
+    refusal_to_wire,
+    resync_message,
+    trick_completed_to_wire,
 )
 from oddtrick._events import (
     AuctionEnded,
@@ -53,7 +68,17 @@ from oddtrick._events import (
     MatchEvent,
     TrickCompleted,
 )
-from oddtrick._hand_tracking import advance_hand, start_hand
+from oddtrick._log_records import (
+    ActionRecord,
+    GameResultRecord,
+    HandResultRecord,
+    HandStart,
+    MatchEnd,
+    MatchStart,
+    MatchStopped,
+    Refusal,
+    SeatEvent,
+)
 from oddtrick._timing import DecisionTimes
 from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import (
@@ -61,18 +86,16 @@ from oddtrick.rules import (
     Action,
     Card,
     GameConfig,
-    GameKind,
     GameState,
     IllegalAction,
     MatchResult,
     Phase,
-    Reason,
     Seat,
     SeatView,
 )
-from oddtrick.v1 import arena_pb2, cards_pb2, game_pb2, referee_pb2
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee.play.clock import ClockRule, TableClock
-from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter
+from oddtrick_referee.play.matchlog import MatchLogWriter
 from oddtrick_referee.transport.bridge import WatchStream
 from oddtrick_referee.transport.sessions import DISCONNECTED, SeatLink
 
@@ -94,25 +117,6 @@ class Fault(enum.Enum):
     """The bot's own code failed; it answered with its SDK's fallback (Decision.bot_error)."""
     CLOCK = "clock"
     """The seat's time bank ran out before its deadline (see :mod:`.clock`)."""
-
-
-_FAULT_WIRE = {
-    Fault.TIMEOUT: game_pb2.FAULT_KIND_TIMEOUT,
-    Fault.ILLEGAL: game_pb2.FAULT_KIND_ILLEGAL,
-    Fault.DISCONNECTED: game_pb2.FAULT_KIND_DISCONNECTED,
-    Fault.FORFEITED: game_pb2.FAULT_KIND_FORFEITED,
-    Fault.BOT_ERROR: game_pb2.FAULT_KIND_BOT_ERROR,
-    Fault.CLOCK: game_pb2.FAULT_KIND_CLOCK,
-}
-
-_REFUSAL_WIRE = {
-    Reason.NOT_YOUR_TURN: referee_pb2.REFUSAL_REASON_NOT_YOUR_TURN,
-    Reason.WRONG_PHASE: referee_pb2.REFUSAL_REASON_WRONG_PHASE,
-    Reason.CARD_NOT_HELD: referee_pb2.REFUSAL_REASON_CARD_NOT_HELD,
-    Reason.MUST_FOLLOW_SUIT: referee_pb2.REFUSAL_REASON_MUST_FOLLOW_SUIT,
-    Reason.BID_TOO_LOW: referee_pb2.REFUSAL_REASON_BID_TOO_LOW,
-    Reason.DOUBLE_NOT_ALLOWED: referee_pb2.REFUSAL_REASON_DOUBLE_NOT_ALLOWED,
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,15 +146,14 @@ class TableRules:
         return cls(record["deadline_ms"] / 1000, record["grace_ms"] / 1000, record.get("open", False), clock)
 
     def to_wire(self) -> game_pb2.TableRules:
-        wire = game_pb2.TableRules(
-            decision_deadline_ms=round(self.deadline_s * 1000),
-            reconnect_grace_ms=round(self.grace_s * 1000),
-            open=self.open,
+        clock = self.clock
+        return table_rules_to_wire(
+            self.deadline_s,
+            self.grace_s,
+            self.open,
+            clock.initial_ms if clock is not None else None,
+            clock.increment_ms if clock is not None else None,
         )
-        if self.clock is not None:
-            wire.clock_initial_ms = self.clock.initial_ms
-            wire.clock_increment_ms = self.clock.increment_ms
-        return wire
 
 
 @dataclasses.dataclass
@@ -183,17 +186,14 @@ class SeatRecord:
         }
 
     def to_wire(self, seat: Seat) -> game_pb2.SeatRecord:
-        return game_pb2.SeatRecord(
-            seat=seat_to_wire(seat),
-            faults=[
-                game_pb2.FaultCount(kind=_FAULT_WIRE[fault], count=count)
-                for fault, count in sorted(self.faults.items(), key=lambda item: _FAULT_WIRE[item[0]])
-            ],
-            refusals=self.refusals,
-            forfeited=self.forfeited,
-            decisions=self.decisions,
-            think_ms_total=self.think_ms_total,
-            think_ms_max=self.think_ms_max,
+        return seat_record_to_wire(
+            seat,
+            [(fault.value, count) for fault, count in self.faults.items()],
+            self.refusals,
+            self.forfeited,
+            self.decisions,
+            self.think_ms_total,
+            self.think_ms_max,
         )
 
 
@@ -289,9 +289,9 @@ class Table:
         self._cursor = EventCursor(self.state)
         self._max_attempts = max_attempts
         self._max_comment_bytes = max_comment_bytes
-        self._outgoing = {seat: referee_pb2.RefereeMessage() for seat in Seat}
+        self._outgoing = {seat: new_referee_message() for seat in Seat}
         """Each seat's next message, collecting its events until it is sent."""
-        self._hand = referee_pb2.HandState()
+        self._hand = new_hand_state()
         """The hand's public state (no cards), advanced event by event; a request adds the
         seat's own cards and turn to a copy of it instead of re-encoding the whole hand."""
         self._own_cards: dict[Seat, list[Card]] = {seat: [] for seat in Seat}
@@ -339,14 +339,12 @@ class Table:
         self._log_opened = True
         state = self.state
         self._log.write(
-            {
-                "type": "match_start",
-                "format": LOG_FORMAT,
-                "match_id": self.match_id,
-                "table_id": self.table_id,
-                "started_at_ms": self.started_at_ms,
-                "config": state.config.to_dict(),
-                "rules": {
+            MatchStart(
+                match_id=self.match_id,
+                table_id=self.table_id,
+                started_at_ms=self.started_at_ms,
+                config=state.config.to_dict(),
+                rules={
                     "deadline_ms": round(self.rules.deadline_s * 1000),
                     "grace_ms": round(self.rules.grace_s * 1000),
                     **({"clock": self.rules.clock.to_record()} if self.rules.clock is not None else {}),
@@ -356,13 +354,13 @@ class Table:
                         else {}
                     ),
                 },
-                "players": {
+                players={
                     str(seat): {"name": link.bot_name, "version": link.bot_version}
                     for seat, link in self.links.items()
                 },
-                "seed_commitment": state.commitment,
-                **(self._deals.start_record() if self._deals is not None else {}),
-            }
+                seed_commitment=state.commitment,
+                extra=self._deals.start_record() if self._deals is not None else {},
+            )
         )
 
     async def run(self) -> GameState:
@@ -419,24 +417,19 @@ class Table:
                     clock_ms,
                 )
             else:
-                entry: dict[str, Any] = {
-                    "type": "action",
-                    "hand": state.hand_number,
-                    "seat": str(seat),
-                    "action": str(decided.action),
-                    "think_ms": decided.think_ms,
-                }
-                if decided.bot_think_ms is not None:
-                    entry["bot_think_ms"] = decided.bot_think_ms
-                if decided.fault is not None:
-                    entry["fault"] = decided.fault.value
-                if decided.comment:
-                    entry["comment"] = decided.comment
-                if decided.bot_error is not None:
-                    entry["bot_error"] = decided.bot_error
-                if clock_ms is not None:
-                    entry["clock_ms"] = clock_ms
-                self._log.write(entry)
+                self._log.write(
+                    ActionRecord(
+                        state.hand_number,
+                        str(seat),
+                        str(decided.action),
+                        decided.think_ms,
+                        decided.bot_think_ms,
+                        decided.fault.value if decided.fault is not None else None,
+                        decided.comment or None,
+                        decided.bot_error,
+                        clock_ms,
+                    )
+                )
             if self._on_progress is not None:
                 self._on_progress(self)
         self._flush_all()
@@ -453,26 +446,21 @@ class Table:
         if reason is not None:
             self.stop_reason = reason
         public = self.state.view(None)
-        stopped = game_pb2.MatchResult(
-            outcome=game_pb2.MATCH_OUTCOME_ABORTED,
-            score=game_pb2.Scoreboard(
-                game=per_side(public.scores),
-                games_won=per_side(public.games_won),
-                total=per_side(public.totals),
-            ),
-            hands_played=len(public.hand_results),
-            seats=[record.to_wire(seat) for seat, record in self.records.items()],
-            seed_commitment=self.state.commitment,
-            stop_reason=self.stop_reason,
+        stopped = match_stopped_to_wire(
+            public.scores,
+            public.games_won,
+            public.totals,
+            len(public.hand_results),
+            [record.to_wire(seat) for seat, record in self.records.items()],
+            self.state.commitment,
+            self.stop_reason,
         )
         self._queue_all(match_ended=stopped)
         self._flush_all()
         self._publish()
         # A full disk (or a closed log) may be what stopped it: the seats are told all the same.
         with contextlib.suppress(OSError, ValueError):
-            self._log.write(
-                {"type": "match_stopped", "hand": self.state.hand_number, "reason": self.stop_reason}
-            )
+            self._log.write(MatchStopped(self.state.hand_number, self.stop_reason))
 
     def seat_records(self) -> dict[str, dict[str, Any]]:
         return {str(seat): record.to_dict() for seat, record in self.records.items()}
@@ -481,13 +469,12 @@ class Table:
         result = self.state.match_result
         assert result is not None
         self._log.write(
-            {
-                "type": "match_end",
-                "result": result_record(result),
-                "seats": self.seat_records(),
-                "seed": self.state.seed,
-                **(self._deals.end_record() if self._deals is not None else {}),
-            }
+            MatchEnd(
+                result_record(result),
+                self.seat_records(),
+                self.state.seed,
+                self._deals.end_record() if self._deals is not None else {},
+            )
         )
         if self._close_log:
             self._log.close()
@@ -510,22 +497,19 @@ class Table:
         link.open_request = link.last_request = request_id
         link.unsolicited = link.answers = 0
         message = self._take_outgoing(seat)
-        request = message.update.request
-        request.request_id = request_id
-        request.kind = (
-            referee_pb2.DECISION_KIND_CALL if state.phase is Phase.AUCTION else referee_pb2.DECISION_KIND_CARD
+        request = fill_request(
+            message,
+            request_id=request_id,
+            auction=state.phase is Phase.AUCTION,
+            legal=state.legal_actions,
+            time_left_ms=round(deadline_s * 1000),
+            match_id=self.match_id,
+            seat=seat,
+            last_sequence=link.sequence,
+            hand=self._hand,
+            own_cards=self._own_cards[seat],
+            clock_left_ms=self._clock.left_ms(seat),
         )
-        request.legal_actions.extend([action_to_wire(a) for a in state.legal_actions])
-        request.time_left_ms = round(deadline_s * 1000)
-        if (bank_ms := self._clock.left_ms(seat)) is not None:
-            request.clock_left_ms = bank_ms
-        request.match_id = self.match_id
-        request.seat = seat_to_wire(seat)
-        request.last_sequence = link.sequence
-        hand = request.hand
-        hand.CopyFrom(self._hand)
-        hand.turn = request.seat
-        hand.cards.extend([card_to_wire(card) for card in self._own_cards[seat]])
         # The message is the transport's from here on: never changed after sending.
         self._open[seat] = (request, deadline)
         link.send(message)
@@ -593,7 +577,7 @@ class Table:
         if fault is Fault.FORFEITED and not link.forfeited:
             link.forfeited = True
             record.forfeited = True
-            self._log.write({"type": "forfeit", "hand": state.hand_number, "seat": str(seat)})
+            self._log.write(SeatEvent("forfeit", state.hand_number, str(seat)))
         log.info("%s (%s) %s: fallback %s", link.bot_name, seat.name.title(), fault.value, action)
         return _Decided(action, fault, None, None)
 
@@ -612,11 +596,11 @@ class Table:
         try:
             action = action_from_wire(decision.action)
         except MalformedMessage as error:
-            return referee_pb2.REFUSAL_REASON_MALFORMED, f"malformed action: {error}"
+            return MALFORMED, f"malformed action: {error}"
         try:
             self.state.apply(action, seat)
         except IllegalAction as error:
-            return _REFUSAL_WIRE[error.reason], str(error)
+            return refusal_reason_to_wire(error.reason), str(error)
         return action
 
     def _refuse(
@@ -630,27 +614,17 @@ class Table:
     ) -> None:
         left_ms = max(0, round((deadline - trio.current_time()) * 1000))
         self._log.write(
-            {
-                "type": "refusal",
-                "hand": self.state.hand_number,
-                "seat": str(seat),
-                "request_id": decision.request_id,
-                "reason": referee_pb2.RefusalReason.Name(reason),  # type: ignore[arg-type]
-                "message": text,
-            }
+            Refusal(self.state.hand_number, str(seat), decision.request_id, refusal_reason_name(reason), text)
         )
-        self.links[seat].send(
-            referee_pb2.RefereeMessage(
-                refusal=referee_pb2.Refusal(
-                    request_id=decision.request_id,
-                    reason=reason,  # type: ignore[arg-type]
-                    message=text,
-                    time_left_ms=left_ms,
-                    attempts_left=max(0, attempts_left),
-                    action=decision.action,
-                )
-            )
+        refusal = refusal_to_wire(
+            decision.request_id,
+            reason,  # type: ignore[arg-type]
+            text,
+            decision.action,
+            time_left_ms=left_ms,
+            attempts_left=max(0, attempts_left),
         )
+        self.links[seat].send(refusal_message(refusal))
 
     # --------------------------------------------------------------- events
 
@@ -658,8 +632,7 @@ class Table:
         """Add an event to the seat's next message. It is numbered when that message is
         sent (:meth:`_take_outgoing`): events that are never sent (the match was stopped,
         or a Resync replaced them) take no number, so the seat's numbering stays gapless."""
-        added: referee_pb2.Event = self._outgoing[seat].update.events.add(**event)
-        return added
+        return add_event(self._outgoing[seat], event)
 
     def _queue_all(self, **event: Any) -> None:
         """Queue one public event for every seat and spectator, and advance the hand's
@@ -678,7 +651,7 @@ class Table:
         """Spectator events from ``start`` on, each built once (when first watched)."""
         built = self._watch_built
         for number, fields in enumerate(self._watch_log[len(built) :], len(built) + 1):
-            built.append(referee_pb2.Event(sequence=number, **fields))
+            built.append(event_to_wire(number, fields))
         return built[start:]
 
     def watch(self, watcher: WatchStream) -> None:
@@ -694,7 +667,7 @@ class Table:
             )
             return
         self._watchers.append(watcher)
-        watcher.send(arena_pb2.WatchMatchResponse(events=self._watched_events(0)))
+        watcher.send(watch_response(self._watched_events(0)))
 
     def _end_watching(self, code: grpc.StatusCode, details: str) -> None:
         self._over = True
@@ -707,30 +680,15 @@ class Table:
             return
         if self._watchers:
             self._watchers = [w for w in self._watchers if not w.closed]
-            response = arena_pb2.WatchMatchResponse(events=self._watched_events(self._watch_sent))
+            response = watch_response(self._watched_events(self._watch_sent))
             for watcher in self._watchers:
                 watcher.send(response)
         self._watch_sent = len(self._watch_log)
 
-    def _hand_started(self, view: SeatView) -> referee_pb2.HandStarted:
-        message = referee_pb2.HandStarted(
-            hand_number=view.hand_number,
-            game_number=view.game_number,
-            dealer=seat_to_wire(view.dealer),
-            cards=cards_to_wire(view.hand),
-            trumps=trumps_to_wire(view.trumps, view.config.game is GameKind.CLASSIC),
-            score=scoreboard(view),
-        )
-        if view.turned_card is not None:
-            message.turned_card.CopyFrom(card_to_wire(view.turned_card))
-        if view.cut_card is not None:
-            message.cut_card.CopyFrom(card_to_wire(view.cut_card))
-        return message
-
     def _take_outgoing(self, seat: Seat) -> referee_pb2.RefereeMessage:
         """The seat's pending message (its events so far), leaving a fresh one in its place."""
         message = self._outgoing[seat]
-        self._outgoing[seat] = referee_pb2.RefereeMessage()
+        self._outgoing[seat] = new_referee_message()
         link = self.links[seat]
         for event in message.update.events:
             link.sequence += 1
@@ -755,17 +713,14 @@ class Table:
         decided = self._last_decided
         meta: dict[str, Any] = {}
         if decided is not None:
-            meta = {"by_referee": decided.fault is not None}
-            if decided.fault is not None:
-                meta["fault"] = _FAULT_WIRE[decided.fault]
-            if decided.think_ms is not None:
-                meta["think_ms"] = decided.think_ms
+            fault = decided.fault.value if decided.fault is not None else None
+            meta = decided_fields(decided.fault is not None, fault, decided.think_ms)
         for event in events:
             if isinstance(event, HandStarted):
-                watched = self._hand_started(state.view(None))
+                watched = hand_started_to_wire(state.view(None))
                 for seat in Seat:
                     view = state.view(seat)
-                    started = self._hand_started(view)
+                    started = hand_started_to_wire(view)
                     self._queue(seat, hand_started=started)
                     self._own_cards[seat] = list(view.hand)
                     if self.rules.open:
@@ -774,30 +729,16 @@ class Table:
                 self._hand = start_hand(started)
                 self._hand.ClearField("cards")
             elif isinstance(event, CallMade):
-                call = referee_pb2.CallMade(
-                    seat=seat_to_wire(event.seat), call=call_to_wire(event.call), **meta
-                )
-                self._queue_all(call_made=call)
+                self._queue_all(call_made=call_made_to_wire(event.seat, event.call, meta))
             elif isinstance(event, AuctionEnded):
-                if event.contract is None:
-                    ended = referee_pb2.AuctionEnded(thrown_in=referee_pb2.ThrownIn())
-                else:
-                    ended = referee_pb2.AuctionEnded(contract=contract_to_wire(event.contract))
-                self._queue_all(auction_ended=ended)
+                self._queue_all(auction_ended=auction_ended_to_wire(event.contract))
             elif isinstance(event, CardPlayed):
-                played = referee_pb2.CardPlayed(
-                    seat=seat_to_wire(event.seat),
-                    card=card_to_wire(event.card),
-                    trick_number=event.trick_number,
-                    **meta,
+                self._queue_all(
+                    card_played=card_played_to_wire(event.seat, event.card, event.trick_number, meta)
                 )
-                self._queue_all(card_played=played)
                 self._own_cards[event.seat].remove(event.card)
             elif isinstance(event, TrickCompleted):
-                trick = trick_to_wire(event.trick)
-                self._queue_all(
-                    trick_completed=referee_pb2.TrickCompleted(trick=trick, tricks=per_side(event.tricks_won))
-                )
+                self._queue_all(trick_completed=trick_completed_to_wire(event.trick, event.tricks_won))
             elif isinstance(event, HandEnded):
                 # Every seat sees the same result (a thrown-in hand's cards hidden from all).
                 view = public = public or state.view(None)
@@ -818,66 +759,49 @@ class Table:
     def _log_event(self, event: MatchEvent) -> None:
         state = self.state
         if isinstance(event, HandStarted):
-            self._log.write({"type": "hand_start", "hand": event.hand_number, "dealer": str(state.dealer)})
+            self._log.write(HandStart(event.hand_number, str(state.dealer)))
         elif isinstance(event, HandEnded):
             result = event.result
             self._log.write(
-                {
-                    "type": "hand_result",
-                    "hand": result.hand_number,
-                    "outcome": result.outcome.value,
-                    "tricks": list(result.tricks),
-                    "points": list(result.points),
-                    "honours": list(result.honours),
-                    "scores": list(result.scores_after),
-                    "text": result.describe(),
-                }
+                HandResultRecord(
+                    result.hand_number,
+                    result.outcome.value,
+                    list(result.tricks),
+                    list(result.points),
+                    list(result.honours),
+                    list(result.scores_after),
+                    result.describe(),
+                )
             )
         elif isinstance(event, GameEnded):
             self._log.write(
-                {
-                    "type": "game_result",
-                    "game": event.result.game_number,
-                    "winner": event.result.winner.short,
-                    "scores": list(event.result.scores),
-                }
+                GameResultRecord(
+                    event.result.game_number, event.result.winner.short, list(event.result.scores)
+                )
             )
 
     def _match_result(self, view: Any) -> game_pb2.MatchResult:
         result = self.state.match_result
         assert result is not None
-        message = game_pb2.MatchResult(
-            outcome=game_pb2.MATCH_OUTCOME_WIN if result.winner is not None else game_pb2.MATCH_OUTCOME_DRAW,
-            score=game_pb2.Scoreboard(
-                game=per_side(view.scores),
-                games_won=per_side(result.games_won),
-                total=per_side(result.totals),
-            ),
-            hands_played=result.hands_played,
-            seats=[record.to_wire(seat) for seat, record in self.records.items()],
-            seed="" if self.sealed else self.state.seed,
-            seed_commitment=self.state.commitment,
+        return match_result_to_wire(
+            result,
+            view.scores,
+            [record.to_wire(seat) for seat, record in self.records.items()],
+            "" if self.sealed else self.state.seed,
+            self.state.commitment,
         )
-        if result.winner is not None:
-            message.winner = side_to_wire(result.winner)
-        return message
 
     def _match_started(self, seat: Seat | None) -> referee_pb2.MatchStarted:
         """The match as ``seat`` (``None``: a spectator) is told of it."""
-        return referee_pb2.MatchStarted(
-            match_id=self.match_id,
-            table_id=self.table_id,
-            config=config_to_wire(self.state.config),
-            rules=self.rules.to_wire(),
-            seat=seat_to_wire(seat) if seat is not None else cards_pb2.SEAT_UNSPECIFIED,
-            players=[
-                game_pb2.SeatPlayer(
-                    seat=seat_to_wire(s), bot_name=link.bot_name, bot_version=link.bot_version
-                )
-                for s, link in self.links.items()
-            ],
-            seed_commitment=self.state.commitment,
-            started_at_unix_ms=self.started_at_ms,
+        return match_started_to_wire(
+            self.match_id,
+            self.table_id,
+            self.state.config,
+            self.rules.to_wire(),
+            seat,
+            [(s, link.bot_name, link.bot_version) for s, link in self.links.items()],
+            self.state.commitment,
+            self.started_at_ms,
         )
 
     # --------------------------------------------------------------- resume
@@ -885,39 +809,31 @@ class Table:
     def _disconnected(self, link: SeatLink) -> None:
         """A seat's stream dropped: the log says when (the seat is kept for its grace period)."""
         if not self._over:
-            self._log.write({"type": "disconnect", "hand": self.state.hand_number, "seat": str(link.seat)})
+            self._log.write(SeatEvent("disconnect", self.state.hand_number, str(link.seat)))
 
     def _refused_unknown(self, link: SeatLink, refusal: referee_pb2.Refusal) -> None:
         """An answer to a request never issued on the seat: logged like every refusal (it
         changes nothing, and is not counted against the seat)."""
         if not self._over:
             self._log.write(
-                {
-                    "type": "refusal",
-                    "hand": self.state.hand_number,
-                    "seat": str(link.seat),
-                    "request_id": refusal.request_id,
-                    "reason": referee_pb2.RefusalReason.Name(refusal.reason),
-                    "message": refusal.message,
-                }
+                Refusal(
+                    self.state.hand_number,
+                    str(link.seat),
+                    refusal.request_id,
+                    refusal_reason_name(refusal.reason),
+                    refusal.message,
+                )
             )
 
     def _resync(self, link: SeatLink) -> None:
         """A bot took its seat back: send what it needs to go on."""
         seat = link.seat
-        self._outgoing[seat] = referee_pb2.RefereeMessage()
-        self._log.write({"type": "reconnect", "hand": self.state.hand_number, "seat": str(seat)})
-        resync = referee_pb2.Resync(
-            last_sequence=link.sequence,
-            match=self._match_started(seat),
-            hand=hand_state(self.state.view(seat)),
-        )
+        self._outgoing[seat] = new_referee_message()
+        self._log.write(SeatEvent("reconnect", self.state.hand_number, str(seat)))
         open_request = self._open.get(seat)
+        request, time_left_ms = None, 0
         if open_request is not None:
             request, deadline = open_request
-            resync.request.CopyFrom(request)  # a copy: the request itself was sent, so never changes
-            resync.request.time_left_ms = max(0, round((deadline - trio.current_time()) * 1000))
-            if request.HasField("clock_left_ms"):  # less what the decision has taken so far
-                spent = request.time_left_ms - resync.request.time_left_ms
-                resync.request.clock_left_ms = max(0, request.clock_left_ms - spent)
-        link.send(referee_pb2.RefereeMessage(resync=resync))
+            time_left_ms = max(0, round((deadline - trio.current_time()) * 1000))
+        match, hand = self._match_started(seat), hand_state(self.state.view(seat))
+        link.send(resync_message(link.sequence, match, hand, request, time_left_ms))

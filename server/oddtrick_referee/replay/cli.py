@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick._terminal import plural
-from oddtrick_referee.replay.model import MatchReplay, ReplayError, read_records, replay_records
+from oddtrick_referee._exceptions import ReplayError
+from oddtrick_referee.replay.json_export import match_to_json
+from oddtrick_referee.replay.model import MatchReplay, read_records, replay_records
+from oddtrick_referee.replay.pbn import match_to_pbn
+from oddtrick_referee.replay.sources import records_from_data_dir, records_from_server
+from oddtrick_referee.replay.terminal import run
 
 
 def _add_source(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +95,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def load_match(args: argparse.Namespace) -> MatchReplay:
     """The match the command names, from a file, a referee or a data folder."""
-    from oddtrick_referee.replay.sources import records_from_data_dir, records_from_server
 
     source: str = args.source
     records: list[dict[str, Any]]
@@ -104,7 +108,6 @@ def load_match(args: argparse.Namespace) -> MatchReplay:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from oddtrick_referee.replay.terminal import run
 
     try:
         match = load_match(args)
@@ -120,8 +123,6 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from oddtrick_referee.replay.json_export import match_to_json
-    from oddtrick_referee.replay.pbn import match_to_pbn
 
     try:
         match = load_match(args)

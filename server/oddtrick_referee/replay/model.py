@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick._log_records import ActionRecord
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
     Call,
@@ -37,11 +38,8 @@ from oddtrick.rules import (
     commitment,
     sort_cards,
 )
+from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat, read_log_text
-
-
-class ReplayError(ValueError):
-    """The log cannot be replayed; the message says why and what to do."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -233,9 +231,13 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
     except DealSetError as error:
         raise ReplayError(str(error)) from None
     builder = _Builder(GameState(config, seed, deals=fixed))
-    for record in records[1:-1]:
+    for number, record in enumerate(records[1:-1], 2):
         if record.get("type") == "action":
-            builder.action(record)
+            try:
+                action = ActionRecord.from_dict(record)
+            except (KeyError, TypeError) as error:
+                raise ReplayError(f"line {number}: an action line without its {error}") from None
+            builder.action(action)
     hands = builder.finish()
     state = builder.state
     return MatchReplay(
@@ -288,30 +290,27 @@ class _Builder:
         self._first: Seat | None = state.to_act if state.phase is Phase.PLAY else None
         self._actions = 0
 
-    def action(self, record: Mapping[str, Any]) -> None:
+    def action(self, record: ActionRecord) -> None:
         state = self.state
         if state.phase is Phase.HAND_OVER:
             self._close()
             state.start_next_hand()
             self._begin()
         self._actions += 1
-        text = str(record.get("action", ""))
+        text = str(record.action)  # as logged; a damaged line may hold anything
         try:
-            seat = logged_seat(str(record.get("seat", "")))
+            seat = logged_seat(str(record.seat))
             action = logged_action(text, state)
             auction = state.phase is Phase.AUCTION
             trick = len(state.tricks) + 1
             state.apply(action, seat)
         except RulesError as error:
             raise ReplayError(
-                f"hand {state.hand_number}, action {self._actions} ({record.get('seat')} {text}) "
+                f"hand {state.hand_number}, action {self._actions} ({record.seat} {text}) "
                 f"is against the rules: {error}"
             ) from None
-        think = record.get("think_ms")
-        fault = record.get("fault")
-        comment = record.get("comment")
-        bank = record.get("clock_ms")
-        own = record.get("bot_think_ms")
+        think, fault, comment, bank = record.think_ms, record.fault, record.comment, record.clock_ms
+        own = record.bot_think_ms
         if auction:
             assert isinstance(action, Call)
             self._calls.append(CallStep(seat, action, think, fault, comment, bank, own))

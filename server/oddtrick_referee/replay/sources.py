@@ -12,8 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from oddtrick._address import with_default_port
+from oddtrick._codec_arena import match_log_request
+from oddtrick.v1 import arena_pb2_grpc
+from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.play.matchlog import read_log_text
-from oddtrick_referee.replay.model import ReplayError, records_from_lines
+from oddtrick_referee.replay.model import records_from_lines
+from oddtrick_referee.storage.match_index import MatchStore
 
 
 def log_visibility(row: dict[str, Any]) -> str | None:
@@ -62,7 +67,6 @@ def safe_log_path(data_dir: Path, stored: str) -> Path | None:
 
 def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]:
     """A finished, public match's log records, found through the data folder's index."""
-    from oddtrick_referee.storage.match_index import MatchStore
 
     index = data_dir / "oddtrick.sqlite3"
     if not index.exists():
@@ -93,9 +97,6 @@ def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
     """A finished match's log from a referee's Arena service (GetMatchLog, every page)."""
     import grpc
 
-    from oddtrick._address import with_default_port
-    from oddtrick.v1 import arena_pb2, arena_pb2_grpc
-
     lines: list[str] = []
     try:
         server = with_default_port(server)
@@ -106,9 +107,7 @@ def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
         token = ""
         try:
             while True:
-                response = arena.GetMatchLog(
-                    arena_pb2.GetMatchLogRequest(match_id=match_id, page_token=token), timeout=30
-                )
+                response = arena.GetMatchLog(match_log_request(match_id, token), timeout=30)
                 lines.extend(line + "\n" for line in response.lines)
                 token = response.next_page_token
                 if not token:

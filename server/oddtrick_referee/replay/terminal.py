@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from oddtrick.rules import Card, Seat
-from oddtrick_referee.replay.model import HandReplay, MatchReplay, Position, ReplayError, holding_text
+from oddtrick_referee._exceptions import ReplayError
+from oddtrick_referee.replay.model import HandReplay, MatchReplay, Position, holding_text
 
 _COLUMNS = (Seat.WEST, Seat.NORTH, Seat.EAST, Seat.SOUTH)
 """Auction columns, as bridge writes them."""

@@ -14,11 +14,8 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from oddtrick_referee._exceptions import StorageError
 from oddtrick_referee.storage.sqlite import connect
-
-
-class StorageError(OSError):
-    """The data folder could not be written; the message says what, where and what to do."""
 
 
 def reason(error: BaseException) -> str:

@@ -16,11 +16,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from oddtrick_referee._exceptions import DatabaseError
+
 Row = dict[str, Any]
-
-
-class DatabaseError(RuntimeError):
-    """The database could not be opened or used; the message says which and why."""
 
 
 class Cursor(Protocol):

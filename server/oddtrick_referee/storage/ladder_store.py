@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from oddtrick_referee._exceptions import HouseBotTaken, LadderError
 from oddtrick_referee.storage.database import Cursor, Database, Row
 
 Step = str | Callable[[Cursor], None]
@@ -102,22 +103,6 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 ENTRANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 """What a bot may be called on the ladder (the lobby's rule, without the tournaments' '~')."""
-
-
-class LadderError(ValueError):
-    """An operator's request the ladder refuses; the message says why and what to do."""
-
-
-class HouseBotTaken(LadderError):
-    """The house bot of that name is run by another referee sharing the database."""
-
-    def __init__(self, name: str, owner: str) -> None:
-        super().__init__(
-            f"house bot {name!r} is run by the ladder referee {owner!r} on the same database: "
-            "give this ladder's house bots other names"
-        )
-        self.name = name
-        self.owner = owner
 
 
 @dataclasses.dataclass(frozen=True)

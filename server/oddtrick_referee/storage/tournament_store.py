@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from oddtrick._timing import DecisionTimes
-from oddtrick_referee.competitions.standings import DealResult, FaultCounts, Forfeit
+from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 from oddtrick_referee.storage.sqlite import Store
 
 _SCHEMA = """

@@ -20,18 +20,25 @@ import grpc
 import trio
 
 from oddtrick import __version__
-from oddtrick._codec import game_kind_from_wire, game_kind_to_wire
+from oddtrick._codec import game_kind_from_wire
+from oddtrick._codec_protocol import (
+    PROTOCOL_NAME,
+    UNKNOWN_REQUEST,
+    refusal_message,
+    refusal_to_wire,
+    session_limits_to_wire,
+    welcome_message,
+)
 from oddtrick._names import BOT_NAME_RULE, valid_bot_name
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
+from oddtrick_referee._exceptions import Refused
 from oddtrick_referee.transport.bridge import BotStream, Close
 from oddtrick_referee.transport.hello_limits import FailedHellos, address_of
 from oddtrick_referee.transport.tokens import verify_token
 
 log = logging.getLogger("oddtrick.referee.sessions")
 
-PROTOCOL_NAME = "oddtrick.v1"
-PROTOCOL_MINOR = 0
 MAX_VERSION_BYTES = 64
 """Hello.bot_version is sent to every seat and logged with each match: bounded, in bytes."""
 
@@ -55,12 +62,8 @@ class SessionLimits:
     referee one burst a second, not one burst per round trip."""
 
     def to_wire(self, max_seats: int) -> referee_pb2.SessionLimits:
-        return referee_pb2.SessionLimits(
-            max_unsolicited_messages=self.max_unsolicited,
-            max_attempts_per_request=self.max_attempts,
-            max_message_bytes=self.max_message_bytes,
-            max_comment_bytes=self.max_comment_bytes,
-            max_seats=max_seats,
+        return session_limits_to_wire(
+            self.max_unsolicited, self.max_attempts, self.max_message_bytes, self.max_comment_bytes, max_seats
         )
 
 
@@ -131,15 +134,6 @@ class Credentials:
             return verify_token(token, stored)
         expected = self._tokens.get(name)
         return expected is not None and hmac.compare_digest(expected.encode(), token.encode())
-
-
-class Refused(Exception):
-    """The handshake failed; the call ends with this status."""
-
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
-        super().__init__(details)
-        self.code = code
-        self.details = details
 
 
 class Session:
@@ -225,14 +219,14 @@ class SeatLink:
         return self.unsolicited <= limit
 
     def refuse_unknown(self, decision: referee_pb2.Decision) -> None:
-        refusal = referee_pb2.Refusal(
-            request_id=decision.request_id,
-            reason=referee_pb2.REFUSAL_REASON_UNKNOWN_REQUEST,
-            message=f"request {decision.request_id} was never issued on this seat",
-            action=decision.action,
+        refusal = refusal_to_wire(
+            decision.request_id,
+            UNKNOWN_REQUEST,
+            f"request {decision.request_id} was never issued on this seat",
+            decision.action,
         )
         self.on_unknown(self, refusal)
-        self.send(referee_pb2.RefereeMessage(refusal=refusal))
+        self.send(refusal_message(refusal))
 
     def detach(self, session: Session) -> None:
         """The session's stream ended while holding this seat."""
@@ -397,17 +391,13 @@ class Lobby:
             session.id = link.session_id
         self.sessions[session.id] = session
         stream.send(
-            referee_pb2.RefereeMessage(
-                welcome=referee_pb2.Welcome(
-                    session_id=session.id,
-                    resume_token=link.resume_token if link is not None else session.resume_token,
-                    server_name="oddtrick",
-                    server_version=__version__,
-                    protocol=referee_pb2.ProtocolVersion(name=PROTOCOL_NAME, minor=PROTOCOL_MINOR),
-                    limits=self.limits.to_wire(self.limits.max_seats_per_bot),
-                    resumed=resumed,
-                    games=[game_kind_to_wire(g) for g in sorted(games, key=lambda g: g.value)],
-                )
+            welcome_message(
+                session.id,
+                link.resume_token if link is not None else session.resume_token,
+                __version__,
+                self.limits.to_wire(self.limits.max_seats_per_bot),
+                resumed,
+                games,
             )
         )
         if link is not None:

@@ -27,14 +27,12 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
+from oddtrick_referee._exceptions import TokensFileError
+
 FORMAT = "oddtrick-tokens/2"
 _SCHEME = "sha256"
 MIN_TOKEN_LENGTH = 16
 """Shorter tokens (from a hand-written file of the earlier format) are refused at conversion."""
-
-
-class TokensFileError(ValueError):
-    """The tokens file cannot be used; the message says why and what to do."""
 
 
 def hash_token(token: str, salt: bytes | None = None) -> str:

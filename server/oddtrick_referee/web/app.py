@@ -40,14 +40,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from oddtrick.rules import GameKind
-from oddtrick_referee.replay.model import ReplayError
+from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee.competitions.page import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.web.bots import bot_page
-from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, NotVisible, WebData
+from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, WebData
 from oddtrick_referee.web.deals import tournament_deals, tournament_play, traveller
 from oddtrick_referee.web.downloads import safe_file_name, tournament_zip
 from oddtrick_referee.web.guard import SecurityHeaders
-from oddtrick_referee.web.leaderboard import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
 

@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from oddtrick._timing import DecisionTimes, Histogram
+from oddtrick_referee.competitions.page import Leaderboard, RatingPoint
 from oddtrick_referee.competitions.standings import FaultCounts, compute_standings
 from oddtrick_referee.storage.match_index import bot_name
+from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.data import MatchRow, WebData, _row
-from oddtrick_referee.web.leaderboard import Leaderboard, RatingPoint
 
 _RECENT = 20
 """Matches listed on the page; the rest are a link to the matches list filtered by the bot."""
@@ -156,7 +157,6 @@ def _day(ms: int) -> str:
 
 
 def _tournament_records(data: WebData, name: str) -> tuple[tuple[str, ...], list[Record]]:
-    from oddtrick_referee.storage.tournament_store import TournamentStore
 
     entered = [t for t in data.tournaments() if name in t["entries"]]
     if not entered:

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import trio
 
-from oddtrick_referee.web.leaderboard import LeaderboardSource
+from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
+from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
+from oddtrick_referee.competitions.page import LeaderboardSource
+from oddtrick_referee.storage.database import open_database
+from oddtrick_referee.storage.ladder_store import LadderStore
+from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
 
 
 def add_web_option(parser: argparse.ArgumentParser) -> None:
@@ -59,10 +65,6 @@ def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
     """The leaderboard of a ladder that keeps its SQLite database in this folder, if any."""
     if not (data_dir / "ladder.sqlite3").exists():
         return None
-    from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
-    from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
-    from oddtrick_referee.storage.database import open_database
-    from oddtrick_referee.storage.ladder_store import LadderStore
 
     settings = RatingSettings()
     store = LadderStore(open_database(None, data_dir, "ladder.sqlite3"), settings.mu, settings.sigma)
@@ -70,8 +72,6 @@ def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
 
 
 def _web(args: argparse.Namespace) -> int:
-    from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
-    from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
 
     if not (args.data_dir / "oddtrick.sqlite3").exists():
         print(

@@ -24,18 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick.rules import GameConfig
+from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee.competitions.standings import compute_standings
+from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
 from oddtrick_referee.play.matchlog import read_log_text
-from oddtrick_referee.replay.model import MatchReplay, ReplayError, records_from_lines, replay_records
+from oddtrick_referee.replay.model import MatchReplay, records_from_lines, replay_records
 from oddtrick_referee.replay.sources import log_visibility, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore, bot_name
+from oddtrick_referee.storage.tournament_store import TournamentStore
 
 MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 """What a match id looks like: anything else is not looked up at all."""
 PAGE_SIZE = 50
-
-
-class NotVisible(Exception):
-    """The match exists but a spectator may not see this of it; the message says why."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -237,7 +237,6 @@ class WebData:
     def table_match_ids(self, tournament_id: str) -> list[str] | None:
         """The match of every table the tournament has stored, in play order; ``None`` if
         there is no such tournament."""
-        from oddtrick_referee.storage.tournament_store import TournamentStore
 
         if not any(t["id"] == tournament_id for t in self.tournaments()):
             return None
@@ -245,9 +244,6 @@ class WebData:
 
     def standings(self, tournament_id: str) -> dict[str, Any] | None:
         """The tournament's standings now (as ``Standings.to_json``), or ``None`` if there is none."""
-        from oddtrick_referee.competitions.standings import compute_standings
-        from oddtrick_referee.competitions.tournament import SLOT_MARK
-        from oddtrick_referee.storage.tournament_store import TournamentStore
 
         chosen = next((t for t in self.tournaments() if t["id"] == tournament_id), None)
         if chosen is None:

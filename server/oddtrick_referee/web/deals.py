@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.competitions.standings import DealResult, deal_score_halves
-from oddtrick_referee.replay.model import ReplayError
 from oddtrick_referee.replay.sources import log_visibility
 from oddtrick_referee.replay.terminal import trumps_line
-from oddtrick_referee.web.data import NotVisible, WebData
+from oddtrick_referee.storage.tournament_store import TournamentStore
+from oddtrick_referee.web.data import WebData
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +74,6 @@ def _visible(data: WebData, match_ids: list[str]) -> bool:
 
 def tournament_deals(data: WebData, tournament_id: str) -> TournamentDeals | None:
     """Every deal of the tournament whose set may be seen, with its two results."""
-    from oddtrick_referee.storage.tournament_store import TournamentStore
 
     chosen = next((t for t in data.tournaments() if t["id"] == tournament_id), None)
     if chosen is None:
@@ -137,7 +137,6 @@ class Traveller:
 def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
     """The deal ``hand`` of the tournament play ``match_id`` at both tables; ``None`` if the
     match played no tournament table or has no such deal."""
-    from oddtrick_referee.storage.tournament_store import TournamentStore
 
     if not data.tournaments():
         return None
@@ -196,7 +195,6 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
 def tournament_play(data: WebData, match_id: str) -> tuple[str, str | None] | None:
     """(tournament, twin match) of a tournament play that may be seen; the twin is ``None``
     when there is none yet or it may not be seen. ``None`` for any other match."""
-    from oddtrick_referee.storage.tournament_store import TournamentStore
 
     if not data.tournaments():
         return None

@@ -11,9 +11,9 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Iterator
 
-from oddtrick_referee.replay.model import ReplayError
+from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.replay.pbn import PBN_VERSION, hand_to_pbn
-from oddtrick_referee.web.data import NotVisible, WebData
+from oddtrick_referee.web.data import WebData
 
 
 class _Sink:

@@ -27,8 +27,9 @@ from oddtrick._codec import (
     side_from_wire,
     trumps_from_wire,
 )
+from oddtrick._codec_arena import watch_match_request
 from oddtrick.rules import GameKind
-from oddtrick.v1 import game_pb2, referee_pb2
+from oddtrick.v1 import arena_pb2_grpc, game_pb2, referee_pb2
 
 if TYPE_CHECKING:
     from oddtrick_referee.referee import Referee
@@ -186,11 +187,9 @@ class ArenaLive:
     async def follow(self, match_id: str) -> AsyncIterator[dict[str, Any]]:
         import grpc
 
-        from oddtrick.v1 import arena_pb2, arena_pb2_grpc
-
         send, receive = trio.open_memory_channel[Any](math.inf)
         channel = grpc.insecure_channel(self._server)
-        call = arena_pb2_grpc.ArenaStub(channel).WatchMatch(arena_pb2.WatchMatchRequest(match_id=match_id))
+        call = arena_pb2_grpc.ArenaStub(channel).WatchMatch(watch_match_request(match_id))
         token = trio.lowlevel.current_trio_token()
 
         def pump() -> None:

@@ -5,21 +5,19 @@ from __future__ import annotations
 import logging
 import socket
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
+from oddtrick_referee.competitions.page import LeaderboardSource, Page
+from oddtrick_referee.referee import Referee
 from oddtrick_referee.web.app import create_app
 from oddtrick_referee.web.guard import HostCheck, configured_hosts
-from oddtrick_referee.web.leaderboard import LeaderboardSource
-from oddtrick_referee.web.live import RefereeLive
-
-if TYPE_CHECKING:
-    from oddtrick_referee.referee import Referee
+from oddtrick_referee.web.live import ArenaLive, RefereeLive
 
 log = logging.getLogger("oddtrick.web")
 
@@ -117,7 +115,22 @@ async def web_beside(
             nursery.cancel_scope.cancel()
 
 
+def page_beside(
+    where: socket.socket | str | None,
+    tournament: str | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> Page:
+    """The page a competition holds open beside its referee (see :data:`~.competitions.page.Page`):
+    :func:`web_beside` on ``where``, opening on ``tournament``'s standings if given."""
+
+    def page(
+        referee: Referee, leaderboard: LeaderboardSource | None
+    ) -> AbstractAsyncContextManager[str | None]:
+        return web_beside(referee, where, leaderboard, tournament=tournament, announce=announce)
+
+    return page
+
+
 def standalone_app(data_dir: Path, server: str | None, leaderboard: LeaderboardSource | None = None) -> Any:
-    from oddtrick_referee.web.live import ArenaLive
 
     return create_app(data_dir, ArenaLive(server) if server else None, leaderboard)

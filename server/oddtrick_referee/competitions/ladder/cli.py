@@ -22,21 +22,26 @@ from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
 from oddtrick_referee._errors import StopRequest, sigterm_stops_like_ctrl_c
+from oddtrick_referee._exceptions import DatabaseError, LadderError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
 from oddtrick_referee.competitions.ladder.service import (
     HouseBot,
+    Ladder,
     LadderSettings,
     default_house_bots,
     run_ladder,
 )
+from oddtrick_referee.competitions.tournament import parse_entry
+from oddtrick_referee.options import config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument, time_control
 from oddtrick_referee.play.table import TableRules
-from oddtrick_referee.storage.database import Database, DatabaseError, open_database
-from oddtrick_referee.storage.ladder_store import LadderError, LadderStore
+from oddtrick_referee.storage.database import Database, open_database
+from oddtrick_referee.storage.ladder_store import LadderStore
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 from oddtrick_referee.web.cli import add_web_option
+from oddtrick_referee.web.server import bind_web, page_beside
 
 
 def add_ladder_command(
@@ -474,8 +479,6 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from oddtrick_referee.cli import config_from_args
-
     ignored = [f"--{name}" for name in ("format", "deals", "target") if getattr(args, name) is not None]
     if ignored:
         return _fail(
@@ -517,8 +520,6 @@ def _serve(args: argparse.Namespace) -> int:
     )
 
     def ready(ladder: object) -> None:
-        from oddtrick_referee.competitions.ladder.service import Ladder
-
         assert isinstance(ladder, Ladder)
         print(
             f"ladder listening on {ladder.referee.address}: {settings.match_config.describe()}, "
@@ -534,8 +535,6 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
 
     try:
-        from oddtrick_referee.web.server import bind_web
-
         web = bind_web(args.web) if args.web is not None else None
     except (OSError, ValueError) as error:
         return _fail("serve", error)
@@ -544,7 +543,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"  the leaderboard and live play: {url}/leaderboard", flush=True)
 
     try:
-        trio.run(_until_stopped, lambda: run_ladder(settings, on_ready=ready, web=web, on_web=web_ready))
+        trio.run(
+            _until_stopped,
+            lambda: run_ladder(settings, on_ready=ready, page=page_beside(web, announce=web_ready)),
+        )
     except BaseException as error:
         if _contains(error, KeyboardInterrupt):
             print(
@@ -567,7 +569,6 @@ async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:
 
 
 def _house_bot(text: str) -> HouseBot:
-    from oddtrick_referee.competitions.tournament import parse_entry
 
     entry = parse_entry(text)
     if not entry.sdk or entry.command is None or entry.cwd is None:

@@ -11,6 +11,7 @@ match a crash left recorded but sealed.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -27,7 +28,7 @@ import grpc
 import trio
 
 from oddtrick import bots
-from oddtrick._codec import config_to_wire
+from oddtrick._codec_arena import LADDER_OVER, ladder_match_to_wire, ladder_response
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import (
     GameConfig,
@@ -40,22 +41,18 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
+from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken
 from oddtrick_referee.competitions import sandbox
-from oddtrick_referee.competitions.entrants import (
-    BotProcess,
-    EntrantExited,
-    bot_identity,
-    refusal_for,
-    run_bot_process,
-)
+from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
-from oddtrick_referee.competitions.ladder.wire import OVER, entry_to_wire, match_to_wire
+from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
+from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.play.table import SeatRecord, TableRules
 from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
-from oddtrick_referee.storage.ladder_store import EntrantRecord, HouseBotTaken, LadderStore, RatingChange
+from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
 from oddtrick_referee.storage.match_index import MatchStore
 from oddtrick_referee.transport.sessions import Session
 
@@ -249,16 +246,14 @@ class Ladder:
     def get_ladder(self) -> arena_pb2.GetLadderResponse:
         """GetLadder (a worker thread)."""
         settings = self.settings
-        return arena_pb2.GetLadderResponse(
-            entries=[entry_to_wire(row) for row in self.leaderboard()],
-            format=(
-                arena_pb2.LADDER_FORMAT_TRUSTED_PAIRS if settings.trusted else arena_pb2.LADDER_FORMAT_TEAMS
-            ),
-            config=config_to_wire(settings.match_config),
-            rules=settings.rules.to_wire(),
-            z=settings.rating.z,
-            provisional_sigma=settings.rating.provisional_sigma,
-            inactive_after_s=round(settings.rating.inactive_after_s),
+        return ladder_response(
+            self.leaderboard(),
+            settings.trusted,
+            settings.match_config,
+            settings.rules.to_wire(),
+            settings.rating.z,
+            settings.rating.provisional_sigma,
+            settings.rating.inactive_after_s,
         )
 
     def list_ladder_matches(
@@ -266,13 +261,13 @@ class Ladder:
     ) -> tuple[list[arena_pb2.LadderMatch], bool]:
         """ListLadderMatches (a worker thread): filtered by a name, only the matches that
         are over (a running one would say where that entrant sits)."""
-        statuses = OVER if bot_name else ()
+        statuses = LADDER_OVER if bot_name else ()
         rows = self.store.matches(bot_name or None, page_size + 1, offset, statuses)
         after: dict[str, float] = {}
         if bot_name:
             for point in self.store.rating_history(bot_name):
                 after[point["match_id"]] = self.rater.conservative(Rating(point["mu"], point["sigma"]))
-        matches = [match_to_wire(row, after.get(row.match_id)) for row in rows[:page_size]]
+        matches = [ladder_match_to_wire(row, after.get(row.match_id)) for row in rows[:page_size]]
         return matches, len(rows) > page_size
 
     async def wait_outcomes(self, count: int) -> list[MatchOutcome]:
@@ -597,14 +592,10 @@ async def run_ladder(
     settings: LadderSettings,
     on_ready: Callable[[Ladder], None] | None = None,
     output_dir: Path | None = None,
-    web: socket.socket | None = None,
-    on_web: Callable[[str], None] | None = None,
+    page: Page | None = None,
 ) -> None:
-    """Open the store, start the referee and the house bots (and the web page on ``web``),
-    and schedule until cancelled."""
-    from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
-    from oddtrick_referee.web.server import web_beside
-
+    """Open the store, start the referee and the house bots (and the web ``page``, with the
+    ladder's leaderboard), and schedule until cancelled."""
     store = await trio.to_thread.run_sync(open_store, settings)
     referee_settings = RefereeSettings(
         host=settings.host,
@@ -645,7 +636,8 @@ async def run_ladder(
                 + (f" · deals from {settings.deal_set.describe()}" if settings.deal_set else ""),
                 ladder.connected_names,
             )
-            async with web_beside(referee, web, board, announce=on_web), trio.open_nursery() as nursery:
+            serving = page(referee, board) if page is not None else contextlib.nullcontext()
+            async with serving, trio.open_nursery() as nursery:
                 for bot, token in house:
                     nursery.start_soon(
                         _run_house_bot,

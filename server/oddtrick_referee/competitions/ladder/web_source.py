@@ -1,4 +1,4 @@
-"""The ladder as the web page's leaderboard reads it (see ``web.leaderboard``)."""
+"""The ladder as the web page's leaderboard reads it (see ``competitions.page``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Callable, Collection
 
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating
+from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow, RatingPoint
 from oddtrick_referee.storage.ladder_store import LadderStore
-from oddtrick_referee.web.leaderboard import Leaderboard, LeaderboardRow, RatingPoint
 
 _METHOD = {
     "margin": "teams of four, each deal's duplicate score rated by its margin",

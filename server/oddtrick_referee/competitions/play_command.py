@@ -9,10 +9,11 @@ from pathlib import Path
 
 from oddtrick._argparse import positive_seconds
 from oddtrick.rules import ConfigError, Seat
+from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent, play_at_terminal
+from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 
 
 def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from oddtrick_referee.cli import add_data_dir, add_game_options
 
     play = commands.add_parser(
         "play",
@@ -55,9 +56,6 @@ def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def _play(args: argparse.Namespace) -> int:
-    from oddtrick_referee.cli import config_from_args
-    from oddtrick_referee.play.at_terminal import DEFAULT_BOT, opponent, play_at_terminal
-
     if args.deals is None and args.format is None and args.config is None:
         args.deals = 4  # a sitting, rather than a whole game to 100
     try:

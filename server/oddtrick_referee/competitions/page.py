@@ -1,15 +1,21 @@
-"""What the leaderboard page shows, and the interface a ladder plugs into it with.
+"""What a competition shows on the web page, as the competition sees it.
 
-The page knows nothing of how a ladder rates its bots: it renders the rows a
-:class:`LeaderboardSource` gives. Without one the page says there is no
-ladder on this server.
+The page lives in the web layer above the competitions, so this module is the contract
+between them, on the competitions' side: a competition takes a :data:`Page` from the
+command that starts it (``web.server.page_beside`` makes one) and holds it open while it
+plays; a ladder hands it a :class:`LeaderboardSource`. The page knows nothing of how a
+ladder rates its bots: it renders the rows a source gives. Without one the page says
+there is no ladder on this server.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Protocol, runtime_checkable
+
+from oddtrick_referee.referee import Referee
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,3 +76,8 @@ class RatingHistory(Protocol):
     """
 
     def rating_history(self, name: str) -> Sequence[RatingPoint]: ...
+
+
+Page = Callable[[Referee, LeaderboardSource | None], AbstractAsyncContextManager[object]]
+"""The web page beside a competition's referee: called with the running referee (and the
+ladder's leaderboard, if any), it serves the page while the block it opens runs."""

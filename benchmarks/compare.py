@@ -1,0 +1,79 @@
+"""Run one benchmark on two source trees, alternating, in one sitting, and print both.
+
+    python benchmarks/compare.py --rounds 2 OLD_TREE NEW_TREE referee.py -- --seconds 2
+
+A shared machine's speed drifts from minute to minute, so figures measured an hour apart
+compare nothing: this runs ``benchmarks/NAME`` of each tree (a ``git worktree`` of an
+older commit, say, and this one) in turn, ``--rounds`` times each, with that tree's
+``sdk`` and ``server`` first on ``PYTHONPATH`` (bot processes the benchmark starts
+inherit it), and prints every ``name: value`` figure (and the CPU milliseconds per unit of work that a
+benchmark reports for its own process on stderr) as the median of its rounds, old
+beside new, with new / old. Benchmark arguments go after ``--``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+_CPU_LINE = re.compile(r"^\s+(.+?): cpu per ([\w ]+?): [\d.]+ ms in all, ([\d.]+) ms in this process", re.M)
+
+
+def run_once(tree: Path, bench: str, extra: list[str]) -> dict[str, float]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tree / "sdk"), str(tree / "server")])
+    done = subprocess.run(
+        [sys.executable, str(tree / "benchmarks" / bench), *extra],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1800,
+    )
+    figures = {}
+    # The CPU a phase spent in the benchmark's own process per unit of work (stderr), which
+    # a loaded machine moves less than the rates.
+    for label, unit, ms in _CPU_LINE.findall(done.stderr):
+        figures[f"{label} cpu_ms_per_{unit.replace(' ', '_')}"] = float(ms)
+    for line in done.stdout.splitlines():
+        name, colon, value = line.partition(":")
+        if not colon:
+            continue
+        try:
+            figures[name.strip()] = float(value.split()[0])
+        except (ValueError, IndexError):
+            continue
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old", type=Path, help="the tree measured first in each round")
+    parser.add_argument("new", type=Path)
+    parser.add_argument("bench", help="a benchmark's file name in benchmarks/, e.g. referee.py")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each tree, alternating (default 2)")
+    parser.add_argument("extra", nargs=argparse.REMAINDER, help="-- then the benchmark's own arguments")
+    args = parser.parse_args()
+    extra = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
+    runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+    for round_number in range(1, args.rounds + 1):
+        for side in ("old", "new"):
+            print(f"round {round_number}: {side} ({getattr(args, side)})", file=sys.stderr, flush=True)
+            runs[side].append(run_once(getattr(args, side).resolve(), args.bench, extra))
+    names = [name for name in runs["new"][0] if all(name in run for run in runs["old"] + runs["new"])]
+    print(f"{'figure':<44} {'old':>12} {'new':>12} {'new/old':>8}")
+    for name in names:
+        old = statistics.median(run[name] for run in runs["old"])
+        new = statistics.median(run[name] for run in runs["new"])
+        ratio = f"{new / old:.2f}" if old else "-"
+        print(f"{name:<44} {old:>12.3f} {new:>12.3f} {ratio:>8}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,371 @@
+"""The match log's records (format ``oddtrick-match-log/1``, docs/match-log.md) as typed values.
+
+One class per record type, each knowing its line: :meth:`to_dict` gives the JSON object
+the referee writes (the same keys, in the same order, optional ones only when set, as
+the log has always had), and :func:`record_from_dict` reads one back, keeping the
+fields it does not know in ``extra`` (a later minor version may add some: readers
+ignore them, and a record read and written again keeps them). The referee writes
+through these; :func:`read_records` reads a log's file (plain or compressed, through
+:func:`oddtrick._logfile.open_log`, the one door) for every reader: the check, the
+replay, the analysis, the tournament and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar, TypeAlias
+
+from oddtrick._logfile import open_log
+
+LOG_FORMAT = "oddtrick-match-log/1"
+
+
+def _extra(data: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != "type" and key not in known}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchStart:
+    """The first line: the configuration, the players and the seed's commitment."""
+
+    type: ClassVar[str] = "match_start"
+    match_id: str
+    table_id: str
+    started_at_ms: int
+    config: dict[str, Any]
+    rules: dict[str, Any]
+    """``deadline_ms``, ``grace_ms``; ``clock`` and ``untimed_seats`` when there are any."""
+    players: dict[str, dict[str, str]]
+    """Seat (``N``…) → ``name``, ``version``."""
+    seed_commitment: str
+    format: str = LOG_FORMAT
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Fields after these (a fixed deal set's ``deal_set``), in the order written."""
+
+    _KNOWN: ClassVar = ("format", "match_id", "table_id", "started_at_ms", "config", "rules", "players")
+    _KNOWN_ALL: ClassVar = (*_KNOWN, "seed_commitment")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "format": self.format,
+            "match_id": self.match_id,
+            "table_id": self.table_id,
+            "started_at_ms": self.started_at_ms,
+            "config": self.config,
+            "rules": self.rules,
+            "players": self.players,
+            "seed_commitment": self.seed_commitment,
+            **self.extra,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchStart:
+        return cls(
+            match_id=data["match_id"],
+            table_id=data.get("table_id", ""),
+            started_at_ms=data.get("started_at_ms", 0),
+            config=data["config"],
+            rules=data.get("rules", {}),
+            players=data.get("players", {}),
+            seed_commitment=data.get("seed_commitment", ""),
+            format=data.get("format", ""),
+            extra=_extra(data, cls._KNOWN_ALL),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HandStart:
+    type: ClassVar[str] = "hand_start"
+    hand: int
+    dealer: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "hand": self.hand, "dealer": self.dealer}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HandStart:
+        return cls(data["hand"], data["dealer"])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ActionRecord:
+    """A call or card: the seat's, or the referee's fallback (``fault`` says why)."""
+
+    type: ClassVar[str] = "action"
+    hand: int
+    seat: str
+    action: str
+    think_ms: int | None
+    bot_think_ms: int | None = None
+    fault: str | None = None
+    comment: str | None = None
+    bot_error: str | None = None
+    clock_ms: int | None = None
+
+    @property
+    def plain(self) -> bool:
+        """No fault, comment or bot error: a line the writer formats without ``json.dumps``."""
+        return self.fault is None and not self.comment and self.bot_error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        line: dict[str, Any] = {
+            "type": self.type,
+            "hand": self.hand,
+            "seat": self.seat,
+            "action": self.action,
+            "think_ms": self.think_ms,
+        }
+        if self.bot_think_ms is not None:
+            line["bot_think_ms"] = self.bot_think_ms
+        if self.fault is not None:
+            line["fault"] = self.fault
+        if self.comment:
+            line["comment"] = self.comment
+        if self.bot_error is not None:
+            line["bot_error"] = self.bot_error
+        if self.clock_ms is not None:
+            line["clock_ms"] = self.clock_ms
+        return line
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ActionRecord:
+        return cls(
+            data["hand"],
+            data["seat"],
+            data["action"],
+            data.get("think_ms"),
+            data.get("bot_think_ms"),
+            data.get("fault"),
+            data.get("comment"),
+            data.get("bot_error"),
+            data.get("clock_ms"),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Refusal:
+    """A refused answer (with the protocol's ``RefusalReason`` name)."""
+
+    type: ClassVar[str] = "refusal"
+    hand: int
+    seat: str
+    request_id: int
+    reason: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "hand": self.hand,
+            "seat": self.seat,
+            "request_id": self.request_id,
+            "reason": self.reason,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Refusal:
+        return cls(data["hand"], data["seat"], data["request_id"], data["reason"], data["message"])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeatEvent:
+    """A seat's stream dropped (``disconnect``), came back (``reconnect``) or its grace
+    period ran out (``forfeit``)."""
+
+    kind: str
+    hand: int
+    seat: str
+
+    KINDS: ClassVar = ("disconnect", "reconnect", "forfeit")
+
+    @property
+    def type(self) -> str:
+        return self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "hand": self.hand, "seat": self.seat}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SeatEvent:
+        return cls(data["type"], data["hand"], data["seat"])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HandResultRecord:
+    type: ClassVar[str] = "hand_result"
+    hand: int
+    outcome: str
+    tricks: list[int]
+    points: list[int]
+    honours: list[int]
+    scores: list[int]
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "hand": self.hand,
+            "outcome": self.outcome,
+            "tricks": self.tricks,
+            "points": self.points,
+            "honours": self.honours,
+            "scores": self.scores,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HandResultRecord:
+        return cls(
+            data["hand"],
+            data["outcome"],
+            data["tricks"],
+            data["points"],
+            data.get("honours", [0, 0]),
+            data["scores"],
+            data.get("text", ""),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameResultRecord:
+    type: ClassVar[str] = "game_result"
+    game: int
+    winner: str
+    scores: list[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "game": self.game, "winner": self.winner, "scores": self.scores}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameResultRecord:
+        return cls(data["game"], data["winner"], data["scores"])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchEnd:
+    """The last line: the result, what each seat did, and the revealed seed."""
+
+    type: ClassVar[str] = "match_end"
+    result: dict[str, Any]
+    """``winner`` (``None``: a draw), ``totals``, ``games_won``, ``hands``, ``reason``."""
+    seats: dict[str, dict[str, Any]]
+    seed: str
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Fields after these (a fixed deal set's deals), in the order written."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "result": self.result,
+            "seats": self.seats,
+            "seed": self.seed,
+            **self.extra,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchEnd:
+        return cls(
+            data["result"], data.get("seats", {}), data["seed"], _extra(data, ("result", "seats", "seed"))
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchStopped:
+    """The last line of a match stopped before its end, with why (where a finished match
+    has :class:`MatchEnd`)."""
+
+    type: ClassVar[str] = "match_stopped"
+    hand: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "hand": self.hand, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchStopped:
+        return cls(data["hand"], data["reason"])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UnknownRecord:
+    """A record of a type this version does not know: kept as it was, and ignored."""
+
+    data: dict[str, Any]
+
+    @property
+    def type(self) -> str:
+        return str(self.data.get("type"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.data)
+
+
+Record: TypeAlias = (
+    MatchStart
+    | HandStart
+    | ActionRecord
+    | Refusal
+    | SeatEvent
+    | HandResultRecord
+    | GameResultRecord
+    | MatchEnd
+    | MatchStopped
+    | UnknownRecord
+)
+
+_READERS: dict[str, Any] = {
+    "match_start": MatchStart.from_dict,
+    "hand_start": HandStart.from_dict,
+    "action": ActionRecord.from_dict,
+    "refusal": Refusal.from_dict,
+    "disconnect": SeatEvent.from_dict,
+    "reconnect": SeatEvent.from_dict,
+    "forfeit": SeatEvent.from_dict,
+    "hand_result": HandResultRecord.from_dict,
+    "game_result": GameResultRecord.from_dict,
+    "match_end": MatchEnd.from_dict,
+    "match_stopped": MatchStopped.from_dict,
+}
+
+
+class MalformedRecord(ValueError):
+    """A line of a known record type without the fields it must have (a damaged log, or
+    not a match log at all); the message names the type and the missing field."""
+
+
+def record_from_dict(data: Mapping[str, Any]) -> Record:
+    """The typed record of one line's JSON object; raises :class:`MalformedRecord` for a
+    record of a known type without its fields."""
+    if not isinstance(data, Mapping):
+        return UnknownRecord({"type": None})
+    kind = str(data.get("type"))
+    reader = _READERS.get(kind)
+    if reader is None:
+        return UnknownRecord(dict(data))
+    try:
+        record: Record = reader(data)
+    except KeyError as missing:
+        raise MalformedRecord(f"a {kind} record without its {missing}") from None
+    except TypeError as error:
+        raise MalformedRecord(f"a {kind} record that does not read: {error}") from None
+    return record
+
+
+def record_line(record: Record) -> str:
+    """The record as its line of the log (with the newline)."""
+    return json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def read_records(path: Path) -> Iterator[Record]:
+    """The typed records of a log, plain or compressed; a torn last line (a crash
+    mid-write) is skipped."""
+    with open_log(path) as file:
+        for line in file:
+            if not line.endswith("\n"):
+                return
+            yield record_from_dict(json.loads(line))

@@ -1,0 +1,121 @@
+"""Every error the referee raises on purpose, under one base, the cause in the type.
+
+:class:`RefereeError` is the base: a command catches it to say one line instead of a
+traceback, and anything else that escapes is a bug. Below it each class names what
+went wrong, and keeps the builtin kind callers already catch (a refused input is a
+``ValueError``, a data folder that cannot be written an ``OSError``)::
+
+    RefereeError
+    ├── StorageError (OSError)      the data folder cannot be written
+    ├── DataDirInUse (OSError)      another referee holds the data folder
+    ├── DatabaseError (RuntimeError)  the database cannot be opened or used
+    ├── TokensFileError (ValueError)  the tokens file cannot be used
+    ├── LadderError (ValueError)    an operator's request the ladder refuses
+    │   └── HouseBotTaken           a house bot's name is another referee's
+    ├── ReplayError (ValueError)    a log that cannot be replayed
+    ├── NotVisible                  a spectator may not see this of a match
+    ├── Refused                     a bot's handshake failed (with its gRPC status)
+    ├── EntrantExited (RuntimeError)  a local entry's process ended too soon
+    └── EntryFailed (RuntimeError)  a local entry's program never connected
+
+The module imports nothing of the referee's, so any layer can raise these.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import grpc
+
+
+class RefereeError(Exception):
+    """Base of every error the referee raises on purpose; the message says why."""
+
+
+class StorageError(RefereeError, OSError):
+    """The data folder could not be written; the message says what, where and what to do."""
+
+
+class DataDirInUse(RefereeError, OSError):
+    """Another referee holds the data directory."""
+
+
+class DatabaseError(RefereeError, RuntimeError):
+    """The database could not be opened or used; the message says which and why."""
+
+
+class TokensFileError(RefereeError, ValueError):
+    """The tokens file cannot be used; the message says why and what to do."""
+
+
+class LadderError(RefereeError, ValueError):
+    """An operator's request the ladder refuses; the message says why and what to do."""
+
+
+class HouseBotTaken(LadderError):
+    """The house bot of that name is run by another referee sharing the database."""
+
+    def __init__(self, name: str, owner: str) -> None:
+        super().__init__(
+            f"house bot {name!r} is run by the ladder referee {owner!r} on the same database: "
+            "give this ladder's house bots other names"
+        )
+        self.name = name
+        self.owner = owner
+
+
+class ReplayError(RefereeError, ValueError):
+    """The log cannot be replayed; the message says why and what to do."""
+
+
+class NotVisible(RefereeError):
+    """The match exists but a spectator may not see this of it; the message says why."""
+
+
+class Refused(RefereeError):
+    """The handshake failed; the call ends with this status."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+TAIL_LINES = 2
+"""Lines of a dead bot's output quoted in the error (the rest is in its log)."""
+
+
+class EntrantExited(RefereeError, RuntimeError):
+    """A local entry's process ended while the tournament still needed it."""
+
+    def __init__(self, entry: str, process: str, status: int, tail: list[str], output: Path) -> None:
+        self.entry = entry
+        self.status = status
+        self.tail = tail
+        how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        said = last_words(tail) or "(it printed nothing)"
+        super().__init__(
+            f"local entry {entry!r} (process {process}) {how}: {said}\n  its whole output: {output}"
+        )
+
+
+class EntryFailed(RefereeError, RuntimeError):
+    """A local entry's program did not connect to the referee."""
+
+
+_PYTHON_PLACE = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b")
+
+
+def last_words(lines: list[str]) -> str:
+    """What a dead bot said last, in a line: a Python traceback's error with the place
+    it was raised (``NameError: … (at bot.py:3)``); otherwise its last two lines."""
+    if not lines:
+        return ""
+    if _PYTHON_ERROR.match(lines[-1]):
+        for line in reversed(lines[:-1]):
+            if place := _PYTHON_PLACE.match(line):
+                return f"{lines[-1]} (at {Path(place['file']).name}:{place['line']})"
+        return lines[-1]
+    return "; ".join(lines[-TAIL_LINES:])

@@ -1,0 +1,240 @@
+"""What a tournament plays: its entries, its settings and the table runs they make.
+
+Apart from the running of it (:mod:`.tournament`) so that what reads a stored tournament
+(resuming one, the web page's standings) knows its plan without the machinery that plays it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import secrets
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from oddtrick._names import entry_name_problem
+from oddtrick.deal_sets import DealSet, MatchDeals
+from oddtrick.rules import GameConfig
+from oddtrick_referee.play.table import TableRules
+
+SLOT_MARK = "~"
+"""Under duplicate, entries connect as ``name~0`` and ``name~1``: one identity per play."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """A tournament entrant: a bot the referee starts (``command``) or a remote bot.
+
+    ``token`` is its credential; under duplicate it is the one for play 0
+    (``name~0``), and ``twin_token`` the one for play 1 (``name~1``).
+    """
+
+    name: str
+    token: str
+    command: tuple[str, ...] | None = None
+    source: str = ""
+    """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
+    twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_hex(24))
+    cwd: Path | None = None
+    """Where a local entry's process runs: its bot file's folder, or for ``cmd:`` the
+    folder the tournament was started from."""
+    sdk: bool = False
+    """A bot file run by ``oddtrick bot`` (else a ``cmd:`` program)."""
+
+    @property
+    def local(self) -> bool:
+        return self.command is not None
+
+    def identities(self, duplicate: bool) -> dict[str, str]:
+        """The bot names this entry plays under, each with its own token."""
+        if not duplicate:
+            return {self.name: self.token}
+        return {f"{self.name}{SLOT_MARK}0": self.token, f"{self.name}{SLOT_MARK}1": self.twin_token}
+
+
+def remote_entry(text: str, duplicate: bool) -> Entry:
+    """``NAME``, ``NAME=TOKEN`` (one play per deal) or ``NAME=TOKEN0,TOKEN1`` (duplicate):
+    tokens not given are made here (and printed for the entrant)."""
+    name, _, tokens_text = text.partition("=")
+    name = name.strip()
+    if not name or SLOT_MARK in name or "|" in name or "," in name:
+        raise ValueError(
+            f"--remote expects NAME[=TOKEN…] with no {SLOT_MARK!r}, '|' or ',' in NAME, not {text!r}"
+        )
+    tokens = [token.strip() for token in tokens_text.split(",")] if tokens_text else []
+    wanted = 2 if duplicate else 1
+    if not tokens:
+        tokens = [secrets.token_hex(24) for _ in range(wanted)]
+    elif len(tokens) != wanted or not all(tokens) or len(set(tokens)) != wanted:
+        if duplicate:
+            raise ValueError(
+                f"remote entry {name!r} plays each deal twice, as {name}{SLOT_MARK}0 and "
+                f"{name}{SLOT_MARK}1, each with its own token: give --remote {name}=TOKEN0,TOKEN1 "
+                f"(two different tokens), or --remote {name} to have them made"
+            )
+        raise ValueError(f"remote entry {name!r} plays under one token with --no-duplicate: {name}=TOKEN")
+    if duplicate:
+        return Entry(name, tokens[0], twin_token=tokens[1])
+    return Entry(name, tokens[0])
+
+
+def parse_entry(text: str, token: str | None = None) -> Entry:
+    """``name=path/bot.py[:Class]`` (an SDK bot) or ``name=cmd:COMMAND LINE`` (any program)."""
+    name, equals, target = text.partition("=")
+    name = name.strip()
+    if not equals or not name or not target.strip():
+        raise ValueError(f"--bot expects NAME=FILE.py[:Class] or NAME=cmd:COMMAND, not {text!r}")
+    if SLOT_MARK in name or "|" in name:
+        raise ValueError(f"entry names may not contain {SLOT_MARK!r} or '|': {name!r}")
+    target = target.strip()
+    token = token or secrets.token_hex(24)
+    if target.startswith("cmd:"):
+        command = tuple(shlex.split(target[4:]))
+        if not command:
+            raise ValueError(f"--bot {name}=cmd: needs a command after 'cmd:'")
+        return Entry(name, token, command, target, cwd=Path.cwd())
+    path_text, colon, attribute = target.rpartition(":")
+    if not colon or not attribute.isidentifier():
+        path_text, attribute = target, ""
+    path = Path(path_text).resolve()
+    if not path.is_file():
+        raise ValueError(f"bot file not found for {name!r}: {path_text}")
+    # Safe-path mode (-P): the working folder never shadows the installed package.
+    command = (
+        sys.executable,
+        "-P",
+        "-m",
+        "oddtrick",
+        "bot",
+        f"{path}:{attribute}" if attribute else str(path),
+    )
+    return Entry(name, token, command, target, cwd=path.parent, sdk=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentSettings:
+    entries: tuple[Entry, ...]
+    config: GameConfig
+    """Per table: with duplicate, its format is ignored (deals are played in sets)."""
+    deals: int = 20
+    duplicate: bool = True
+    gauntlet: bool = False
+    set_size: int = 10
+    tables: int = 2
+    rules: TableRules = dataclasses.field(default_factory=TableRules)
+    remote_wait_s: float = 60.0
+    bot_user: str | None = None
+    """Who local entries' processes run as when the referee is root (default ``nobody``)."""
+    seed: str | None = None
+    name: str | None = None
+    deal_set: DealSet | None = None
+    """``--deals-from``: the tables play these deals, in order, instead of deals from seeds."""
+
+    def __post_init__(self) -> None:
+        """Every entry's name is checked here, before anything is stored or started: a name
+        becomes its bots' log files' names and the names they connect under, so one the
+        referee would refuse must stop the tournament now, not after its settings are kept."""
+        for entry in self.entries:
+            problem = entry_name_problem(entry.name, self.duplicate)
+            if problem:
+                raise ValueError(problem)
+
+    def describe(self) -> dict[str, Any]:
+        """What identifies the tournament: re-running with the same settings resumes it."""
+        return {
+            "entries": [(e.name, e.source or "remote") for e in self.entries],
+            "config": self.config.to_dict(),
+            "deals": self.deals,
+            "duplicate": self.duplicate,
+            "gauntlet": self.gauntlet,
+            "set_size": self.set_size,
+            "seed": self.seed,
+            # Only with a deal set, so a tournament begun before the option resumes as before.
+            **({"deal_set": self.deal_set.sha256} if self.deal_set is not None else {}),
+        }
+
+    @property
+    def tournament_id(self) -> str:
+        """The ``--name``, or a digest of the settings but the entries: running it again with an
+        entry added extends the same tournament, which then plays only the new pairs."""
+        if self.name:
+            return self.name
+        rest = {key: value for key, value in self.describe().items() if key != "entries"}
+        digest = hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
+        return f"t-{digest[:12]}"
+
+    @property
+    def legacy_tournament_id(self) -> str:
+        """The id an earlier version derived from every setting, entries included."""
+        if self.name:
+            return self.name
+        digest = hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()
+        return f"t-{digest[:12]}"
+
+
+@dataclasses.dataclass(frozen=True)
+class TableRun:
+    """One table's play of one set of one match."""
+
+    match_key: str
+    set_number: int
+    table_no: int
+    ns_entry: str
+    ew_entry: str
+    deals: int
+    seed: str
+    first_deal: int | None = None
+    """With a deal set: the index (0-based) in the set of this run's first deal."""
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.match_key, self.set_number, self.table_no)
+
+
+def pairings(entries: Sequence[str], gauntlet: bool) -> list[tuple[str, str]]:
+    if gauntlet:
+        return [(entries[0], other) for other in entries[1:]]
+    return [(a, b) for i, a in enumerate(entries) for b in entries[i + 1 :]]
+
+
+def plan_runs(settings: TournamentSettings, master_seed: str) -> list[TableRun]:
+    """Every table run, both plays of a set next to each other so they run together.
+
+    With a deal set, the sets take the file's deals in order, pairing after pairing, and
+    start again from its first deal past its end (as cutechess reads an opening book):
+    run N's deals depend on the plan alone, so a resumed tournament deals the same.
+    """
+    names = [entry.name for entry in settings.entries]
+    runs = []
+    taken = 0
+    for first, second in pairings(names, settings.gauntlet):
+        key = f"{first}|{second}"
+        if not settings.duplicate:
+            start = None
+            if settings.deal_set is not None:
+                start, taken = taken, taken + len(settings.deal_set.deals)
+            runs.append(TableRun(key, 1, 0, first, second, 0, f"{master_seed}/{key}/1", start))
+            continue
+        sets = math.ceil(settings.deals / settings.set_size)
+        for number in range(1, sets + 1):
+            size = min(settings.set_size, settings.deals - (number - 1) * settings.set_size)
+            seed = f"{master_seed}/{key}/{number}"
+            start = None
+            if settings.deal_set is not None:
+                start, taken = taken, taken + size
+            runs.append(TableRun(key, number, 0, first, second, size, seed, start))
+            runs.append(TableRun(key, number, 1, second, first, size, seed, start))
+    return runs
+
+
+def run_deals(settings: TournamentSettings, run: TableRun) -> MatchDeals | None:
+    """The fixed deals a table run plays (None: it deals from its seed)."""
+    if settings.deal_set is None or run.first_deal is None:
+        return None
+    count = run.deals if settings.duplicate else len(settings.deal_set.deals)
+    return settings.deal_set.take(run.first_deal, count)
