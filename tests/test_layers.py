@@ -41,7 +41,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("referee", ("oddtrick_referee.referee", "oddtrick_referee")),
     (
         "competitions",
-        ("oddtrick_referee.competitions", "oddtrick_referee.conformance", "oddtrick_referee.replay"),
+        (
+            "oddtrick_referee.competitions",
+            "oddtrick_referee.conformance",
+            "oddtrick_referee.replay",
+            "oddtrick_referee.workers",
+        ),
     ),
     ("web", ("oddtrick_referee.web",)),
     (
@@ -57,6 +62,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "oddtrick_referee.conformance.cli",
             "oddtrick_referee.replay.cli",
             "oddtrick_referee.web.cli",
+            "oddtrick_referee.workers.cli",
         ),
     ),
 )
@@ -81,6 +87,18 @@ DEFERRED: dict[tuple[str, str], str] = {
     ): "`--clock` is the referee's, absent with the SDK alone",
     ("oddtrick._strong_cli", "oddtrick_referee.competitions.sprt_command"): (
         "`oddtrick sprt` through a referee, absent with the SDK alone"
+    ),
+    ("oddtrick._strong_cli", "oddtrick_referee._exceptions"): (
+        "`oddtrick analyze --submit/--results` use the referee's work queue, absent with the SDK alone"
+    ),
+    ("oddtrick._strong_cli", "oddtrick_referee.workers.cli"): (
+        "`oddtrick analyze --submit/--results` use the referee's work queue, absent with the SDK alone"
+    ),
+    ("oddtrick_referee.workers.cli", "oddtrick.analysis"): (
+        "`oddtrick analyze --results` renders with the strong extra (endplay); --json needs none"
+    ),
+    ("oddtrick_referee.workers.kinds", "oddtrick.analysis"): (
+        "an analysis job needs the strong extra (endplay), only on the workers that do one"
     ),
     ("oddtrick_referee.competitions.dd_skill_logs", "oddtrick.analysis"): (
         "the double-dummy skill needs the strong extra (endplay)"

@@ -246,7 +246,7 @@ def _analyze_on_workers(args: argparse.Namespace) -> int:
         print(f"oddtrick analyze: no such log: {', '.join(missing)}; nothing submitted", file=sys.stderr)
         return 2
     try:
-        from oddtrick_referee.storage.database import DatabaseError
+        from oddtrick_referee._exceptions import DatabaseError
         from oddtrick_referee.workers.cli import print_results, submit_analysis
     except ImportError as error:
         print(f"oddtrick analyze: the work queue needs the referee package ({error})", file=sys.stderr)

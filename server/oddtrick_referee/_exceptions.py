@@ -9,10 +9,12 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── StorageError (OSError)      the data folder cannot be written
     ├── DataDirInUse (OSError)      another referee holds the data folder
     ├── DatabaseError (RuntimeError)  the database cannot be opened or used
+    │   └── WorkQueueError          the work queue cannot be used (not PostgreSQL, …)
     ├── TokensFileError (ValueError)  the tokens file cannot be used
     ├── LadderError (ValueError)    an operator's request the ladder refuses
     │   └── HouseBotTaken           a house bot's name is another referee's
     ├── ReplayError (ValueError)    a log that cannot be replayed
+    ├── BadJob (ValueError)         a queued job's payload no worker can do
     ├── NotVisible                  a spectator may not see this of a match
     ├── Refused                     a bot's handshake failed (with its gRPC status)
     ├── EntrantExited (RuntimeError)  a local entry's process ended too soon
@@ -43,6 +45,14 @@ class DataDirInUse(RefereeError, OSError):
 
 class DatabaseError(RefereeError, RuntimeError):
     """The database could not be opened or used; the message says which and why."""
+
+
+class WorkQueueError(DatabaseError):
+    """The work queue cannot be used (not PostgreSQL, a newer schema, bad input); the message says why."""
+
+
+class BadJob(RefereeError, ValueError):
+    """A queued job's payload cannot be done by any worker; the message says why."""
 
 
 class TokensFileError(RefereeError, ValueError):

@@ -35,6 +35,7 @@ from oddtrick_referee.transport.tokens import add_bot, convert, load_token_hashe
 from oddtrick_referee.web.cli import add_commands as add_web_command
 from oddtrick_referee.web.cli import add_web_option
 from oddtrick_referee.web.server import bind_web
+from oddtrick_referee.workers.cli import add_command as add_worker_command
 
 log = logging.getLogger("oddtrick.referee")
 
@@ -252,9 +253,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_web_option(serve)
     add_web_option(tournament)
     add_conformance(commands)
-
-    from oddtrick_referee.workers.cli import add_command as add_worker_command
-
     add_worker_command(commands)
 
 

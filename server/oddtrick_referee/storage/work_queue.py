@@ -31,7 +31,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from oddtrick_referee.storage.database import Cursor, Database, DatabaseError, PostgresDatabase
+from oddtrick_referee._exceptions import WorkQueueError
+from oddtrick_referee.storage.database import Cursor, Database, PostgresDatabase
 
 CHANNEL = "oddtrick_work"
 """The LISTEN/NOTIFY channel: its payload is the kind of the work added."""
@@ -70,10 +71,6 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS work_waiting ON work (kind, id) WHERE status = 'waiting'",
     "CREATE INDEX IF NOT EXISTS work_leased ON work (lease_expires) WHERE status = 'leased'",
 )
-
-
-class WorkQueueError(DatabaseError):
-    """The queue cannot be used (not PostgreSQL, a newer schema, bad input); the message says why."""
 
 
 Version = tuple[int, ...]

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from oddtrick._argparse import positive_seconds
-from oddtrick_referee.storage.database import DatabaseError
+from oddtrick_referee._exceptions import BadJob, DatabaseError
 from oddtrick_referee.storage.work_queue import (
     BEAT_SECONDS,
     LEASE_SECONDS,
@@ -25,9 +25,9 @@ from oddtrick_referee.workers.kinds import (
     FIRST_VERSION,
     KINDS,
     WORKER_VERSION,
-    BadJob,
     analysis_payload,
 )
+from oddtrick_referee.workers.worker import WorkerSettings, run_worker
 
 
 def _kinds(text: str) -> list[str]:
@@ -92,8 +92,6 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _worker(args: argparse.Namespace) -> int:
-    from oddtrick_referee.workers.worker import WorkerSettings, run_worker
-
     if args.beat >= args.lease:
         print(
             f"oddtrick worker: --beat ({args.beat:g} s) must be shorter than --lease ({args.lease:g} s), "

@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick import __version__
+from oddtrick._logfile import open_log
+from oddtrick_referee._exceptions import BadJob
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """The largest match log a job may carry (a 100-deal match log is well under 1 MiB)."""
 
 ANALYSIS = "analysis"
-
-
-class BadJob(ValueError):
-    """The job's payload cannot be done by any worker; the message says why."""
 
 
 def analysis_payload(path: Path, par: bool) -> dict[str, Any]:
@@ -31,8 +29,6 @@ def analysis_payload(path: Path, par: bool) -> dict[str, Any]:
     means something else on another machine, and a log moved or compressed
     after submission is analysed as it was submitted.
     """
-    from oddtrick._logfile import open_log
-
     if path.stat().st_size > MAX_LOG_BYTES:
         raise BadJob(f"{path} is larger than {MAX_LOG_BYTES // (1024 * 1024)} MiB, too large to submit")
     with open_log(path) as file:

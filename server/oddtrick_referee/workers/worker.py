@@ -20,8 +20,9 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 from typing import Any, TextIO
 
+from oddtrick_referee._exceptions import BadJob
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue, open_queue, version_text
-from oddtrick_referee.workers.kinds import KINDS, BadJob, describe
+from oddtrick_referee.workers.kinds import KINDS, describe
 
 IDLE_LOOK_SECONDS = 60.0
 """The longest an idle worker sleeps without looking at the queue, even with no NOTIFY."""
