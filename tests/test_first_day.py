@@ -6,6 +6,7 @@ Commands run as processes, as a user runs them; referees on real sockets.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import re
 import signal
@@ -14,7 +15,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 import trio
 from referee_support import GUARD_S, SeededBot, in_thread, run_sdk_bot
@@ -404,3 +407,54 @@ async def test_a_bot_the_referee_never_seats_says_what_to_check(tmp_path: Path) 
         referee.finish()
     assert "seats a bot by the name it expects (this one is 'zed')" in hint
     assert "this bot opened 1, --seats" in hint
+
+
+class _EndsBadlyAfterOneMatch:
+    """A referee stand-in on a real socket: one match started and ended, then the stream
+    broken with INTERNAL, as a referee shutting down may end it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.server = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=4))
+        handler = grpc.stream_stream_rpc_method_handler(
+            self.play,
+            request_deserializer=referee_pb2.BotMessage.FromString,
+            response_serializer=referee_pb2.RefereeMessage.SerializeToString,
+        )
+        self.server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("oddtrick.v1.Referee", {"Play": handler}),)
+        )
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+
+    def play(self, requests: Any, context: grpc.ServicerContext) -> Any:
+        self.calls += 1
+        next(requests)  # the Hello
+        yield referee_pb2.RefereeMessage(welcome=referee_pb2.Welcome(session_id="s", resume_token="r"))
+        config = config_to_wire(GameConfig.classic(format=MatchFormat.DEALS, deals=1))
+        started = referee_pb2.MatchStarted(match_id="m-1", seat=cards_pb2.SEAT_NORTH, config=config)
+        result = game_pb2.MatchResult(outcome=game_pb2.MATCH_OUTCOME_DRAW, seed="x")
+        yield referee_pb2.RefereeMessage(
+            update=referee_pb2.Update(
+                events=[
+                    referee_pb2.Event(sequence=1, match_started=started),
+                    referee_pb2.Event(sequence=2, match_ended=result),
+                ]
+            )
+        )
+        next(requests, None)  # the Leave
+        context.abort(grpc.StatusCode.INTERNAL, "shutting down")
+
+
+def test_a_seat_whose_matches_are_played_does_not_reconnect_when_the_stream_then_breaks() -> None:
+    """With --matches N played and Leave said, a stream that ends badly is the end: the bot
+    used to connect again and wait, seatless, for a match that would never come."""
+    referee = _EndsBadlyAfterOneMatch()
+    referee.server.start()
+    try:
+        options = ClientOptions(
+            server=f"127.0.0.1:{referee.port}", name="a", token="", seats=1, max_matches=1, reconnect_for_s=30
+        )
+        asyncio.run(asyncio.wait_for(run_bot_async(SeededBot, options), timeout=GUARD_S))
+    finally:
+        referee.server.stop(grace=None)
+    assert referee.calls == 1

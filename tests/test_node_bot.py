@@ -88,6 +88,7 @@ def test_the_node_bot_plays_a_tournament_without_faults(node_bot: Path, game: st
         "forfeits": 0,
         "refusals": 0,
         "bot_errors": 0,
+        "clock": 0,
     }, bot_output(tmp_path, "nodebot")
 
     # Duplicate: 2 sets of 1 deal, each played at 2 tables with the partnerships swapped.

@@ -150,6 +150,12 @@ class _Seat:
                     self.resume_token = None
                 if code is grpc.StatusCode.OK:
                     return
+                if self.options.max_matches is not None and self.matches >= self.options.max_matches:
+                    # Its matches are played and it has said Leave: a stream that then ends
+                    # badly (a referee shutting down) is no reason to connect again and
+                    # wait, seatless, for a match that will never come.
+                    log.debug("seat %d: its matches played, the stream ended with %s", self.index, code.name)
+                    return
                 if self.welcomed:
                     # The referee was there until now: the retry window starts afresh.
                     unreachable_since = None
