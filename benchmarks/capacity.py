@@ -82,7 +82,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from gc_pauses import GcPauses, pause_lines
 
@@ -92,6 +94,22 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def kill_left_running(processes: Iterable[subprocess.Popen[str]]) -> None:
+    """After a run, or a failed one: no referee or client process outlives the benchmark."""
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def print_figures(lines: dict[str, Any], failures: list[str]) -> None:
+    """The run's figures, one ``name: value`` line each, then the first client failures."""
+    for name, value in lines.items():
+        print(f"{name}: {value}")
+    if failures:
+        progress("client failures (first ones): " + "; ".join(failures[:5]))
 
 
 def table_names(tables: int) -> list[str]:
@@ -298,10 +316,7 @@ def main() -> None:
             outcomes = [json.loads(client.communicate(timeout=120)[0]) for client in clients]
             referee.wait(timeout=60)
         finally:
-            for process in (referee, *clients):
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
+            kill_left_running((referee, *clients))
     failures = [failure for outcome in outcomes for failure in outcome["failures"]]
     decisions = result["decisions"]
     p50, p99, p999, worst = result["added_ms"]
@@ -332,10 +347,7 @@ def main() -> None:
         "load_average_before": load_before,
         "load_average_after": " ".join(f"{value:.2f}" for value in os.getloadavg()),
     }
-    for name, value in lines.items():
-        print(f"{name}: {value}")
-    if failures:
-        progress("client failures (first ones): " + "; ".join(failures[:5]))
+    print_figures(lines, failures)
     goals = [
         ("threads <= 16", sampler.threads <= 16),
         ("RSS <= 300 MB", sampler.rss <= 300),

@@ -66,7 +66,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from capacity import percentile, proc_status, progress, table_names, token_of
+from capacity import (
+    kill_left_running,
+    percentile,
+    print_figures,
+    proc_status,
+    progress,
+    table_names,
+    token_of,
+)
 from gc_pauses import GcPauses
 
 HERE = Path(__file__).resolve()
@@ -254,10 +262,7 @@ def main() -> None:
             outcomes = [json.loads(client.communicate(timeout=120)[0]) for client in clients]
             referee.wait(timeout=60)
         finally:
-            for process in (referee, *clients):
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
+            kill_left_running((referee, *clients))
     failures = [failure for outcome in outcomes for failure in outcome["failures"]]
     lines: dict[str, Any] = {
         "sessions": 2 * len(names),
@@ -300,10 +305,7 @@ def main() -> None:
             "load_average_after": load_average(),
         }
     )
-    for name, value in lines.items():
-        print(f"{name}: {value}")
-    if failures:
-        progress("client failures (first ones): " + "; ".join(failures[:5]))
+    print_figures(lines, failures)
 
 
 if __name__ == "__main__":

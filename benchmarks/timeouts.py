@@ -98,8 +98,10 @@ from capacity import (
     CLK_TCK,
     Sampler,
     cpu_seconds,
+    kill_left_running,
     machine_cpu,
     main_thread_cpu,
+    print_figures,
     proc_status,
     progress,
     runqueue_wait,
@@ -371,10 +373,7 @@ def main() -> None:
             outcomes = [json.loads(client.communicate(timeout=120)[0]) for client in clients]
             referee.wait(timeout=60)
         finally:
-            for process in (referee, *clients):
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
+            kill_left_running((referee, *clients))
     failures = [failure for outcome in outcomes for failure in outcome["failures"]]
     late = sorted(value for outcome in outcomes for value in outcome["late"])
     unanswered = sum(outcome["timed_out_unanswered"] for outcome in outcomes)
@@ -430,10 +429,7 @@ def main() -> None:
         "load_average_before": load_before,
         "load_average_after": load_average(),
     }
-    for name, value in lines.items():
-        print(f"{name}: {value}")
-    if failures:
-        progress("client failures (first ones): " + "; ".join(failures[:5]))
+    print_figures(lines, failures)
 
 
 if __name__ == "__main__":
