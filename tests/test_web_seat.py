@@ -32,20 +32,20 @@ RANKS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven"
          "nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}  # fmt: skip
 
 
-class PlayCommand:
-    """``oddtrick play --web`` in a process of its own; the seat's URL is its first line."""
+class Command:
+    """An ``oddtrick`` command in a process of its own, whose first line gives its page's URL."""
 
-    def __init__(self, tmp_path: Path, game: str, seed: str) -> None:
-        self.data = tmp_path / "data"
-        command = [sys.executable, "-m", "oddtrick", "play", "--web", "127.0.0.1:0", "--game", game,
-                   "--deals", "1", "--seed", seed, "--name", "ada", "--data-dir", str(self.data)]  # fmt: skip
+    def __init__(self, tmp_path: Path, arguments: list[str], address: str) -> None:
+        command = [sys.executable, "-m", "oddtrick", *arguments, "--data-dir", str(tmp_path / "data")]
         self.process = subprocess.Popen(
             command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
-        found = re.search(r"(http://\S+)/play/(\S+)", line)
-        assert found, f"no seat address in {line!r}: {self.process.stderr and self.process.stderr.read()}"
+        found = re.search(address, line)
+        if not found:
+            self.stop()
+            raise AssertionError(f"no address in {line!r}")
         self.base, self.url = found.group(1), found.group(0)
 
     def finish(self) -> tuple[int, str, str]:
@@ -55,7 +55,29 @@ class PlayCommand:
     def stop(self) -> None:
         """After a failure: stop it (Ctrl-C) rather than wait for a match nobody plays."""
         self.process.send_signal(signal.SIGINT)
-        self.process.communicate(timeout=GUARD_S)
+        try:
+            self.process.communicate(timeout=GUARD_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.communicate()
+
+
+def play_command(tmp_path: Path, game: str, seed: str) -> Command:
+    """``oddtrick play --web``: one deal; the seat's page is on its first line."""
+    arguments = [
+        "play",
+        "--web",
+        "127.0.0.1:0",
+        "--game",
+        game,
+        "--deals",
+        "1",
+        "--seed",
+        seed,
+        "--name",
+        "ada",
+    ]
+    return Command(tmp_path, arguments, r"(http://\S+)/play/(\S+)")
 
 
 def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
@@ -180,7 +202,7 @@ def test_a_person_plays_a_whole_hand_in_the_browser_and_the_log_checks(
     tmp_path: Path, game: str, seed: str
 ) -> None:
     chromium_path()
-    command = PlayCommand(tmp_path, game, seed)
+    command = play_command(tmp_path, game, seed)
     try:
         with browser_page() as page:
             stranger = page.request.get(f"{command.base}/play/not-the-seat/events").status
@@ -232,3 +254,60 @@ def test_a_person_plays_a_whole_hand_in_the_browser_and_the_log_checks(
     assert seen["match_result"].startswith("match over:")
     assert stranger == 404
     assert_only_what_the_seat_may_see(seen["received"], log_path, Seat.SOUTH)
+
+
+def test_the_play_button_starts_a_match_in_the_browser_only_when_the_operator_turns_it_on(
+    tmp_path: Path,
+) -> None:
+    """``oddtrick web --play``: the home page's Play button, the game and seat chosen, a whole
+    hand played, then its replay; without ``--play`` there is neither button nor route."""
+    chromium_path()
+    web = Command(tmp_path, ["web", "--play", "--port", "0"], r"(http://\S+?)/? ")
+    try:
+        with browser_page() as page:
+            page.goto(web.base + "/")
+            page.click("text=Play against the bots")
+            page.select_option("select[name=game]", "contract")
+            page.select_option("select[name=seat]", "W")
+            page.click("#play-button")
+            page.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]+$"))
+            page.wait_for_function("() => document.body.dataset.asked")
+            seat = page.inner_text("#seat-title")
+            seen = play_the_hand(page, illegal=False, keyboard=False)
+            page.click("#after a")
+            page.wait_for_selector("#position")
+            replay = page.inner_text("main")
+            match_id = page.url.rsplit("/", 1)[1].split("?")[0]
+    except BaseException:
+        web.stop()
+        raise
+    web.stop()
+    log_path = next((tmp_path / "data" / "logs").glob(f"{match_id}.jsonl*"))
+    checked = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "check", str(log_path)],
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    records = list(read_log(log_path))
+    assert records[0]["config"]["game"] == "contract"
+    assert seat == "Your seat: West"
+    ours = [r for r in records if r["type"] == "action" and r["seat"] == "W"]
+    assert len(ours) == seen["cards"] + seen["calls"]
+    assert seen["cards"] == 13
+    assert "guest-" in replay
+    assert_only_what_the_seat_may_see(seen["received"], log_path, Seat.WEST)
+
+    plain = Command(tmp_path, ["web", "--port", "0"], r"(http://\S+?)/? ")
+    try:
+        with browser_page() as page:
+            page.goto(plain.base + "/matches")
+            buttons = page.locator("text=Play against the bots").count()
+            form = page.request.get(plain.base + "/play").status
+            start = page.request.post(
+                plain.base + "/play", form={"game": "classic"}, headers={"Origin": plain.base}
+            )
+    finally:
+        plain.stop()
+    assert (buttons, form, start.status) == (0, 404, 404)

@@ -81,7 +81,7 @@ def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
 
 def _web(args: argparse.Namespace) -> int:
 
-    if not (args.data_dir / "oddtrick.sqlite3").exists():
+    if not (args.data_dir / "oddtrick.sqlite3").exists() and not args.play:  # --play's referee makes it
         print(
             f"oddtrick web: no referee data in {args.data_dir} (no oddtrick.sqlite3); give the folder "
             "oddtrick serve or tournament wrote with --data-dir",
