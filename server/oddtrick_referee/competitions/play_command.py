@@ -13,7 +13,13 @@ import trio
 
 from oddtrick._argparse import positive_seconds
 from oddtrick.rules import ConfigError, Seat
-from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee._errors import (
+    StopRequest,
+    interrupted,
+    run_command,
+    sigterm_stops_like_ctrl_c,
+    sole_error,
+)
 from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent, play_at_terminal
 from oddtrick_referee.competitions.in_browser import Sitting, Sittings
 from oddtrick_referee.competitions.seat_desk import SeatDesk
@@ -130,7 +136,7 @@ def play_in_browser(sitting: Sitting, data_dir: Path, web: socket.socket, out: I
                 nursery.cancel_scope.cancel()
 
     try:
-        trio.run(main)
+        run_command(main)
     except BaseException as error:
         if interrupted(error):
             print(f"stopped (Ctrl-C): the match was abandoned; logs in {data_dir}", file=out)
