@@ -6,6 +6,7 @@ another hand before it is played; and the log passes ``oddtrick check``."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import signal
@@ -15,8 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
-from oddtrick.rules import Card, Seat, deal_cards
+from oddtrick.rules import Card, GameConfig, Seat, deal_cards
+from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent
+from oddtrick_referee.competitions.in_browser import Sitting, Sittings
+from oddtrick_referee.competitions.seat_desk import SeatDesk
 from oddtrick_referee.play.matchlog import read_log
 from tests.test_replay import logged_hands
 from tests.web_support import browser_page, chromium_path
@@ -311,3 +316,32 @@ def test_the_play_button_starts_a_match_in_the_browser_only_when_the_operator_tu
     finally:
         plain.stop()
     assert (buttons, form, start.status) == (0, 404, 404)
+
+
+async def test_a_match_whose_seat_no_page_follows_is_stopped_and_its_bots_with_it(tmp_path: Path) -> None:
+    """Under the Play button (``web --play``) a visitor who never opens the seat's page, or
+    closes it, does not keep the bots and the place for good."""
+    sittings = Sittings(tmp_path / "data", io.StringIO(), abandon_s=1.0)
+    ended = trio.Event()
+    seen: list[Any] = []
+
+    def end(desk: SeatDesk, record: Any) -> None:
+        seen.append((desk, record))
+        ended.set()
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(sittings.run)
+        partner = opponent(str(DEFAULT_BOT), "partner")
+        opponents = opponent(str(DEFAULT_BOT), "opponents")
+        config = GameConfig.from_dict({"game": "classic", "format": "deals", "deals": 1})
+        sittings.start(Sitting(config, Seat.SOUTH, partner, opponents, "absent"), on_end=end)
+        with trio.fail_after(GUARD_S):
+            await ended.wait()
+        playing = sittings.desks.playing()
+        nursery.cancel_scope.cancel()
+    desk, record = seen[0]
+    assert record is None
+    assert desk.over
+    assert desk.error == "the match was stopped: no page followed the seat for 1 s"
+    assert playing == 0
+    assert desk.answer("QS") == "the match is over"

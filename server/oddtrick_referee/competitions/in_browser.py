@@ -58,11 +58,14 @@ class Sitting:
 class Sittings:
     """The referee people play on from their pages, and their matches."""
 
-    def __init__(self, data_dir: Path, out: IO[str], limit: int = 4) -> None:
+    def __init__(self, data_dir: Path, out: IO[str], limit: int = 4, abandon_s: float | None = None) -> None:
         self.data_dir = data_dir
         self.out = out
         self.limit = limit
         """Matches played at once: each starts bot processes."""
+        self.abandon_s = abandon_s
+        """A match whose seat no page has followed this long is stopped (None: never), so
+        visitors who close the page do not keep the bots, and the places, for good."""
         self.desks = SeatDesks()
         self.referee: Referee | None = None
         self._tokens: dict[str, str] = {}
@@ -117,7 +120,16 @@ class Sittings:
     ) -> None:
         record: MatchRecord | None = None
         try:
-            record = await play_sitting(self.referee, sitting, seating, token, desk, self.data_dir, self.out)
+            with trio.CancelScope() as scope:
+                async with trio.open_nursery() as nursery:
+                    if self.abandon_s is not None:
+                        nursery.start_soon(_stop_when_unfollowed, desk, self.abandon_s, scope)
+                    record = await play_sitting(
+                        self.referee, sitting, seating, token, desk, self.data_dir, self.out
+                    )
+                    nursery.cancel_scope.cancel()
+            if scope.cancelled_caught and record is None:
+                desk.close(f"the match was stopped: no page followed the seat for {self.abandon_s:g} s")
         except Exception as error:  # one person's match failing must not stop the others'
             log.exception("a match played from the page failed")
             desk.close(f"the match stopped: {error}")
@@ -126,6 +138,12 @@ class Sittings:
                 self._tokens.pop(name, None)
             if on_end is not None:
                 on_end(desk, record)
+
+
+async def _stop_when_unfollowed(desk: SeatDesk, abandon_s: float, scope: trio.CancelScope) -> None:
+    while desk.unfollowed_for() < abandon_s:
+        await trio.sleep(max(0.05, min(30.0, abandon_s - desk.unfollowed_for())))
+    scope.cancel()
 
 
 async def play_sitting(

@@ -46,6 +46,10 @@ class SeatDesk:
         """A page was sent every message up to the end."""
         self._question: _Question | None = None
         self._changed = trio.Event()
+        self.followers = 0
+        """Pages following the seat now."""
+        self.left_at = trio.current_time()
+        """When the last page stopped following (or the desk was made)."""
 
     # ----------------------------------------------------------- the seat's side
 
@@ -99,14 +103,23 @@ class SeatDesk:
     async def follow(self, start: int = 0) -> AsyncIterator[dict[str, Any]]:
         """Every message from number ``start`` on, as they come, until the match is over."""
         seen = max(0, start)
-        while True:
-            while seen < len(self.messages):
-                yield self.messages[seen]
-                seen += 1
-            if self.over:
-                self.end_seen.set()
-                return
-            await self._changed.wait()
+        self.followers += 1
+        try:
+            while True:
+                while seen < len(self.messages):
+                    yield self.messages[seen]
+                    seen += 1
+                if self.over:
+                    self.end_seen.set()
+                    return
+                await self._changed.wait()
+        finally:
+            self.followers -= 1
+            self.left_at = trio.current_time()
+
+    def unfollowed_for(self) -> float:
+        """Seconds since any page followed the seat (0 while one does)."""
+        return 0.0 if self.followers else trio.current_time() - self.left_at
 
     @property
     def asked(self) -> dict[str, Any] | None:

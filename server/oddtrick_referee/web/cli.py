@@ -70,9 +70,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="put a Play button on the page: whoever opens the page may then start a match "
         "against the sample bots and play a seat in the browser (one deal; at most 4 at once, "
-        "each starting bot processes here), so it is off unless given",
+        "each starting bot processes here, and stopped when no page has followed it for 10 "
+        "minutes), so it is off unless given",
     )
     web.set_defaults(handler=_web)
+
+
+ABANDON_S = 600.0
+"""Under --play, a match whose seat no page has followed for 10 minutes is stopped."""
 
 
 def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
@@ -94,7 +99,7 @@ def _web(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    sittings = Sittings(args.data_dir, sys.stdout) if args.play else None
+    sittings = Sittings(args.data_dir, sys.stdout, abandon_s=ABANDON_S) if args.play else None
     app = standalone_app(args.data_dir, args.server, _ladder_in(args.data_dir), sittings)
     host = f"[{args.host}]" if ":" in args.host else args.host
     try:
