@@ -101,6 +101,7 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
                 "#bidding-box button:enabled", "b => b.map(x => x.dataset.call)"
             )
             assert legal, "asked for a call with no call enabled"
+            assert not page.locator("#hand button:enabled").count(), "a card may be clicked in the auction"
             choice = next((c for c in legal if c not in ("pass", "double")), "pass") if not bid else "pass"
             bid = True
             page.click(f'#bidding-box button[data-call="{choice}"]')
@@ -109,6 +110,7 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
         enabled = page.eval_on_selector_all("#hand button:enabled", "b => b.map(x => x.dataset.card)")
         greyed = page.eval_on_selector_all("#hand button:disabled", "b => b.map(x => x.dataset.card)")
         assert enabled
+        assert not page.locator("#bidding-box button:enabled").count(), "a call may be clicked in the play"
         if illegal and greyed and seen["refusal"] is None:
             seen["refusal"] = refuse(page, greyed[0])
         if keyboard and seen["keyboard"] is None:
