@@ -131,7 +131,7 @@ class Decisions:
         link = self._links[seat]
         if link.forfeited:
             return self._fall_back(seat, Fault.FORFEITED)
-        request_id, deadline, sent = self._ask(seat)
+        deadline, sent = self._ask(seat)
         self._fault = Fault.TIMEOUT
         try:
             with trio.move_on_at(deadline):
@@ -155,8 +155,8 @@ class Decisions:
         log.info("%s (%s) %s: fallback %s", link.bot_name, seat.name.title(), fault.value, decided.action)
         return decided
 
-    def _ask(self, seat: Seat) -> tuple[int, float, float]:
-        """Send the seat its request with its pending events: the id, deadline and when sent."""
+    def _ask(self, seat: Seat) -> tuple[float, float]:
+        """Send the seat its request with its pending events: its deadline and when it was sent."""
         link = self._links[seat]
         request_id = next(_request_ids)
         deadline_s = PERSON_DEADLINE_S if seat in self._rules.untimed else self._rules.deadline_s
@@ -181,7 +181,7 @@ class Decisions:
         if self.flush_others_after_request:
             self.flush_others_after_request = False
             self._outbox.flush_all()
-        return request_id, deadline, sent
+        return deadline, sent
 
     async def _answer(self, seat: Seat, deadline: float, sent: float) -> Decided | None:
         """Wait for a legal answer to the request, refusing the others (``None``: the seat
