@@ -99,26 +99,26 @@ def play_at_terminal(
     seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
     settings = RefereeSettings(port=0, data_dir=data_dir, tokens=tokens)
     spec = MatchSpec(config, seating, TableRules(deadline_s=deadline_s), seed=seed, untimed=frozenset({seat}))
-    referee = _RefereeThread(settings, spec, (partner, opponents), out)
-    thread = threading.Thread(target=referee.run, name="referee", daemon=True)
+    side = _RefereeThread(settings, spec, (partner, opponents), out)
+    thread = threading.Thread(target=side.run, name="referee", daemon=True)
     thread.start()
-    referee.listening.wait()
-    if not referee.address:
-        raise RuntimeError(f"the referee did not start: {referee.outcome.get('error')}")
-    options = ClientOptions(server=referee.address, name=name, token=human_token, seats=1, max_matches=1)
+    side.listening.wait()
+    if not side.address:
+        raise RuntimeError(f"the referee did not start: {side.outcome.get('error')}")
+    options = ClientOptions(server=side.address, name=name, token=human_token, seats=1, max_matches=1)
     try:
-        asyncio.run(_person_side(HumanSeat(out), options, referee))
+        asyncio.run(_person_side(HumanSeat(out), options, side))
     except asyncio.CancelledError:
         pass  # the referee stopped: its error is reported below
     except (KeyboardInterrupt, Quit) as stop:
-        referee.stop()
+        side.stop()
         thread.join()
         what = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "end of input"
-        so_far = referee.outcome.get("log", data_dir)
+        so_far = side.outcome.get("log", data_dir)
         print(f"stopped ({what}): the match was abandoned; its log so far: {so_far}", file=out)
         return 130
     thread.join()
-    return _report(referee.outcome, out)
+    return _report(side.outcome, out)
 
 
 class _RefereeThread:
@@ -185,12 +185,12 @@ class _RefereeThread:
                 trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
 
 
-async def _person_side(human: HumanSeat, options: ClientOptions, referee: _RefereeThread) -> None:
+async def _person_side(human: HumanSeat, options: ClientOptions, side: _RefereeThread) -> None:
     task = asyncio.current_task()
     assert task is not None
     loop = asyncio.get_running_loop()
-    referee.stop_client = lambda: loop.call_soon_threadsafe(task.cancel)
-    if "error" in referee.outcome:
+    side.stop_client = lambda: loop.call_soon_threadsafe(task.cancel)
+    if "error" in side.outcome:
         return
     await run_bot_async(lambda: human, options)
 
