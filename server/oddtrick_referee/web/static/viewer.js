@@ -152,6 +152,119 @@
 
   // ------------------------------------------------------------- replay
 
+  const SVG = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  const sideOf = (seat) => ("NS".includes(seat) ? "NS" : "EW");
+  const lostText = (n) => "lost " + n + (n === 1 ? " trick" : " tricks") + " double dummy";
+
+  // The double-dummy analysis (web/analysis.py): a mark on each costly card, the card's
+  // tricks before and after, and the hand's chart of North-South's tricks against par.
+  function analysisBoard(data, jump) {
+    const box = $("analysis-data");
+    let found = box ? JSON.parse(box.textContent) : { status: "none", message: "" };
+    let onReady = () => {};
+    let current = null; // the shown hand's analysis
+    const forHand = (hand) => (found.status === "ready" ? found.hands[String(data.hands[hand - 1].number)] : undefined);
+
+    function poll() {
+      fetch("/matches/" + encodeURIComponent(data.match_id) + "/analysis.json", { cache: "no-store" })
+        .then((r) => (r.ok ? r.json() : { status: "none", message: "No analysis: the page could not fetch it." }))
+        .then((next) => {
+          found = next;
+          if (found.status === "pending") setTimeout(poll, 1000);
+          else onReady();
+        })
+        .catch(() => setTimeout(poll, 3000));
+    }
+    if (found.status === "pending") setTimeout(poll, 500);
+
+    function markEl(plays, index) {
+      const a = current;
+      if (!a || !a.marks[index]) return null;
+      const m = el("span", "mark mark-" + Math.min(a.lost[index], 3), a.marks[index]);
+      m.title = plays[index].seat + " " + pretty(plays[index].card) + ": " + lostText(a.lost[index]);
+      m.dataset.mark = a.marks[index];
+      return m;
+    }
+
+    function chart(a, h, card) {
+      const w = 530, ht = 170, left = 28, bottom = 22, top = 8;
+      const x = (i) => left + (i * (w - left - 8)) / 52;
+      const y = (t) => top + ((13 - t) * (ht - top - bottom)) / 13;
+      const parText = a.par ? a.par : "no par";
+      const svg = svgEl("svg", { viewBox: "0 0 " + w + " " + ht, role: "img", "aria-labelledby": "analysis-chart-title", class: "dd-chart" });
+      svg.append(svgEl("title", { id: "analysis-chart-title" },
+        "Hand " + h.number + ": North-South's double-dummy tricks after each card, from " + a.ns[0] + " at the opening lead to " + a.ns[a.ns.length - 1] + " taken; " + parText));
+      for (const t of [0, 7, 13]) {
+        svg.append(svgEl("line", { x1: left, x2: w - 8, y1: y(t), y2: y(t), class: "grid" }));
+        svg.append(svgEl("text", { x: left - 4, y: y(t) + 4, "text-anchor": "end", class: "axis" }, String(t)));
+      }
+      for (let k = 1; k < 13; k++) svg.append(svgEl("line", { x1: x(4 * k), x2: x(4 * k), y1: top, y2: ht - bottom, class: "grid" }));
+      svg.append(svgEl("text", { x: (w + left) / 2, y: ht - 4, "text-anchor": "middle", class: "axis" }, "cards played (a line every trick)"));
+      if (a.par_ns !== null && a.par_ns !== undefined) {
+        svg.append(svgEl("line", { x1: left, x2: w - 8, y1: y(a.par_ns), y2: y(a.par_ns), class: "par" }));
+        svg.append(svgEl("text", { x: w - 10, y: y(a.par_ns) - 3, "text-anchor": "end", class: "axis" }, "par " + a.par_ns));
+      }
+      svg.append(svgEl("polyline", { points: a.ns.map((t, i) => x(i) + "," + y(t)).join(" "), class: "tricks" }));
+      svg.append(svgEl("line", { x1: x(card), x2: x(card), y1: top, y2: ht - bottom, class: "cursor", "data-card-cursor": card }));
+      a.lost.forEach((lost, i) => {
+        if (!lost) return;
+        const play = h.plays[i];
+        const dot = svgEl("circle", { cx: x(i + 1), cy: y(a.ns[i + 1]), r: 3 + Math.min(lost, 3), class: "loss mark-" + Math.min(lost, 3), tabindex: 0, "data-step-to": i + 1 });
+        dot.append(svgEl("title", {}, "card " + (i + 1) + ": " + play.seat + " " + pretty(play.card) + " " + a.marks[i] + " " + lostText(lost)));
+        dot.addEventListener("click", () => jump(i + 1));
+        dot.addEventListener("keydown", (e) => { if (e.key === "Enter") jump(i + 1); });
+        svg.append(dot);
+      });
+      return svg;
+    }
+
+    return {
+      set onReady(f) { onReady = f; },
+      show(hand, card) {
+        const h = data.hands[hand - 1];
+        const a = forHand(hand);
+        current = a;
+        const status = $("analysis-status");
+        const chartBox = $("analysis-chart");
+        const cardLine = $("analysis-card");
+        if (!status) return;
+        chartBox.replaceChildren();
+        cardLine.replaceChildren();
+        if (found.status !== "ready") { status.textContent = found.message || ""; return; }
+        if (!a) { status.textContent = "No analysis for this hand: it was not played out."; return; }
+        status.textContent = "Hand " + h.number + ": " + a.par + " · double dummy from the opening lead NS " + a.ns[0] + ", taken NS " + a.tricks[0];
+        chartBox.append(chart(a, h, card));
+        if (card > 0) {
+          const i = card - 1;
+          const p = h.plays[i];
+          cardLine.append(el("span", "seat-name", NAMES[p.seat]), " ", cardEl(p.card),
+            ": " + sideOf(p.seat) + " could take " + a.before[i] + " before it, " + a.after[i] + " after");
+          const m = markEl(h.plays, i);
+          if (m) cardLine.append(", " + lostText(a.lost[i]) + " ", m);
+        }
+        // Marks on the cards of the trick list and of the trick on the table.
+        const items = document.querySelectorAll("#trick-list > li");
+        items.forEach((li, t) => {
+          li.querySelectorAll(".play").forEach((span, j) => {
+            const m = markEl(h.plays, 4 * t + j);
+            if (m) span.append(" ", m);
+          });
+        });
+        const first = card - ((card - 1) % 4) - 1;
+        for (let i = Math.max(0, first); i < card; i++) {
+          const m = markEl(h.plays, i);
+          if (m) document.querySelector("#trick .slot-" + h.plays[i].seat).append(m);
+        }
+      },
+    };
+  }
+
   function replay(data) {
     let hand = 1;
     let card = 0;
@@ -193,9 +306,13 @@
       };
     }
 
+    const board = analysisBoard(data, (k) => { card = k; show(); });
+    board.onReady = () => show();
+
     function show() {
       const h = data.hands[hand - 1];
       renderTable(state());
+      board.show(hand, card);
       $("position").textContent = "hand " + hand + " · card " + card + "/" + h.plays.length;
       $("hand-picker").value = String(hand);
       const url = new URL(location.href);
