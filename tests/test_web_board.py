@@ -140,3 +140,93 @@ def test_without_the_strong_extra_the_page_says_in_one_line_which_extra_gives_an
     status = page.split('id="analysis-status">')[1].split("</p>")[0]
     assert status == "Double-dummy analysis needs the strong extra: pip install &#39;oddtrick[strong]&#39;."
     assert json.loads(answer)["status"] == "unavailable"
+
+
+# ------------------------------------------------------------------ stepping
+
+
+def _at(page: Any) -> dict[str, Any]:
+    return page.evaluate(
+        """() => ({
+          position: document.getElementById('position').textContent,
+          search: location.search,
+          calls: [...document.querySelectorAll('#auction tbody td')].filter(td => td.textContent).length,
+          held: [...document.querySelectorAll('#table .holding [data-card]')].map(n => n.dataset.card),
+          played: [...document.querySelectorAll('#table .holding [data-played-card]')]
+            .map(n => n.dataset.playedCard),
+          scrubber: +document.getElementById('scrubber').value,
+        })"""
+    )
+
+
+async def test_stepping_as_viewers_step_autoplay_scrubber_tricks_auction_rotation(played):
+    logged = played["contract"]
+    hands = logged_cards(logged)
+    calls, cards = hands[1]
+
+    def drive(url: str) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        with browser_page() as page:
+            page.goto(f"{url}/matches/{logged.match_id}?hand=1&card=0")
+            page.keyboard.press("ArrowLeft")  # into the auction, call by call
+            page.wait_for_function("n => location.search.includes('call=' + n)", arg=calls - 1)
+            seen["auction"] = _at(page)
+            page.goto(f"{url}/matches/{logged.match_id}?hand=1&card=0&call=1")
+            seen["call_link"] = _at(page)
+            page.keyboard.press("Shift+ArrowRight")
+            page.keyboard.press("Shift+ArrowRight")
+            page.wait_for_function("() => location.search.includes('card=8')")
+            seen["two_tricks"] = _at(page)
+            page.click("#trick-list > li:first-child button.trick-jump")
+            page.wait_for_function("() => location.search.includes('card=4')")
+            seen["trick_one"] = _at(page)
+            page.fill("#scrubber", str(calls + 30))
+            page.wait_for_function("() => location.search.includes('card=30')")
+            seen["scrubbed"] = _at(page)
+            page.select_option("#speed", "8")
+            page.click("#play")
+            page.wait_for_function("() => location.search.includes('card=33')")
+            page.keyboard.press(" ")  # the play button has the focus: space pauses, once
+            paused = _at(page)["search"]
+            page.wait_for_timeout(600)  # five steps at 8×, were it still playing
+            seen["paused"] = (paused, _at(page)["search"], page.get_attribute("#play", "aria-pressed"))
+            south = page.locator("#table .seat-S").bounding_box()
+            page.select_option("#rotate", "E")
+            east = page.locator("#table .seat-E").bounding_box()
+            west = page.locator("#table .seat-W").bounding_box()
+            seen["rotated"] = (south, east, west)
+        return seen
+
+    async with trio.open_nursery() as nursery:
+        url = await web_for(logged.log_path.parent.parent, nursery)
+        seen = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert seen["auction"]["position"].endswith(f"call {calls - 1}/{calls}")
+    assert seen["auction"]["calls"] == calls - 1
+    assert seen["call_link"]["calls"] == 1
+    assert seen["call_link"]["scrubber"] == 1
+    assert seen["two_tricks"]["position"].endswith("card 8/52")
+    played_8 = set(cards[:8])
+    assert set(seen["two_tricks"]["played"]) == played_8
+    assert set(seen["two_tricks"]["held"]).isdisjoint(played_8)
+    assert len(seen["two_tricks"]["held"]) == 52 - 8
+    assert seen["trick_one"]["position"].endswith("card 4/52")
+    assert seen["scrubbed"]["position"].endswith("card 30/52")
+    assert set(seen["scrubbed"]["played"]) == set(cards[:30])
+    paused, later, pressed = seen["paused"]
+    assert paused == later
+    assert pressed == "false"
+    south, east, west = seen["rotated"]
+    assert east["y"] == south["y"], "East now sits where South sat, at the bottom"
+    assert west["y"] < east["y"]
+
+
+def logged_cards(logged: Logged) -> dict[int, tuple[int, list[str]]]:
+    """Each hand's number of calls and its cards in play order, from the log itself."""
+    from oddtrick.rules import Card
+    from tests.test_replay import logged_hands
+
+    return {
+        number: (len(hand["calls"]), [str(Card.parse(text)) for _, text in hand["cards"]])
+        for number, hand in logged_hands(logged.log_path).items()
+    }

@@ -265,16 +265,52 @@
     };
   }
 
+  // The deal diagram of a replay: every card of the deal, those played greyed where they
+  // were (data-card only on the cards still held, as the live view's hands have it).
+  function renderDeal(seat, dealt, gone) {
+    const box = $("hand-" + seat);
+    box.replaceChildren();
+    for (const [letter, symbol, col] of SUITS) {
+      const row = el("div", "suit");
+      row.append(el("span", "sym " + col, symbol));
+      const held = dealt.filter((c) => c[1] === letter).sort((a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]));
+      if (!held.length) row.append(el("span", "void", "—"));
+      for (const card of held) {
+        if (!gone.has(card)) { row.append(cardEl(card, label(card))); continue; }
+        const ghost = el("span", "card played " + colour(card), label(card));
+        ghost.dataset.playedCard = card;
+        ghost.title = pretty(card) + ": played";
+        row.append(ghost);
+      }
+      box.append(row);
+    }
+  }
+
+  // Which seat sits where: the chosen seat at the bottom, the others clockwise from its left.
+  const AREAS = [["south", "s"], ["west", "w"], ["north", "n"], ["east", "e"]];
+  function rotate(bottom) {
+    const first = SEATS.indexOf(bottom);
+    AREAS.forEach(([seatArea, slotArea], k) => {
+      const seat = SEATS[(first + k) % 4];
+      document.querySelector("#table .seat-" + seat).style.gridArea = seatArea;
+      document.querySelector("#trick .slot-" + seat).style.gridArea = slotArea;
+    });
+    $("table").dataset.bottom = bottom;
+  }
+
   function replay(data) {
-    let hand = 1;
-    let card = 0;
     const params = new URLSearchParams(location.search);
     const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
-    hand = clamp(parseInt(params.get("hand") || "1", 10) || 1, 1, data.hands.length);
-    card = clamp(parseInt(params.get("card") || "0", 10) || 0, 0, data.hands[hand - 1].plays.length);
+    let hand = clamp(parseInt(params.get("hand") || "1", 10) || 1, 1, data.hands.length);
+    let card = clamp(parseInt(params.get("card") || "0", 10) || 0, 0, data.hands[hand - 1].plays.length);
+    // Calls shown: the whole auction unless the URL (or a step back) is inside it.
+    const current = () => data.hands[hand - 1];
+    let call = current().calls.length;
+    if (card === 0 && params.has("call")) call = clamp(parseInt(params.get("call"), 10) || 0, 0, call);
+    let timer = null;
 
     function state() {
-      const h = data.hands[hand - 1];
+      const h = current();
       const plays = h.plays.slice(0, card);
       const gone = new Set(plays.map((p) => p.card));
       const hands = {};
@@ -290,34 +326,55 @@
         done.push({ plays: plays.slice(i, i + 4), winner: plays[i + 3].winner });
       }
       const atEnd = card === h.plays.length && h.result !== null;
-      const comments = h.calls.filter((c) => c.comment).map((c) => ({ where: "auction", seat: c.seat, action: c.call, comment: c.comment }))
+      const calls = h.calls.slice(0, call);
+      const comments = calls.filter((c) => c.comment).map((c) => ({ where: "auction", seat: c.seat, action: c.call, comment: c.comment }))
         .concat(plays.filter((p) => p.comment).map((p) => ({ where: "trick " + p.trick, seat: p.seat, action: pretty(p.card), comment: p.comment })));
+      let toPlay = card < h.plays.length ? h.plays[card].seat : null;
+      if (call < h.calls.length) toPlay = h.calls[call].seat;
       return {
         title: "Hand " + h.number + " · dealer " + h.dealer + " · " + h.trumps,
-        hands, counts, trick, done,
+        hands, counts, trick, done, gone,
         winner: last ? last.winner : null,
         tricks: last ? last.tricks : [0, 0],
-        calls: h.calls,
+        calls,
         result: atEnd ? h.result + (h.game ? " · " + h.game : "") + (hand === data.hands.length && data.result ? " · " + data.result : "") : "",
         score: scoreText(atEnd ? h.scores_after : h.scores_before),
-        toPlay: card < h.plays.length ? h.plays[card].seat : null,
+        toPlay,
         last: last || null,
         comments,
       };
     }
 
-    const board = analysisBoard(data, (k) => { card = k; show(); });
+    const board = analysisBoard(data, (k) => { card = k; call = current().calls.length; show(); });
     board.onReady = () => show();
 
     function show() {
-      const h = data.hands[hand - 1];
-      renderTable(state());
+      const h = current();
+      const s = state();
+      renderTable(s);
+      for (const seat of SEATS) renderDeal(seat, h.deal[seat], s.gone);
+      // Each trick of the list jumps to its end.
+      document.querySelectorAll("#trick-list > li").forEach((li, t) => {
+        const jump = el("button", "trick-jump", String(t + 1));
+        jump.type = "button";
+        jump.setAttribute("aria-label", "go to the end of trick " + (t + 1));
+        jump.addEventListener("click", () => { card = 4 * (t + 1); call = h.calls.length; show(); });
+        li.prepend(jump, " ");
+      });
       board.show(hand, card);
-      $("position").textContent = "hand " + hand + " · card " + card + "/" + h.plays.length;
+      const inAuction = call < h.calls.length;
+      const where = inAuction ? "call " + call + "/" + h.calls.length : "card " + card + "/" + h.plays.length;
+      $("position").textContent = "hand " + hand + " · " + where;
       $("hand-picker").value = String(hand);
+      const scrubber = $("scrubber");
+      scrubber.max = String(h.calls.length + h.plays.length);
+      scrubber.value = String(call + card);
+      scrubber.setAttribute("aria-valuetext", where.replace("/", " of "));
       const url = new URL(location.href);
       url.searchParams.set("hand", hand);
       url.searchParams.set("card", card);
+      if (inAuction) url.searchParams.set("call", call);
+      else url.searchParams.delete("call");
       history.replaceState(null, "", url);
       // The links to this deal at both tables follow the hand shown.
       document.querySelectorAll("[data-hand-link]").forEach((link) => {
@@ -325,30 +382,87 @@
       });
     }
 
+    const atLastStep = () => hand === data.hands.length && card === current().plays.length;
     const moves = {
       forward() {
-        if (card < data.hands[hand - 1].plays.length) card++;
-        else if (hand < data.hands.length) { hand++; card = 0; }
+        if (call < current().calls.length) call++;
+        else if (card < current().plays.length) card++;
+        else if (hand < data.hands.length) { hand++; card = 0; call = 0; }
       },
       back() {
         if (card > 0) card--;
-        else if (hand > 1) { hand--; card = data.hands[hand - 1].plays.length; }
+        else if (call > 0) call--;
+        else if (hand > 1) { hand--; card = current().plays.length; call = current().calls.length; }
       },
-      start() { card = 0; },
-      end() { card = data.hands[hand - 1].plays.length; },
-      nextHand() { if (hand < data.hands.length) { hand++; card = 0; } },
-      previousHand() { if (hand > 1) { hand--; card = 0; } },
+      trickForward() {
+        call = current().calls.length;
+        card = Math.min(current().plays.length, 4 * Math.floor(card / 4) + 4);
+      },
+      trickBack() {
+        call = current().calls.length;
+        card = Math.max(0, 4 * Math.ceil(card / 4) - 4);
+      },
+      start() { card = 0; call = current().calls.length; },
+      end() { card = current().plays.length; call = current().calls.length; },
+      nextHand() { if (hand < data.hands.length) { hand++; card = 0; call = current().calls.length; } },
+      previousHand() { if (hand > 1) { hand--; card = 0; call = current().calls.length; } },
     };
+
+    // Autoplay: a step every second at 1×, from 0.25× to 8×; it stops at the match's end.
+    const playButton = $("play");
+    function pause() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      playButton.textContent = "play";
+      playButton.setAttribute("aria-label", "play");
+      playButton.setAttribute("aria-pressed", "false");
+    }
+    function tick() {
+      if (atLastStep()) { pause(); return; }
+      moves.forward();
+      show();
+      timer = setTimeout(tick, 1000 / parseFloat($("speed").value));
+    }
+    function play() {
+      if (atLastStep()) { hand = 1; card = 0; call = 0; show(); }
+      playButton.textContent = "pause";
+      playButton.setAttribute("aria-label", "pause");
+      playButton.setAttribute("aria-pressed", "true");
+      timer = setTimeout(tick, 1000 / parseFloat($("speed").value));
+    }
+    const toggle = () => (timer === null ? play() : pause());
+    playButton.addEventListener("click", toggle);
+
     document.querySelectorAll("[data-step]").forEach((button) => {
       button.addEventListener("click", () => { moves[button.dataset.step](); show(); });
     });
     $("hand-picker").addEventListener("change", (event) => {
-      hand = parseInt(event.target.value, 10); card = 0; show();
+      hand = parseInt(event.target.value, 10); card = 0; call = current().calls.length; show();
     });
-    const keys = { ArrowRight: "forward", ArrowLeft: "back", ArrowDown: "nextHand", ArrowUp: "previousHand", Home: "start", End: "end" };
+    $("scrubber").addEventListener("input", (event) => {
+      const at = parseInt(event.target.value, 10);
+      const calls = current().calls.length;
+      call = Math.min(at, calls);
+      card = Math.max(0, at - calls);
+      show();
+    });
+    $("rotate").addEventListener("change", (event) => rotate(event.target.value));
+    const keys = {
+      ArrowRight: "forward", ArrowLeft: "back", ArrowDown: "nextHand", ArrowUp: "previousHand", Home: "start", End: "end",
+    };
     document.addEventListener("keydown", (event) => {
-      if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
-      const move = keys[event.key];
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      const target = event.target;
+      if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
+      if (event.key === " ") {
+        if (target instanceof HTMLButtonElement && target !== playButton) return; // space presses it
+        event.preventDefault();
+        toggle();
+        return;
+      }
+      let move = keys[event.key];
+      if (event.shiftKey && event.key === "ArrowRight") move = "trickForward";
+      if (event.shiftKey && event.key === "ArrowLeft") move = "trickBack";
       if (!move) return;
       event.preventDefault();
       moves[move]();
