@@ -277,7 +277,7 @@
       if (!held.length) row.append(el("span", "void", "—"));
       for (const card of held) {
         if (!gone.has(card)) { row.append(cardEl(card, label(card))); continue; }
-        const ghost = el("span", "card played " + colour(card), label(card));
+        const ghost = el("span", "card played", label(card));
         ghost.dataset.playedCard = card;
         ghost.title = pretty(card) + ": played";
         row.append(ghost);
@@ -362,6 +362,7 @@
         li.prepend(jump, " ");
       });
       board.show(hand, card);
+      announce(h, s);
       const inAuction = call < h.calls.length;
       const where = inAuction ? "call " + call + "/" + h.calls.length : "card " + card + "/" + h.plays.length;
       $("position").textContent = "hand " + hand + " · " + where;
@@ -380,6 +381,17 @@
       document.querySelectorAll("[data-hand-link]").forEach((link) => {
         link.href = link.dataset.handLink.replace("{hand}", String(hand));
       });
+    }
+
+    // What a screen reader says at each step: the card or call just made, tricks and score.
+    function announce(h, s) {
+      const box = $("announce");
+      if (!box) return;
+      let what = "hand " + h.number + ", the auction";
+      if (s.last) what = NAMES[s.last.seat] + " played " + pretty(s.last.card);
+      else if (s.calls.length) what = NAMES[s.calls[s.calls.length - 1].seat] + " called " + s.calls[s.calls.length - 1].call;
+      const won = s.trick.length === 4 && s.winner ? "; " + NAMES[s.winner] + " won the trick" : "";
+      box.textContent = what + won + ". Tricks NS " + s.tricks[0] + ", EW " + s.tricks[1] + ". " + (s.result ? s.result + ". " : "") + s.score;
     }
 
     const atLastStep = () => hand === data.hands.length && card === current().plays.length;
