@@ -174,12 +174,7 @@ class WebApp:
         if row is None:
             return self.not_found(f"There is no match {match_id!r} here.")
         if row.category == "sealed":
-            return self.page(
-                "message.html",
-                title=f"Match {row.match_id}",
-                message="This match is one play of a pair of duplicate deals. Its cards, play and "
-                "result are sealed until both plays of its deals are over; come back then.",
-            )
+            return self.page("sealed.html", title=f"Match {row.match_id} (sealed)", row=row)
         if row.category == "in_progress":
             live = self.live is not None and self.live.can_follow(match_id)
             return self.page("live.html", title=f"Match {row.match_id} (live)", row=row, live=live)
@@ -310,11 +305,13 @@ class WebApp:
         if found is None:
             return self.not_found(f"There is no tournament {tournament_id!r} here.")
         deals = await anyio.to_thread.run_sync(tournament_deals, self.data, tournament_id)
+        playing = await anyio.to_thread.run_sync(self.data.playing_tables, tournament_id)
         return self.page(
             "standings.html",
             title=f"Tournament {tournament_id}",
             t=found,
             deals=deals,
+            playing=playing,
             download=f"/download/tournament/{quote(tournament_id, safe='')}",
         )
 
