@@ -90,13 +90,7 @@ def play_at_terminal(
     out: IO[str] = sys.stdout,
 ) -> int:
     """Play one match with a person at ``seat``; the exit status of ``oddtrick play``."""
-    if partner.name == opponents.name:
-        opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
-    if name in (partner.name, opponents.name):
-        raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
-    human_token = secrets.token_hex(16)
-    tokens = {name: human_token, partner.name: partner.token, opponents.name: opponents.token}
-    seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
+    opponents, human_token, tokens, seating = seat_table(seat, partner, opponents, name)
     settings = RefereeSettings(port=0, data_dir=data_dir, tokens=tokens)
     spec = MatchSpec(config, seating, TableRules(deadline_s=deadline_s), seed=seed, untimed=frozenset({seat}))
     side = _RefereeThread(settings, spec, (partner, opponents), out)
@@ -158,20 +152,9 @@ class _RefereeThread:
             self.listening.set()
             async with trio.open_nursery() as nursery:
                 self._scope = nursery.cancel_scope
-                for bot, seats in zip(self.bots, (1, 2), strict=True):
-                    if bot.command is None:
-                        print(
-                            f"waiting for {bot.name}: ODDTRICK_TOKEN={bot.token} oddtrick bot FILE.py "
-                            f"--server {referee.address} --name {bot.name} --seats {seats}",
-                            file=self.out,
-                            flush=True,
-                        )
-                        continue
-                    process = _process(bot, referee.address, seats, data_dir)
-                    who = bot_identity(None)  # as in tournaments: not the referee's user, if it is root
-                    if who is not None and refusal_for(process.command, process.cwd, who) is not None:
-                        who = None  # root, then, in the sandbox (entrants.run_bot_process)
-                    nursery.start_soon(run_bot_process, process, who, lambda: "record" in self.outcome)
+                start_opponents(
+                    nursery, referee.address, *self.bots, data_dir, lambda: "record" in self.outcome, self.out
+                )
                 self.outcome["record"] = await referee.play_match(
                     self.spec, on_start=lambda m, p: self.outcome.update(log=p)
                 )
@@ -207,6 +190,48 @@ def _report(outcome: dict[str, object], out: IO[str]) -> int:
     assert isinstance(record, MatchRecord)
     print(f"log: {record.log_path}  (replay and verify it: oddtrick check {record.log_path})", file=out)
     return 0
+
+
+def seat_table(
+    seat: Seat, partner: Opponent, opponents: Opponent, name: str
+) -> tuple[Opponent, str, dict[str, str], dict[Seat, str]]:
+    """The opponents (renamed if they share the partner's name), the person's token, every
+    name's token and the seating, for a person called ``name`` at ``seat``."""
+    if partner.name == opponents.name:
+        opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
+    if name in (partner.name, opponents.name):
+        raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
+    token = secrets.token_hex(16)
+    tokens = {name: token, partner.name: partner.token, opponents.name: opponents.token}
+    seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
+    return opponents, token, tokens, seating
+
+
+def start_opponents(
+    nursery: trio.Nursery,
+    address: str,
+    partner: Opponent,
+    opponents: Opponent,
+    data_dir: Path,
+    done: Callable[[], bool],
+    out: IO[str],
+) -> None:
+    """Start the bot processes of the partner's seat and the opponents' two (a remote bot
+    is told how to connect instead); ``done`` says when their ending is expected."""
+    for bot, seats in ((partner, 1), (opponents, 2)):
+        if bot.command is None:
+            print(
+                f"waiting for {bot.name}: ODDTRICK_TOKEN={bot.token} oddtrick bot FILE.py "
+                f"--server {address} --name {bot.name} --seats {seats}",
+                file=out,
+                flush=True,
+            )
+            continue
+        process = _process(bot, address, seats, data_dir)
+        who = bot_identity(None)  # as in tournaments: not the referee's user, if it is root
+        if who is not None and refusal_for(process.command, process.cwd, who) is not None:
+            who = None  # root, then, in the sandbox (entrants.run_bot_process)
+        nursery.start_soon(run_bot_process, process, who, done)
 
 
 def _process(bot: Opponent, address: str, seats: int, data_dir: Path) -> BotProcess:
