@@ -184,6 +184,18 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="where match logs and the SQLite file go (default ./oddtrick-data); "
         "running the same test again resumes it",
     )
+    workers = sprt.add_argument_group(
+        "on workers (docs/scale-out.md): `oddtrick worker --database URL` processes play the deal pairs"
+    )
+    workers.add_argument(
+        "--database", default=None, metavar="postgresql://…", help="the database the workers lease from"
+    )
+    workers.add_argument(
+        "--workers",
+        action="store_true",
+        help="submit the deal pairs to the workers in batches; the test is followed here and every "
+        "waiting batch is cancelled as soon as it decides",
+    )
     sprt.set_defaults(handler=_sprt)
 
 
@@ -294,6 +306,8 @@ def _sprt(args: argparse.Namespace) -> int:
         or not all(entry.sdk for entry in entries)
     )
     where = "through a referee" if through_referee else "in this process"
+    if args.workers:
+        where = "on workers"
     print(
         f"SPRT {a} vs {b}, {args.game} whist, {where}: H0 {a} gains {args.h0:+g} points per deal, "
         f"H1 {args.h1:+g}; alpha {args.alpha:g}, beta {args.beta:g}; "
@@ -315,9 +329,12 @@ def _sprt(args: argparse.Namespace) -> int:
     config = deal_config(args.game)
     standings_text = None
     if through_referee:
-        from oddtrick_referee.competitions.sprt_command import play_sprt
+        from oddtrick_referee.competitions.sprt_command import play_sprt, play_sprt_on_workers
 
-        status, outcome = play_sprt(args, entries, config, state, report, deal_set)
+        if args.workers:
+            status, outcome = play_sprt_on_workers(args, entries, config, state, report)
+        else:
+            status, outcome = play_sprt(args, entries, config, state, report, deal_set)
         if status:
             return status
         if outcome.absent is not None:
