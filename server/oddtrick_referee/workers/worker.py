@@ -94,12 +94,12 @@ class _Beater(threading.Thread):
     def __init__(self, beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
         super().__init__(name=f"beat-{lease.id}", daemon=True)
         self._beats, self._settings, self._lease, self._out = beats, settings, lease, out
-        self._stop = threading.Event()
+        self._stopped = threading.Event()
 
     def run(self) -> None:
         told = False
         settings, lease = self._settings, self._lease
-        while not self._stop.wait(settings.beat_seconds):
+        while not self._stopped.wait(settings.beat_seconds):
             try:
                 if not self._beats.beat(lease.id, lease.token, settings.lease_seconds):
                     _say(self._out, f"job {lease.id}: lease lost (it expired and was taken back)")
@@ -115,7 +115,7 @@ class _Beater(threading.Thread):
                     told = True
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopped.set()
 
 
 def _say(out: TextIO, line: str) -> None:
