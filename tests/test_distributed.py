@@ -243,7 +243,8 @@ def test_an_sprt_on_workers_stops_their_work_when_it_decides_with_the_one_machin
     assert verdict == [
         line for line in alone.stdout.splitlines() if "accepted" in line or "no verdict" in line
     ]
-    assert verdict and verdict[0].startswith("H1 accepted")
+    assert verdict
+    assert verdict[0].startswith("H1 accepted")
     (name,) = RunStore(work).names()
     jobs = run_jobs(work, name)
     assert {job.status for job in jobs} <= {"done", "cancelled", "leased"}

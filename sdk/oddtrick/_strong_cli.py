@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from oddtrick.rules import GameConfig
@@ -298,8 +298,11 @@ def _sprt(args: argparse.Namespace) -> int:
     if entries[0].name == entries[1].name:
         print("oddtrick sprt: the two bots need different names", file=sys.stderr)
         return 2
+    if problem := _workers_problem(args, entries, deal_set):
+        print(f"oddtrick sprt: {problem}", file=sys.stderr)
+        return 2
     a, b = (entry.name for entry in entries)
-    through_referee = (
+    through_referee = args.workers or (
         args.referee
         or args.deadline is not None
         or args.clock is not None
@@ -354,6 +357,15 @@ def _sprt(args: argparse.Namespace) -> int:
         print()
         print(standings_text, end="")
     return 0
+
+
+def _workers_problem(args: argparse.Namespace, entries: list[Any], deal_set: DealSet | None) -> str | None:
+    """Why the options for a test on workers do not go together (None: they do)."""
+    if args.workers != bool(args.database):
+        return "on workers, give both --workers and --database postgresql://…"
+    if args.workers and (deal_set is not None or not all(entry.local for entry in entries)):
+        return "--workers plays bot files and cmd: programs on seeds: no --remote, no --deals-from"
+    return None
 
 
 def _sprt_in_process(
