@@ -252,3 +252,32 @@ def test_an_sprt_on_workers_stops_their_work_when_it_decides_with_the_one_machin
     report = status_json(url, name)
     assert report["sprt"]["verdict"] == "H1"
     assert report["sprt"]["pairs"] == int(re.findall(r"^\s*(\d+) deal pairs", alone.stdout, re.M)[-1])
+
+
+def test_options_that_do_not_go_with_workers_are_refused_in_one_line_and_submit_nothing(
+    url: str, work: WorkQueue, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oddtrick._cli import main
+
+    base = tournament_words("refused", 2, 2)
+    cases = [
+        ([*base, "--workers"], "--workers needs --database"),
+        ([*base, "--database", url], "add --workers"),
+        (
+            [*base, "--database", url, "--workers", "--remote", "far"],
+            "--remote is for a tournament on one machine",
+        ),
+        (
+            [*base, "--database", url, "--workers", "--no-duplicate"],
+            "--no-duplicate is for a tournament on one",
+        ),
+        (["sprt", "--bot", f"a={HEURISTIC}", "--bot", f"b={SEEDED}", "--workers"], "give both --workers and"),
+    ]
+    for words, message in cases:
+        assert main(words) == 2, words
+        error = capsys.readouterr().err
+        assert message in error
+        assert len(error.strip().splitlines()) == 1, error
+    assert main(["tournament", "status", "--database", url, "nothing-here"]) == 2
+    assert "no run 'nothing-here' here" in capsys.readouterr().err
+    assert work.jobs() == []

@@ -177,8 +177,14 @@ def submit_sprt(
 def _follow_sprt(
     store: RunStore, run: Run, state: SprtState, report: Callable[[SprtState], None]
 ) -> tuple[int, Standings | None]:
+    seen: dict[str, int] | None = None
     try:
         while True:
+            counts = store.counts(run.name)
+            if counts == seen:  # nothing recorded since the last look: the tables are not read again
+                time.sleep(POLL_SECONDS)
+                continue
+            seen = counts
             jobs = store.jobs(run.name)
             progress = sprt_progress(run, jobs)
             for score in progress.scores[state.count :]:

@@ -32,7 +32,7 @@ import dataclasses
 import json
 import re
 import select
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -181,14 +181,17 @@ class WorkQueue:
         worker: str,
         kinds: Sequence[str],
         version: Sequence[int],
-        lease_seconds: float = LEASE_SECONDS,
+        lease_seconds: float | Mapping[str, float] = LEASE_SECONDS,
         refused: Sequence[int] = (),
     ) -> Lease | None:
         """Claim the oldest waiting job of ``kinds`` that ``version`` may do, or None;
-        ``refused`` are jobs this worker gave back as ones it cannot do.
+        ``refused`` are jobs this worker gave back as ones it cannot do. ``lease_seconds``
+        may be a length per kind (the one of the job leased applies; others get the longest).
 
         Expired leases are scavenged first, in the same transaction.
         """
+        by_kind = dict(lease_seconds) if isinstance(lease_seconds, Mapping) else {}
+        longest = max(by_kind.values()) if by_kind else float(lease_seconds)  # type: ignore[arg-type]
         with self.database.transaction() as cursor:
             _scavenge(cursor)
             rows = cursor.rows(
@@ -198,11 +201,13 @@ class WorkQueue:
                          AND NOT id = ANY(?::bigint[])
                        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
                    UPDATE work SET status = 'leased', lease_owner = ?, token = nextval('work_fencing'),
-                       lease_expires = now() + make_interval(secs => ?), attempts = attempts + 1,
+                       lease_expires = now()
+                           + make_interval(secs => coalesce((?::jsonb ->> work.kind)::float8, ?)),
+                       attempts = attempts + 1,
                        leased = now()
                    FROM picked WHERE work.id = picked.id
                    RETURNING work.id, kind, payload, token, attempts, lease_expires""",
-                (list(kinds), list(version), list(refused), worker, lease_seconds),
+                (list(kinds), list(version), list(refused), worker, json.dumps(by_kind), longest),
             )
         if not rows:
             return None

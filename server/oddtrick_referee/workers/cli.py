@@ -24,6 +24,7 @@ from oddtrick_referee.workers.kinds import (
     ANALYSIS,
     FIRST_VERSION,
     KINDS,
+    LEASE_AND_BEAT,
     WORKER_VERSION,
     analysis_payload,
 )
@@ -86,26 +87,28 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     worker.add_argument(
         "--lease",
         type=positive_seconds,
-        default=LEASE_SECONDS,
+        default=None,
         metavar="S",
         help="seconds a lease lasts without a beat; past it the job goes back to waiting "
-        f"(default {LEASE_SECONDS:g})",
+        f"(default: {LEASE_SECONDS:g} for analysis, 10 for tournament sets)",
     )
     worker.add_argument(
         "--beat",
         type=positive_seconds,
-        default=BEAT_SECONDS,
+        default=None,
         metavar="S",
-        help=f"seconds between renewals of the lease while working (default {BEAT_SECONDS:g}; below --lease)",
+        help=f"seconds between renewals of the lease while working (default: {BEAT_SECONDS:g} for "
+        "analysis, 2 for tournament sets; below --lease)",
     )
     worker.add_argument("--once", action="store_true", help="do one job, then exit")
     worker.set_defaults(handler=_worker)
 
 
 def _worker(args: argparse.Namespace) -> int:
-    if args.beat >= args.lease:
+    shortest = args.lease if args.lease is not None else min(lease for lease, _ in LEASE_AND_BEAT.values())
+    if args.beat is not None and args.beat >= shortest:
         print(
-            f"oddtrick worker: --beat ({args.beat:g} s) must be shorter than --lease ({args.lease:g} s), "
+            f"oddtrick worker: --beat ({args.beat:g} s) must be shorter than --lease ({shortest:g} s), "
             "or the lease expires between beats",
             file=sys.stderr,
         )

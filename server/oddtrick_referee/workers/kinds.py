@@ -95,6 +95,16 @@ KINDS: dict[str, Callable[[dict[str, Any], Capacity], Any]] = {ANALYSIS: analyse
 AFTER: dict[str, Callable[[WorkQueue, Lease], str | None]] = {TOURNAMENT_SET: after_batch}
 """What runs once a kind's result is recorded; the line it returns is printed."""
 
+LEASE_AND_BEAT: dict[str, tuple[float, float]] = {ANALYSIS: (360.0, 60.0), TOURNAMENT_SET: (10.0, 2.0)}
+"""Each kind's default lease and beat, in seconds, when the worker is not given ``--lease``/``--beat``.
+
+Analysis keeps Fishtest's 360 s: a job is one log, its loss costs little. A
+tournament set is seconds of play that a whole run waits on: a set whose worker
+died should be played elsewhere within 15 s, and it is leased again once its
+lease runs out (idle workers wake at that moment), so its lease is 10 s, renewed
+every 2 s: five beats may be missed (a pause, a database blip) before it expires,
+and one beat every 2 s per busy worker is little for PostgreSQL (docs/scale-out.md)."""
+
 NEEDS_STRONG = {ANALYSIS}
 """The kinds only a worker with the strong extra (endplay) can do."""
 

@@ -32,7 +32,7 @@ import psycopg
 
 from oddtrick_referee._exceptions import BadJob, DatabaseUnreachable, HandBack
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue, open_queue, version_text
-from oddtrick_referee.workers.kinds import AFTER, KINDS, Capacity, describe
+from oddtrick_referee.workers.kinds import AFTER, KINDS, LEASE_AND_BEAT, Capacity, describe
 
 IDLE_LOOK_SECONDS = 60.0
 """The longest an idle worker sleeps without looking at the queue, even with no NOTIFY."""
@@ -49,12 +49,29 @@ class WorkerSettings:
     name: str
     kinds: Sequence[str]
     version: tuple[int, ...]
-    lease_seconds: float
-    beat_seconds: float
+    lease_seconds: float | None
+    """The lease taken on every job (None: each kind's own, :data:`LEASE_AND_BEAT`)."""
+    beat_seconds: float | None
     once: bool = False
     """Stop after one job (for scripts): the worker does one and exits."""
     tables: int = 2
     """Tables a tournament job plays at once here (``--tables``)."""
+
+    def lease_for(self, kind: str) -> float:
+        return self.lease_seconds or LEASE_AND_BEAT[kind][0]
+
+    def beat_for(self, kind: str) -> float:
+        """``--beat``, or the kind's own, and never fewer than five beats to a lease."""
+        return self.beat_seconds or min(LEASE_AND_BEAT[kind][1], self.lease_for(kind) / 5)
+
+    def leases(self) -> dict[str, float]:
+        return {kind: self.lease_for(kind) for kind in self.kinds}
+
+    def describe_leases(self) -> str:
+        return "; ".join(
+            f"{kind}: lease {self.lease_for(kind):g} s, beat every {self.beat_for(kind):g} s"
+            for kind in self.kinds
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,9 +116,9 @@ class _Beater(threading.Thread):
     def run(self) -> None:
         told = False
         settings, lease = self._settings, self._lease
-        while not self._stopped.wait(settings.beat_seconds):
+        while not self._stopped.wait(settings.beat_for(lease.kind)):
             try:
-                if not self._beats.beat(lease.id, lease.token, settings.lease_seconds):
+                if not self._beats.beat(lease.id, lease.token, settings.lease_for(lease.kind)):
                     _say(self._out, f"job {lease.id}: lease lost (it expired and was taken back)")
                     return
                 self._beats.seen(settings.name, settings.version, settings.kinds, lease.id)
@@ -165,8 +182,7 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         _say(
             out,
             f"worker {settings.name} (oddtrick {version_text(settings.version)}) waiting for "
-            f"{', '.join(settings.kinds)} work at {queue.database.url}; lease {settings.lease_seconds:g} s, "
-            f"beat every {settings.beat_seconds:g} s",
+            f"{', '.join(settings.kinds)} work at {queue.database.url}; {settings.describe_leases()}",
         )
         told_update = False
         refused: list[int] = []
@@ -214,7 +230,7 @@ def _hand_back(settings: WorkerSettings, held: Lease) -> str:
 
 
 def _lease(queue: WorkQueue, settings: WorkerSettings, refused: Sequence[int]) -> Lease | None:
-    held = queue.lease(settings.name, settings.kinds, settings.version, settings.lease_seconds, refused)
+    held = queue.lease(settings.name, settings.kinds, settings.version, settings.leases(), refused)
     queue.seen(settings.name, settings.version, settings.kinds, held.id if held else None)
     return held
 
