@@ -191,10 +191,10 @@ def deaths(url: str, count: int, set_size: int) -> None:
         to_done.append(time.perf_counter() - killed)
         standby.stop()
         progress(f"death {n + 1}/{count}: leased elsewhere after {to_lease[-1]:.1f} s")
-    tables = [t for n in range(count) for job in store.jobs(f"death-{n}") for t in job.tables]
-    keys = [(t["match_key"], t["set_number"], t["table_no"]) for t in tables]
+    tables = [(n, t) for n in range(count) for job in store.jobs(f"death-{n}") for t in job.tables]
+    keys = [(n, t["match_key"], t["set_number"], t["table_no"]) for n, t in tables]
     expected = 2 * count
-    deals_played = sum(len(t["deals"]) for t in tables)
+    deals_played = sum(len(t["deals"]) for _, t in tables)
     queue.close()
     print(
         f"death_to_leased_elsewhere_s (p50, max of {count}): "

@@ -339,7 +339,7 @@ def test_beats_keep_a_long_job_with_its_worker(
     workers.append(busy)
     busy.wait_for(rf"leased job {job_id} ")
     workers.append(Worker(url, "idle", "--lease", "0.5", "--beat", "0.1"))
-    workers[1].wait_for(r"waiting for analysis work")
+    workers[1].wait_for(r"waiting for analysis, tournament-set work")
     took = float(busy.wait_for(rf"job {job_id} done in (\d+\.\d+) s").group(1))
     assert took > 0.5, "the job must outlast one lease for the beats to be what kept it"
     done = job(work, job_id)
