@@ -25,7 +25,7 @@ from typing import Any
 import trio
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import interrupted, run_command, sole_error
 from oddtrick_referee._exceptions import BadJob, EntrantExited, EntryFailed, HandBack
 from oddtrick_referee.competitions.distributed import entry_of_record, hash_problem, run_of_record
 from oddtrick_referee.competitions.distributed_results import pack_log
@@ -89,7 +89,7 @@ def play_job(payload: dict[str, Any], tables: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="oddtrick-set-") as folder, Path(os.devnull).open("w") as quiet:
         data_dir = Path(folder)
         try:
-            trio.run(
+            run_command(
                 lambda: run_tournament(
                     settings,
                     data_dir,
