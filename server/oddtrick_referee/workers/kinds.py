@@ -24,6 +24,7 @@ from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue
 from oddtrick_referee.workers import tournament_job
 from oddtrick_referee.workers.sprt_job import after_batch
+from oddtrick_referee.workers.table_session import close_session
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """The largest match log a job may carry (a 100-deal match log is well under 1 MiB)."""
@@ -104,6 +105,12 @@ died should be played elsewhere within 15 s, and it is leased again once its
 lease runs out (idle workers wake at that moment), so its lease is 10 s, renewed
 every 2 s: five beats may be missed (a pause, a database blip) before it expires,
 and one beat every 2 s per busy worker is little for PostgreSQL (docs/scale-out.md)."""
+
+
+def close_all(wait: float) -> None:
+    """End what kinds keep between jobs (a tournament's local referee and bots)."""
+    close_session(wait)
+
 
 NEEDS_STRONG = {ANALYSIS}
 """The kinds only a worker with the strong extra (endplay) can do."""

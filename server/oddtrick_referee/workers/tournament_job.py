@@ -2,12 +2,12 @@
 
 The job's runs (both plays of a duplicate set, or a batch of SPRT deal pairs)
 are played by a single-process tournament inside the worker
-(:func:`~oddtrick_referee.competitions.tournament.run_tournament`): a local
-referee on a loopback port, the entries started as local processes, sealed
-sets released once both plays are stored, every match logged. Nothing of that
-is rewritten here, so a set plays on a worker exactly as on one machine. The
-tables' records and their logs (gzip, base64) are the job's result; the
-temporary data folder goes when the job is done.
+(:func:`~oddtrick_referee.competitions.tournament.run_tournament`, kept running
+between jobs of the same run by :mod:`.table_session`): a local referee on a
+loopback port, the entries started as local processes, sealed sets released
+once both plays are stored, every match logged. Nothing of that is rewritten
+here, so a set plays on a worker exactly as on one machine. The tables'
+records and their logs (gzip, base64) are the job's result.
 
 Before anything starts, each entry's bot file is hashed: a copy that differs
 from the one submitted gives the job back (:class:`HandBack`), as does an
@@ -16,24 +16,21 @@ entry that dies before it connects, with its last words as the reason.
 
 from __future__ import annotations
 
+import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from oddtrick.rules import GameConfig
-from oddtrick_referee._errors import interrupted, run_command, sole_error
+from oddtrick_referee._errors import interrupted, sole_error
 from oddtrick_referee._exceptions import BadJob, EntrantExited, EntryFailed, HandBack
 from oddtrick_referee.competitions.distributed import entry_of_record, hash_problem, run_of_record
 from oddtrick_referee.competitions.distributed_results import pack_log
-from oddtrick_referee.competitions.standings import Standings
-from oddtrick_referee.competitions.tournament import Progress, Tournament, TournamentSettings, run_tournament
+from oddtrick_referee.competitions.tournament import TournamentSettings
 from oddtrick_referee.competitions.tournament_plan import TableRun
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.tournament_store import TournamentStore
+from oddtrick_referee.workers.table_session import session_for
 
 
 def _settings(payload: dict[str, Any], runs: list[TableRun], tables: int) -> TournamentSettings:
@@ -60,52 +57,29 @@ def _settings(payload: dict[str, Any], runs: list[TableRun], tables: int) -> Tou
     )
 
 
-def _player(runs: list[TableRun], tables: int) -> Any:
-    """The ``play`` of run_tournament: these runs, ``tables`` at a time, in order."""
-
-    async def play(tournament: Tournament, progress: Progress, master_seed: str) -> Standings:
-        limit = trio.Semaphore(tables)
-
-        async def one(run: TableRun) -> None:
-            async with limit:
-                await tournament.play_run(run, progress)
-
-        async with trio.open_nursery() as nursery:
-            for run in runs:
-                nursery.start_soon(one, run)
-                await trio.sleep(0)  # start them in order, so the semaphore admits them in order
-        return tournament.standings()
-
-    return play
-
-
 def play_job(payload: dict[str, Any], tables: int) -> dict[str, Any]:
-    """Play the job's runs here; return the tables' records and their logs."""
+    """Play the job's runs here (in the session of its run, :mod:`.table_session`);
+    return the tables' records and their logs."""
     try:
         runs = [run_of_record(record) for record in payload["runs"]]
     except (KeyError, TypeError) as error:
         raise BadJob(f"a tournament job's runs cannot be read: {error}") from error
     settings = _settings(payload, runs, tables)
-    with tempfile.TemporaryDirectory(prefix="oddtrick-set-") as folder, Path(os.devnull).open("w") as quiet:
-        data_dir = Path(folder)
-        try:
-            run_command(
-                lambda: run_tournament(
-                    settings,
-                    data_dir,
-                    progress_stream=quiet,
-                    progress=Progress(0, quiet),
-                    play=_player(runs, settings.tables),
-                )
-            )
-        except BaseException as error:
-            if interrupted(error):
-                raise KeyboardInterrupt from error  # the worker's stop: it hands the job back
-            leaf = sole_error(error)
-            if isinstance(leaf, EntrantExited | EntryFailed):
-                raise HandBack(str(leaf).split("\n")[0]) from leaf
-            raise
-        return _result(settings, data_dir, runs)
+    key = json.dumps(
+        [payload["tournament"], payload["entries"], payload["config"], payload["rules"], settings.tables],
+        sort_keys=True,
+    )
+    session = session_for(key, settings, runs)
+    try:
+        session.play(runs)
+    except BaseException as error:
+        if interrupted(error) and not isinstance(error, KeyboardInterrupt):
+            raise KeyboardInterrupt from error  # the worker's stop: it hands the job back
+        leaf = sole_error(error)
+        if isinstance(leaf, EntrantExited | EntryFailed):
+            raise HandBack(str(leaf).split("\n")[0]) from leaf
+        raise
+    return _result(settings, session.data_dir, runs)
 
 
 def _result(settings: TournamentSettings, data_dir: Path, runs: list[TableRun]) -> dict[str, Any]:
@@ -122,7 +96,9 @@ def _result(settings: TournamentSettings, data_dir: Path, runs: list[TableRun]) 
         if key not in wanted:
             continue
         tables.append({**row, "deals": deals.get(key, [])})
-        logs[row["match_id"]] = pack_log(data_dir / "logs" / f"{row['match_id']}.jsonl")
+        log = data_dir / "logs" / f"{row['match_id']}.jsonl"
+        logs[row["match_id"]] = pack_log(log)
+        log.unlink()  # carried in the result now; the session's folder stays small
     missing = wanted - {(t["match_key"], t["set_number"], t["table_no"]) for t in tables}
     if missing:
         raise HandBack(f"{len(missing)} of the job's tables were not played to their end")

@@ -32,7 +32,7 @@ import psycopg
 
 from oddtrick_referee._exceptions import BadJob, DatabaseUnreachable, HandBack
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue, open_queue, version_text
-from oddtrick_referee.workers.kinds import AFTER, KINDS, LEASE_AND_BEAT, Capacity, describe
+from oddtrick_referee.workers.kinds import AFTER, KINDS, LEASE_AND_BEAT, Capacity, close_all, describe
 
 IDLE_LOOK_SECONDS = 60.0
 """The longest an idle worker sleeps without looking at the queue, even with no NOTIFY."""
@@ -207,8 +207,10 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         if held is not None:
             what = _hand_back(settings, held)
         print(f"worker {settings.name}: stopped; {what}", file=out, flush=True)
+        close_all(wait=2.0)
         return 130
     finally:
+        close_all(wait=15.0)
         for number, handler in previous.items():
             signal.signal(number, handler)
         beats.close()
