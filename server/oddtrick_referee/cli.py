@@ -17,11 +17,17 @@ from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee._exceptions import TokensFileError
 from oddtrick_referee.competitions.dd_skill_logs import missing_extra
 from oddtrick_referee.competitions.demo import run_demo
+from oddtrick_referee.competitions.distributed_command import submit_tournament
 from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 from oddtrick_referee.competitions.play_command import add_play_command
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, remote_entry
 from oddtrick_referee.competitions.tournament_command import play_tournament
 from oddtrick_referee.competitions.tournament_plan import plan_runs
+from oddtrick_referee.competitions.tournament_workers_cli import (
+    add_status_command,
+    add_workers_options,
+    workers_problem,
+)
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
@@ -162,7 +168,9 @@ def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser
         ),
         epilog=(
             "example: oddtrick tournament --game contract --deals 200 --tables 4 "
-            "--bot random=sample_bots/random_bot.py --bot heuristic=sample_bots/heuristic_bot.py --json"
+            "--bot random=sample_bots/random_bot.py --bot heuristic=sample_bots/heuristic_bot.py --json; "
+            "on workers: add --database postgresql://… --workers, and see it with "
+            "oddtrick tournament status --database postgresql://… NAME (docs/scale-out.md)"
         ),
     )
     _add_tournament_entries(tournament.add_argument_group("entries (at least two)"))
@@ -182,7 +190,9 @@ def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "solving every hand costs CPU, about 40 hands a second)",
     )
     tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
+    add_workers_options(tournament)
     tournament.set_defaults(handler=_tournament)
+    add_status_command(commands)
     return tournament
 
 
@@ -424,6 +434,8 @@ def _tournament(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
         return 2
+    if args.workers:
+        return submit_tournament(settings, args.database, args.detach, args.json)
     if deal_set is not None:
         needed = sum(run.deals for run in plan_runs(settings, "") if run.table_no == 0)
         print(f"deals from {deal_set.describe()}", file=sys.stderr)
@@ -461,6 +473,8 @@ def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | N
         return "entry names must be different"
     if args.deals is None and not args.no_duplicate:
         return "give --deals N: how many deals each match plays (each twice under duplicate)"
+    if args.workers or args.database or args.detach:
+        return workers_problem(args)
     if args.dd_skill:
         return missing_extra()
     return None
