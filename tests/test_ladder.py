@@ -24,6 +24,7 @@ from ladder_support import (
     bot_process,
     ladder_serving,
     ladder_settings,
+    ladder_state,
     play_until_closed,
     register,
     segments,
@@ -594,24 +595,32 @@ async def test_two_ladders_on_one_database_each_run_their_own_house_bots(tmp_pat
     def house_tokens(ladder: Ladder) -> dict[str, str]:
         return {e.name: e.token_id for e in ladder.store.entrants() if e.house}
 
+    outputs = [tmp_path / "alice.log", tmp_path / "bob.log"]
     try:
         async with ladder_serving(settings[0]) as one:
-            processes.append(bot_process(one.referee.address, "Heuristic", "alice", tokens["alice"], seats=1))
-            with trio.fail_after(120):
+            processes.append(
+                bot_process(one.referee.address, "Heuristic", "alice", tokens["alice"], 1, outputs[0])
+            )
+            with trio.move_on_after(120):
                 await one.wait_outcomes(1)
+            assert one.outcomes, f"the first ladder played nothing:\n{ladder_state(one, outputs[0])}"
             before = await trio.to_thread.run_sync(house_tokens, one)
             assert sorted(before) == sorted(bot.name for bot in default_house_bots(7))
             async with ladder_serving(settings[1]) as two:
-                processes.append(bot_process(two.referee.address, "Heuristic", "bob", tokens["bob"], seats=1))
+                processes.append(
+                    bot_process(two.referee.address, "Heuristic", "bob", tokens["bob"], 1, outputs[1])
+                )
                 after = await trio.to_thread.run_sync(house_tokens, one)
                 assert {name: after[name] for name in before} == before, "the second start replaced tokens"
                 tag = house_bot_tag(two.referee_id)
                 theirs = sorted(set(after) - set(before))
                 assert theirs == sorted(f"{bot.name}-{tag}" for bot in default_house_bots(7))
                 played = len(one.outcomes)
-                with trio.fail_after(240):
+                with trio.move_on_after(240):
                     await two.wait_outcomes(2)
                     await one.wait_outcomes(played + 2)
+                assert len(two.outcomes) >= 2, f"the second ladder:\n{ladder_state(two, outputs[1])}"
+                assert len(one.outcomes) >= played + 2, f"the first ladder:\n{ladder_state(one, outputs[0])}"
                 one.referee.finish()
                 two.referee.finish()
             first, second = one.outcomes[: played + 2], two.outcomes[:2]
