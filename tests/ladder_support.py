@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -108,6 +111,70 @@ def ladder_state(ladder: Ladder, *outputs: Path) -> str:
         text = path.read_text(errors="replace").splitlines() if path.exists() else ["(no file)"]
         lines += [f"--- {path.name}", *text[-8:]]
     return "\n".join(lines)
+
+
+def free_port() -> int:
+    """A loopback port free now (a referee started on it a moment later gets it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Serving:
+    """``oddtrick ladder serve`` as its own process group (its house bots with it); ``options``
+    are added to (and win over) the defaults here."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int,
+        program: tuple[str, ...] = ("-m", "oddtrick"),
+        options: tuple[str, ...] = (),
+    ) -> None:
+        command = [sys.executable, *program, "ladder", "serve", "--data-dir", str(data_dir)]
+        command += ["--port", str(port), "--match-deals", "4", "--house-bots", "7", "--grace", "20"]
+        command += options
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.said: list[str] = []
+        self.data_dir = data_dir
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")
+
+    def wait_for(self, text: str, count: int = 1) -> list[str]:
+        seen: list[str] = []
+        while len(seen) < count:
+            try:
+                line = self.lines.get(timeout=120)
+            except queue.Empty:
+                outputs = {log.name: log.read_text()[-600:] for log in self.data_dir.glob("bot-output/*.log")}
+                raise AssertionError(
+                    f"no {text!r} within 120 s; the ladder said:\n{''.join(self.said)}\nits bots: {outputs}"
+                ) from None
+            self.said.append(line)
+            assert line, f"the ladder exited (status {self.process.poll()}) before {count} x {text!r}"
+            if text in line:
+                seen.append(line)
+        return seen
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.reap()
+
+    def reap(self) -> None:
+        """After the process ended: collect it and close its output."""
+        self.process.wait(timeout=30)
+        self._reader.join(timeout=30)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
 
 
 def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
