@@ -134,13 +134,16 @@ def test_two_referees_share_one_ladder_and_its_bots_play_on_at_one_when_the_othe
         # The killed referee's match is aborted when it starts again, as a single ladder's is.
         ladders["a"] = serving("a")
         ladders["a"].wait_for("ladder listening")
+        for bot in first_a + first_b:
+            bot.stop()
         ladders["b"].process.terminate()
         ladders["b"].reap()
         ladders["a"].process.terminate()
         ladders["a"].reap()
     finally:
         for bot in first_a + first_b:
-            bot.stop()
+            if bot.process.poll() is None:
+                bot.stop()
         for ladder in ladders.values():
             if ladder.process.poll() is None:
                 ladder.kill()

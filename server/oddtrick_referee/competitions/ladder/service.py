@@ -397,7 +397,7 @@ class Ladder:
     async def _seat_when_there(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch] | None:
         """Seat the match once its entrants' streams are free; None (recorded aborted, and
         said in the log, or a ladder that stops planning would never say why) if they are
-        not within :data:`START_WAIT_S`."""
+        not within :data:`START_WAIT_S`. Stopped meanwhile, the match is recorded aborted."""
         needs = lineup.seats_needed()
         try:
             with trio.fail_after(START_WAIT_S):
@@ -411,6 +411,11 @@ class Ladder:
             await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms())
             log.warning("ladder match %s not started: %s (free streams: %s)", match_id, cause, short)
             return None
+        except BaseException:  # the ladder stopping: a clean stop leaves no match running
+            with trio.CancelScope(shield=True):
+                cause = "the ladder stopped before the match started"
+                await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms())
+            raise
         return self._seat(match_id, seed, lineup)
 
     def _seat(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch]:
