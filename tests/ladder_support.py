@@ -91,13 +91,9 @@ def ladder_state(ladder: Ladder, *outputs: Path) -> str:
     """What a ladder that did not get on is doing, for a failing test to print: its entrants,
     the sessions on its referee, the matches it planned and recorded, and the last lines of
     the bots' output (``outputs``, and its house bots' files)."""
-    lobby = ladder.referee.lobby
-    sessions = sorted(
-        f"{s.name}{'(seated)' if s.link is not None else ''}{'(leaving)' if s.leaving else ''}"
-        for s in list(lobby.sessions.values())
-    )
-    game = ladder.settings.game
-    idle = {name: lobby.idle_count(name, game) for name in sorted(ladder._entrants)}
+    referee, game = ladder.referee, ladder.settings.game
+    sessions = sorted(connection.name for connection in referee.connected())
+    idle = {name: referee.idle_seats(name, game) for name in sorted(ladder._entrants)}
     matches = ladder.store.matches(limit=20)
     lines = [
         f"entrants known: {sorted(ladder._entrants)}",

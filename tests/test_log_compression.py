@@ -23,12 +23,12 @@ from oddtrick._logfile import GZIP_MAGIC, is_compressed, open_log
 from oddtrick.analysis import analyze_logs
 from oddtrick_referee import RefereeSettings, running_referee
 from oddtrick_referee.arena import _log_lines
-from oddtrick_referee.competitions.ladder.service import prune_house_logs
 from oddtrick_referee.competitions.tournament import _read_all
 from oddtrick_referee.play.matchlog import check_log, compress_log, read_log, recover_compression
 from oddtrick_referee.replay.model import read_records, replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.replay.sources import records_from_data_dir
+from oddtrick_referee.storage.log_retention import prune_house_logs
 from oddtrick_referee.storage.match_index import MatchStore
 from oddtrick_referee.web.data import WebData
 from tests.replay_support import CONFIGS, play_logged

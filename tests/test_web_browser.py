@@ -15,7 +15,7 @@ import trio
 
 from oddtrick import Bot, BotView
 from oddtrick._client import ClientOptions, run_bot_async
-from oddtrick.rules import Card, GameConfig, GameState, Phase, Seat, deal_cards
+from oddtrick.rules import PASS, CallKind, Card, GameConfig, GameState, Phase, Seat, deal_cards
 from oddtrick_referee import RefereeSettings, running_referee
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.play.table import TableRules
@@ -599,3 +599,105 @@ async def test_on_a_phone_the_replay_controls_and_south_fit_one_screen(played):
     assert seen["controls"]["top"] >= 0
     assert seen["controls"]["bottom"] < seen["north"]["top"]
     assert seen["south"]["bottom"] <= seen["height"], "South's hand is below the screen with the controls"
+
+
+class BiddingGatedBot(Bot):
+    """Opens the auction with the lowest bid and passes after it (so every hand has a
+    contract), and holds its first card until the test lets it go."""
+
+    name = "bidder"
+    reached: threading.Event
+    go: threading.Event
+
+    def choose_call(self, view: BotView) -> Any:
+        if any(call.kind is CallKind.BID for _, call in view.auction):
+            return PASS
+        return min((call for call in view.legal_actions if call is not PASS), key=lambda bid: bid.step)
+
+    def choose_card(self, view: BotView) -> Any:
+        if not type(self).reached.is_set():
+            type(self).reached.set()
+            type(self).go.wait(timeout=30)
+        return view.legal_actions[0]
+
+
+RECORD_HAND_ENDS = """
+window.handEnds = [];
+window.oddtrickOnEvent = (event) => {
+  if (event.type !== "hand_ended") return;
+  const shown = {};
+  for (const seat of ["N", "E", "S", "W"]) {
+    shown[seat] = [...document.querySelectorAll("#hand-" + seat + " [data-card]")].map((n) => n.dataset.card);
+  }
+  window.handEnds.push(shown);
+};
+"""
+
+
+async def _follow_a_contract_match(tmp_path: Path, match_id: str) -> tuple[dict[str, Any], Path]:
+    """A closed Contract Whist table of two deals, followed live beside the referee: what the
+    page shows as the first card is awaited, and at each hand's end."""
+    chromium_path()
+    reached, go = threading.Event(), threading.Event()
+    bot = type("Bidding", (BiddingGatedBot,), {"reached": reached, "go": go})
+    config = GameConfig.from_dict({"game": "contract", "format": "deals", "deals": 2})
+    rules = TableRules(deadline_s=60.0, grace_s=5.0)
+
+    def drive(url: str) -> dict[str, Any]:
+        with browser_page() as page:
+            page.add_init_script(RECORD_HAND_ENDS)
+            page.goto(f"{url}/matches/{match_id}")
+            page.wait_for_function(
+                "() => document.getElementById('hand-title').textContent.includes('contract')"
+            )
+            to_play = page.eval_on_selector_all(".seat.to-play", "nodes => nodes.map(n => n.dataset.seat)")
+            go.set()
+            page.wait_for_function(
+                "() => document.getElementById('live-status').textContent.includes('over')"
+            )
+            return {"to_play": to_play, "hand_ends": page.evaluate("() => window.handEnds")}
+
+    async with (
+        running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
+        web_beside(referee, "127.0.0.1:0") as url,
+        trio.open_nursery() as nursery,
+    ):
+        assert url is not None
+        for name in ("alice", "bob"):
+            nursery.start_soon(in_thread, run_gated, referee.address, name, bot)
+        done: list[Any] = []
+        finished = trio.Event()
+
+        async def play() -> None:
+            done.append(await referee.play_match(MatchSpec(config, SEATING, rules, match_id=match_id)))
+            finished.set()
+
+        nursery.start_soon(play)
+        assert await in_thread(reached.wait, 30)
+        seen = await in_thread(drive, url)
+        await finished.wait()
+    return seen, done[0].log_path
+
+
+async def test_the_live_contract_view_highlights_the_leader_once_the_auction_is_over(tmp_path):
+    """The declarer's left leads to the first trick: the "to play" mark moves there (not
+    to the declarer, whose side's last pass ended the auction)."""
+    seen, log_path = await _follow_a_contract_match(tmp_path, "live-leader")
+    first_card = logged_hands(log_path)[1]["cards"][0]
+    assert seen["to_play"] == [first_card[0]]
+
+
+async def test_the_live_view_shows_the_four_hands_at_each_hands_end(tmp_path):
+    """A hand's end shows all four hands as dealt (hand_ended carries them), even at a
+    closed table, until the next hand is dealt: not four seats of "0 cards"."""
+    seen, log_path = await _follow_a_contract_match(tmp_path, "live-hands")
+    records = list(read_log(log_path))
+    seed = records[-1]["seed"]
+    starts = [r for r in records if r["type"] == "hand_start"]
+    expected = []
+    for start in starts:
+        deal, _, _ = deal_cards(seed, start["hand"], Seat.parse(start["dealer"]))
+        expected.append({str(seat): sorted(str(card) for card in deal[seat]) for seat in Seat})
+    shown = [{seat: sorted(cards) for seat, cards in end.items()} for end in seen["hand_ends"]]
+    assert len(expected) == 2
+    assert shown == expected

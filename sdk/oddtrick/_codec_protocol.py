@@ -15,30 +15,52 @@ from typing import Any
 from oddtrick._codec import (
     FAULT_KINDS,
     action_to_wire,
+    call_from_wire,
     call_to_wire,
+    card_from_wire,
     card_to_wire,
     cards_to_wire,
+    config_from_wire,
     config_to_wire,
+    contract_from_wire,
     contract_to_wire,
     game_kind_to_wire,
+    hand_result_from_wire,
     per_side,
+    per_side_from_wire,
     scoreboard,
+    seat_from_wire,
     seat_player_to_wire,
     seat_to_wire,
+    side_from_wire,
+    trick_from_wire,
     trick_to_wire,
+    trumps_from_wire,
     trumps_to_wire,
 )
+from oddtrick._events import MatchOpened, MatchStopped, SpectatorEvent
 from oddtrick.rules import (
     Action,
+    AuctionEnded,
     Call,
+    CallMade,
     Card,
+    CardPlayed,
     Contract,
+    Deal,
     GameConfig,
+    GameEnded,
     GameKind,
+    GameResult,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchResult,
     Reason,
     Seat,
     SeatView,
     Trick,
+    TrickWon,
 )
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 
@@ -326,3 +348,63 @@ def resync_message(
             spent = request.time_left_ms - time_left_ms
             resync.request.clock_left_ms = max(0, request.clock_left_ms - spent)
     return referee_pb2.RefereeMessage(resync=resync)
+
+
+def _dealt(hands: Iterable[game_pb2.SeatHand]) -> Deal | None:
+    """The four hands a spectator is shown, or ``None`` when they are not all there."""
+    held = {seat_from_wire(hand.seat): [card_from_wire(card) for card in hand.cards] for hand in hands}
+    return Deal(held) if len(held) == 4 else None
+
+
+def _match_end_from_wire(final: game_pb2.MatchResult) -> MatchEnded | MatchStopped:
+    totals = per_side_from_wire(final.score.total)
+    if final.outcome == game_pb2.MATCH_OUTCOME_ABORTED:
+        return MatchStopped(final.stop_reason, totals)
+    winner = side_from_wire(final.winner) if final.outcome == game_pb2.MATCH_OUTCOME_WIN else None
+    games = per_side_from_wire(final.score.games_won)
+    return MatchEnded(MatchResult(winner, totals, games, final.hands_played, ""))
+
+
+def spectator_event_from_wire(event: referee_pb2.Event) -> SpectatorEvent | None:
+    """A spectator's wire event read back as the value it encodes (``None``: a kind a
+    spectator is not sent, or one newer than this SDK)."""
+    kind = event.WhichOneof("kind")
+    if kind == "match_started":
+        started = event.match_started
+        players = tuple((seat_from_wire(p.seat), p.bot_name) for p in started.players)
+        return MatchOpened(started.match_id, config_from_wire(started.config), players)
+    if kind == "hand_started":
+        hand = event.hand_started
+        return HandStarted(
+            hand.hand_number,
+            seat_from_wire(hand.dealer),
+            trumps_from_wire(hand.trumps),
+            card_from_wire(hand.turned_card) if hand.HasField("turned_card") else None,
+            card_from_wire(hand.cut_card) if hand.HasField("cut_card") else None,
+            _dealt(hand.hands),
+        )
+    if kind == "call_made":
+        return CallMade(seat_from_wire(event.call_made.seat), call_from_wire(event.call_made.call))
+    if kind == "auction_ended":
+        if not event.auction_ended.HasField("contract"):
+            return AuctionEnded(None, None)
+        contract = contract_from_wire(event.auction_ended.contract)
+        return AuctionEnded(contract, contract.declarer.left)
+    if kind == "card_played":
+        played = event.card_played
+        return CardPlayed(seat_from_wire(played.seat), card_from_wire(played.card), played.trick_number)
+    if kind == "trick_completed":
+        completed = event.trick_completed
+        return TrickWon(trick_from_wire(completed.trick), per_side_from_wire(completed.tricks))
+    if kind == "hand_ended":
+        return HandEnded(hand_result_from_wire(event.hand_ended))
+    if kind == "game_ended":
+        game = event.game_ended
+        by_honours = game.reason == game_pb2.GAME_END_REASON_HONOURS
+        scores = per_side_from_wire(game.score)
+        return GameEnded(
+            GameResult(game.game_number, side_from_wire(game.winner), scores, game.hands, by_honours)
+        )
+    if kind == "match_ended":
+        return _match_end_from_wire(event.match_ended)
+    return None

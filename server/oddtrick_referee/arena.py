@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,14 +28,35 @@ from oddtrick._codec_arena import (
     match_log_response,
     match_summary,
     server_info,
+    watch_response,
 )
 from oddtrick.rules import GameKind
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc
 from oddtrick_referee.play.matchlog import LOG_FORMAT, read_log
+from oddtrick_referee.play.spectators import Seen
 from oddtrick_referee.play.table import Table, TableRules
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 from oddtrick_referee.transport.bridge import WatchStream
 from oddtrick_referee.transport.sessions import SessionLimits
+
+
+class StreamSpectator:
+    """A WatchMatch stream as a table's spectator: each batch of events goes out as one
+    response of wire events (built once per event however many streams send it)."""
+
+    def __init__(self, stream: WatchStream) -> None:
+        self._stream = stream
+
+    @property
+    def closed(self) -> bool:
+        return self._stream.closed
+
+    def show(self, seen: Sequence[Seen]) -> None:
+        if seen:
+            self._stream.send(watch_response([event.wire() for event in seen]))
+
+    def close(self, code: grpc.StatusCode, details: str) -> None:
+        self._stream.close(code, details)
 
 
 class LadderView(Protocol):
@@ -128,7 +149,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             )
         watcher = WatchStream(asyncio.get_running_loop(), context.peer())
         try:
-            self._referee.trio_token.run_sync_soon(table.watch, watcher)
+            self._referee.trio_token.run_sync_soon(table.watch, StreamSpectator(watcher))
         except trio.RunFinishedError:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         await watcher.serve(context)

@@ -3,6 +3,9 @@
 ``async with running_referee(settings) as referee:`` listens, accepts bots
 and plays whatever :meth:`Referee.play_match` is asked, each match in its
 own nursery, until the block ends; then every bot is told UNAVAILABLE.
+Competitions use only the members ``front_door.FrontDoor`` declares; the
+lobby, the index and the live tables are the referee's own (its services
+and white-box tests read them).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,6 +44,7 @@ from oddtrick_referee.play.matchlog import (
 )
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
+from oddtrick_referee.storage.log_retention import prune_house_logs
 from oddtrick_referee.storage.match_index import MatchStore
 from oddtrick_referee.storage.sqlite import owner_only
 from oddtrick_referee.transport.bridge import BotStream, CallCount, grpc_server
@@ -48,6 +52,7 @@ from oddtrick_referee.transport.sessions import (
     Credentials,
     Lobby,
     SeatLink,
+    Session,
     SessionLimits,
 )
 
@@ -128,6 +133,21 @@ class SeatedMatch:
     def match_id(self) -> str:
         return self.table.match_id
 
+    def explain_stop(self, reason: str) -> None:
+        """If this match is cancelled, its seats are told ``reason`` (the ladder's other table failed)."""
+        self.table.stop_reason = reason
+
+
+@dataclasses.dataclass(frozen=True)
+class Connection:
+    """A bot's open session, as a competition sees it: who it is and what admitted it."""
+
+    name: str
+    credential: str
+    """The id of the credential that admitted it (``RefereeSettings.verify_token``); "" for a fixed token."""
+    _session: Session = dataclasses.field(repr=False, compare=False)
+    """The session itself, for :meth:`Referee.revoke` alone."""
+
 
 def _needs(seating: Mapping[Seat, str]) -> dict[str, int]:
     needs: dict[str, int] = {}
@@ -173,6 +193,10 @@ class Referee:
     @property
     def address(self) -> str:
         return host_port(self.settings.host, self.port)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.settings.data_dir
 
     def _on_stream(self, stream: BotStream) -> None:
         self._nursery.start_soon(self.lobby.serve_stream, stream, name=f"session {stream.peer}")
@@ -344,6 +368,62 @@ class Referee:
     async def release_set(self, set_id: str) -> None:
         """The whole duplicate set is decided: publish all its plays (see MatchStore.release_set)."""
         await self._on_disk(self.store.release_set, set_id)
+
+    async def sealed_sets(self) -> set[str]:
+        """The sets with a play still sealed (MatchStore.withheld_sets)."""
+        return await self._on_disk(self.store.withheld_sets)
+
+    async def played_run(self, run_id: str) -> dict[str, Any] | None:
+        """The index's last match of a competition's run (MatchStore.played_run)."""
+        return await self._on_disk(self.store.played_run, run_id)
+
+    async def matches_recorded(self) -> int:
+        return await self._on_disk(self.store.count)
+
+    async def prune_house_logs(self, house: Collection[str], cutoff_ms: int) -> tuple[int, int]:
+        """Delete old logs of an entrant's games against ``house`` bots (storage/log_retention.py)."""
+        return await self._on_disk(prune_house_logs, self.store, house, cutoff_ms)
+
+    def explain_stop(self, reason: str) -> None:
+        """Every match in progress, if cancelled, tells its seats ``reason``."""
+        for table in list(self.live.values()):
+            table.stop_reason = reason
+
+    def live_table(self, match_id: str) -> Table | None:
+        return self.live.get(match_id)
+
+    # -------------------------------------------------------------- entrants
+
+    def connected(self) -> list[Connection]:
+        """Every open session (from any thread: the dict is copied before it is read)."""
+        return [
+            Connection(session.name, session.credential, session)
+            for session in list(self.lobby.sessions.values())
+        ]
+
+    def idle_seats(self, name: str, game: GameKind) -> int:
+        return self.lobby.idle_count(name, game)
+
+    async def wait_for_seats(self, needs: Mapping[str, int], game: GameKind) -> None:
+        await self.lobby.wait_for(needs, game)
+
+    def revoke(self, connection: Connection, details: str) -> None:
+        """End a session its credential no longer admits: an idle one now, a seated one once its
+        match is over. Nothing happens if it has closed, or a newer stream resumed it, meanwhile."""
+        session = connection._session
+        if self.lobby.sessions.get(session.id) is session:
+            self.lobby.revoke(session, details)
+
+    @property
+    def lobby_changed(self) -> trio.Event:
+        return self.lobby.change_event
+
+    def poke(self) -> None:
+        self.lobby.poke()
+
+    def serve_ladder(self, ladder: LadderView) -> None:
+        """The Arena's ladder RPCs answer from ``ladder`` from now on."""
+        self.ladder = ladder
 
     def _set_live(self, match_id: str, table: Table | None) -> None:
         with self._live_lock:

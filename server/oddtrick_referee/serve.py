@@ -15,7 +15,13 @@ from typing import TextIO
 import trio
 
 from oddtrick.rules import GameConfig, Seat
-from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee._errors import (
+    StopRequest,
+    interrupted,
+    run_command,
+    sigterm_stops_like_ctrl_c,
+    sole_error,
+)
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 from oddtrick_referee.web.server import web_beside
@@ -72,7 +78,7 @@ def serve(
             referee.finish()
 
     try:
-        trio.run(main)
+        run_command(main)
     except BaseException as error:
         if interrupted(error):
             print(_stopped_line(current, finished, settings.data_dir, stop.by), file=err, flush=True)

@@ -26,6 +26,17 @@ from oddtrick.rules._cards import (
 from oddtrick.rules._config import GameConfig, GameKind, MatchFormat, TrumpSelection
 from oddtrick.rules._dealing import commitment, deal_cards, new_seed, shuffled_pack
 from oddtrick.rules._errors import ConfigError, ParseError, PositionError, Reason, RulesError
+from oddtrick.rules._events import (
+    AuctionEnded,
+    CallMade,
+    CardPlayed,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchEvent,
+    TrickWon,
+)
 from oddtrick.rules._fixed import FixedDeal
 from oddtrick.rules._refusals import (
     BidTooLow,
@@ -61,11 +72,14 @@ __all__ = [
     "SEATS",
     "SUITS",
     "Action",
+    "AuctionEnded",
     "BidTooLow",
     "Call",
     "CallKind",
+    "CallMade",
     "Card",
     "CardNotHeld",
+    "CardPlayed",
     "ConfigError",
     "Contract",
     "Deal",
@@ -73,12 +87,17 @@ __all__ = [
     "DoubleNotAllowed",
     "FixedDeal",
     "GameConfig",
+    "GameEnded",
     "GameKind",
     "GameResult",
     "GameState",
+    "HandEnded",
     "HandResult",
+    "HandStarted",
     "IllegalAction",
     "IllegalStartingAction",
+    "MatchEnded",
+    "MatchEvent",
     "MatchFormat",
     "MatchResult",
     "MustFollowSuit",
@@ -95,6 +114,7 @@ __all__ = [
     "Side",
     "Suit",
     "Trick",
+    "TrickWon",
     "TrumpSelection",
     "WrongPhase",
     "commitment",

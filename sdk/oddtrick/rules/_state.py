@@ -31,6 +31,17 @@ from oddtrick.rules._cards import (
 from oddtrick.rules._config import GameConfig, GameKind, MatchFormat, TrumpSelection
 from oddtrick.rules._dealing import commitment, deal_cards, new_seed
 from oddtrick.rules._errors import ParseError, PositionError
+from oddtrick.rules._events import (
+    AuctionEnded,
+    CallMade,
+    CardPlayed,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchEvent,
+    TrickWon,
+)
 from oddtrick.rules._fixed import FixedDeal
 from oddtrick.rules._refusals import (
     BidTooLow,
@@ -354,11 +365,19 @@ class GameState:
         self._legal = cards_of_mask(hand)
         self._legal_bits = hand
 
-    def start_next_hand(self) -> None:
-        """Deal the next hand, the deal passing to the left. Only in ``HAND_OVER``."""
+    def start_next_hand(self) -> HandStarted:
+        """Deal the next hand, the deal passing to the left, and say so. Only in ``HAND_OVER``."""
         if self._phase is not Phase.HAND_OVER:
             raise WrongPhase(seat=None, action=None, phase=self._phase.value)
         self._start_hand(self._hand_number + 1, _NEXT[self._dealer])
+        return self.hand_started()
+
+    def hand_started(self) -> HandStarted:
+        """The event of the hand in progress being dealt (for the match's first hand,
+        which no call of :meth:`start_next_hand` reports)."""
+        return HandStarted(
+            self._hand_number, self._dealer, self.trumps, self._turned_card, self._cut_card, self._deal
+        )
 
     # ---------------------------------------------------------------- reading
 
@@ -600,6 +619,52 @@ class GameState:
         else:
             self._legal = cards_of_mask(hand)
             self._legal_bits = hand
+
+    def step(self, action: Action, seat: Seat | None = None) -> tuple[MatchEvent, ...]:
+        """:meth:`apply`, returning what happened: the call or card, then, when it ended
+        them, the auction, the trick, the hand, the game and the match, in that order.
+
+        Refused like :meth:`apply` (the state unchanged, no event). The rules know what
+        the action did as they do it; this reads only the counters it moved.
+        """
+        to_act = self._to_act if seat is None else seat
+        trick_number = len(self._trick_winners) + 1
+        in_play = self._phase is _PLAY
+        self.apply(action, seat)
+        assert to_act is not None
+        if not in_play:
+            made = CallMade(to_act, action)  # type: ignore[arg-type]
+            if self._phase is _AUCTION:
+                return (made,)
+            contract = self._contract
+            if contract is not None:
+                return (made, AuctionEnded(contract, self._trick_leader))
+            return (made, AuctionEnded(None, None), *self._hand_over())
+        played = CardPlayed(to_act, action, trick_number)  # type: ignore[arg-type]
+        if len(self._trick_winners) < trick_number:
+            return (played,)
+        at = 4 * (trick_number - 1)
+        cards = self._played
+        trick = Trick(
+            trick_number,
+            self._trick_leaders[-1],
+            (cards[at], cards[at + 1], cards[at + 2], cards[at + 3]),
+            self._trick_winners[-1],
+        )
+        won = TrickWon(trick, (self._tricks_won[0], self._tricks_won[1]))
+        if self._to_act is not None:
+            return (played, won)
+        return (played, won, *self._hand_over())
+
+    def _hand_over(self) -> tuple[MatchEvent, ...]:
+        """The events of the hand just scored: its result, the game's and the match's."""
+        result = self._hand_results[-1]
+        events: list[MatchEvent] = [HandEnded(shown_result(result))]
+        if result.game_won_by is not None:
+            events.append(GameEnded(self._game_results[-1]))
+        if self._match_result is not None:
+            events.append(MatchEnded(self._match_result))
+        return tuple(events)
 
     def _refuse(self, action: object, seat: Seat | None) -> NoReturn:
         """Raise the specific reason ``action`` is not legal now."""

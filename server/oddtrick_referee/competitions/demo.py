@@ -7,12 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-import trio
-
 from oddtrick import bots
 from oddtrick._terminal import plural
 from oddtrick.rules import GameConfig
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import interrupted, run_command, sole_error
 from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
 from oddtrick_referee.play.table import TableRules
@@ -41,7 +39,7 @@ def run_demo(data_dir: Path, deals: int) -> int:
             print(f"referee on {address}; 4 bot processes (2 per entry, one per play of a deal)", flush=True)
 
         try:
-            standings = trio.run(run_tournament, settings, data_dir, "127.0.0.1", 0, sys.stdout, listening)
+            standings = run_command(run_tournament, settings, data_dir, "127.0.0.1", 0, sys.stdout, listening)
         except BaseException as error:
             if interrupted(error):
                 print(f"stopped (Ctrl-C); what was played is in {data_dir.resolve()}", file=sys.stderr)

@@ -10,13 +10,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import trio
-
 from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
-from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee._errors import (
+    StopRequest,
+    interrupted,
+    run_command,
+    sigterm_stops_like_ctrl_c,
+    sole_error,
+)
 from oddtrick_referee.competitions.sequential import Outcome, SequentialTest, player
 from oddtrick_referee.competitions.tournament import (
     Entry,
@@ -101,7 +105,7 @@ def play_sprt(
                 )
 
         try:
-            trio.run(main)
+            run_command(main)
         except BaseException as error:
             if interrupted(error):
                 print(

@@ -66,8 +66,9 @@ from oddtrick_referee.competitions.tournament_plan import Entry as Entry
 from oddtrick_referee.competitions.tournament_plan import TournamentSettings as TournamentSettings
 from oddtrick_referee.competitions.tournament_plan import parse_entry as parse_entry
 from oddtrick_referee.competitions.tournament_plan import remote_entry as remote_entry
+from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.clock import time_control
-from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
@@ -143,7 +144,7 @@ class _RateColumn(rich.progress.ProgressColumn):
 
 
 class Tournament:
-    def __init__(self, settings: TournamentSettings, referee: Referee, store: TournamentStore) -> None:
+    def __init__(self, settings: TournamentSettings, referee: FrontDoor, store: TournamentStore) -> None:
         self.settings = settings
         self.referee = referee
         self.store = store
@@ -193,7 +194,7 @@ class Tournament:
         remote = sorted({entry_of.get(bot, bot) for bot in bots if bot not in local})
         where = []
         if local:
-            output = self.referee.settings.data_dir / "bot-output"
+            output = self.referee.data_dir / "bot-output"
             where.append(", ".join(str(output / f"{bot}.log") for bot in local))
         if remote:
             where.append(f"the output of remote {', '.join(remote)} (run by its author)")
@@ -309,7 +310,7 @@ class Tournament:
     async def _recover(self, run: TableRun) -> bool:
         """Record a run an earlier referee played to its end but stopped before storing
         (its match is in the index, its log complete), rather than play it again."""
-        row = await trio.to_thread.run_sync(self.referee.store.played_run, self.run_id(run))
+        row = await self.referee.played_run(self.run_id(run))
         if row is None or not row["result"]:
             return False
         records = list(await trio.to_thread.run_sync(_read_all, Path(row["log_path"])))
@@ -333,7 +334,7 @@ class Tournament:
 
     def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:
         for entry, other in ((run.ns_entry, run.ew_entry), (run.ew_entry, run.ns_entry)):
-            if self.referee.lobby.idle_count(self.bot_name(entry, run.table_no), config.game) < 2:
+            if self.referee.idle_seats(self.bot_name(entry, run.table_no), config.game) < 2:
                 return entry, other
         return run.ew_entry, run.ns_entry
 
@@ -434,18 +435,16 @@ LOCAL_START_S = 120.0
 """How long the local entries' processes may take to connect (the remote wait is for remote ones)."""
 
 
-async def _wait_for_local_entries(referee: Referee, settings: TournamentSettings, data_dir: Path) -> None:
+async def _wait_for_local_entries(referee: FrontDoor, settings: TournamentSettings, data_dir: Path) -> None:
     needs = {}
     for entry in settings.entries:
         if entry.local:
             for name in entry.identities(settings.duplicate):
                 needs[name] = 2 * settings.tables
     with trio.move_on_after(LOCAL_START_S):
-        await referee.lobby.wait_for(needs, settings.config.game)
+        await referee.wait_for_seats(needs, settings.config.game)
         return
-    late = [
-        name for name, count in needs.items() if referee.lobby.idle_count(name, settings.config.game) < count
-    ]
+    late = [name for name, count in needs.items() if referee.idle_seats(name, settings.config.game) < count]
     raise EntryFailed(
         f"local entries did not connect within {LOCAL_START_S:g} s: {', '.join(late)}; "
         f"their output is in {data_dir / 'bot-output'}"

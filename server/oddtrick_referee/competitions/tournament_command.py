@@ -11,9 +11,14 @@ import sys
 from collections.abc import Callable
 
 import grpc
-import trio
 
-from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee._errors import (
+    StopRequest,
+    interrupted,
+    run_command,
+    sigterm_stops_like_ctrl_c,
+    sole_error,
+)
 from oddtrick_referee.competitions.dd_skill_logs import tournament_dd_skill
 from oddtrick_referee.competitions.standings import Standings
 from oddtrick_referee.competitions.standings_table import print_standings
@@ -47,7 +52,7 @@ def play_tournament(
             )
 
     try:
-        standings = trio.run(main)
+        standings = run_command(main)
     except BaseException as error:
         if interrupted(error):
             print(

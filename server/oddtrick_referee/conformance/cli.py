@@ -6,8 +6,7 @@ import argparse
 import logging
 import sys
 
-import trio
-
+from oddtrick_referee._errors import interrupted, run_command
 from oddtrick_referee.conformance.runner import Options, run_conformance
 
 
@@ -77,9 +76,11 @@ def _conformance(args: argparse.Namespace) -> int:
         progress=progress,
     )
     try:
-        report = trio.run(run_conformance, options)
-    except KeyboardInterrupt:
-        return 130
+        report = run_command(run_conformance, options)
+    except BaseException as error:
+        if interrupted(error):  # bare, or inside the nurseries' groups
+            return 130
+        raise
     if args.json:
         report.write_json(sys.stdout)
     else:

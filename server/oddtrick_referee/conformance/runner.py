@@ -33,7 +33,8 @@ from oddtrick_referee.conformance.checks import Outcome, Run, evaluate
 from oddtrick_referee.conformance.proxy import Probes, ProbingProxy
 from oddtrick_referee.conformance.report import Report
 from oddtrick_referee.conformance.scenarios import SCENARIOS, Scenario
-from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee.front_door import FrontDoor
+from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 
 HOUSE = "conformance-house"
 HOUSE_TOKEN = "house-token"
@@ -167,12 +168,11 @@ class _Candidate:
 
 
 async def _play(
-    referee: object, scenario: Scenario, name: str, proxy: ProbingProxy, candidate: _Candidate | None
+    referee: FrontDoor, scenario: Scenario, name: str, proxy: ProbingProxy, candidate: _Candidate | None
 ) -> Outcome:
     """Play ``scenario``'s match; stopped early once its verdict is known (the bot stopped
     answering, or its process exited), so that a dead bot costs seconds, not minutes."""
 
-    assert isinstance(referee, Referee)
     seating = {Seat.NORTH: name, Seat.EAST: HOUSE, Seat.SOUTH: name, Seat.WEST: HOUSE}
     spec = MatchSpec(scenario.config, seating, scenario.rules, seed=scenario.seed or None)
     started = time.monotonic()
@@ -190,8 +190,7 @@ async def _play(
                 elif proxy.stopped_answering:
                     problem = proxy.stopped_answering
                 if problem:
-                    for table in list(referee.live.values()):  # one scenario at a time
-                        table.stop_reason = f"the conformance kit stopped the scenario: {problem}"
+                    referee.explain_stop(f"the conformance kit stopped the scenario: {problem}")
                     nursery.cancel_scope.cancel()
                     return
 

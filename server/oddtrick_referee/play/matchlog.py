@@ -27,7 +27,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -35,7 +35,7 @@ from oddtrick._codec_text import parse_action
 
 # The one way to open a log, re-exported here for the server's readers.
 from oddtrick._log_records import LOG_FORMAT as LOG_FORMAT
-from oddtrick._log_records import Record
+from oddtrick._log_records import GameResultRecord, HandResultRecord, HandStart, Record
 from oddtrick._logfile import is_compressed as is_compressed
 from oddtrick._logfile import open_log as open_log
 from oddtrick._logfile import read_log_text as read_log_text
@@ -47,7 +47,11 @@ from oddtrick.rules import (
     PASS,
     Action,
     GameConfig,
+    GameEnded,
     GameState,
+    HandEnded,
+    HandStarted,
+    MatchEvent,
     Phase,
     RulesError,
     Seat,
@@ -140,6 +144,29 @@ class MatchLogWriter:
             self._create(line)
             return
         self._file.write(line)
+
+    def write_events(self, events: Iterable[MatchEvent]) -> None:
+        """Write the lines the rules' events make: a hand's start, its result, a game's
+        result (calls and cards are written as the table's action lines, with their times)."""
+        for event in events:
+            if isinstance(event, HandStarted):
+                self.write(HandStart(event.hand_number, str(event.dealer)))
+            elif isinstance(event, HandEnded):
+                result = event.result
+                self.write(
+                    HandResultRecord(
+                        result.hand_number,
+                        result.outcome.value,
+                        list(result.tricks),
+                        list(result.points),
+                        list(result.honours),
+                        list(result.scores_after),
+                        result.describe(),
+                    )
+                )
+            elif isinstance(event, GameEnded):
+                game = event.result
+                self.write(GameResultRecord(game.game_number, game.winner.short, list(game.scores)))
 
     def close(self) -> None:
         if self._file is None or self._file.closed:

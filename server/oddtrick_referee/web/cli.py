@@ -8,7 +8,13 @@ from pathlib import Path
 
 import trio
 
-from oddtrick_referee._errors import StopRequest, interrupted, sigterm_stops_like_ctrl_c, sole_error
+from oddtrick_referee._errors import (
+    StopRequest,
+    interrupted,
+    run_command,
+    sigterm_stops_like_ctrl_c,
+    sole_error,
+)
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.page import LeaderboardSource
@@ -95,7 +101,7 @@ def _web(args: argparse.Namespace) -> int:
                 print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
 
     try:
-        trio.run(main)
+        run_command(main)
     except BaseException as error:
         # Ctrl-C (or SIGTERM) reaches here inside the nursery's exception group.
         if interrupted(error):

@@ -12,26 +12,32 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from oddtrick._codec import (
-    call_from_wire,
-    card_from_wire,
-    config_from_wire,
-    contract_from_wire,
-    hand_result_from_wire,
-    seat_from_wire,
-    side_from_wire,
-    trumps_from_wire,
-)
 from oddtrick._codec_arena import watch_match_request
-from oddtrick.rules import GameKind
-from oddtrick.v1 import arena_pb2_grpc, game_pb2, referee_pb2
+from oddtrick._codec_protocol import spectator_event_from_wire
+from oddtrick._events import MatchOpened, MatchStopped, SpectatorEvent
+from oddtrick.rules import (
+    AuctionEnded,
+    CallMade,
+    CardPlayed,
+    Deal,
+    GameEnded,
+    GameKind,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    TrickWon,
+)
+from oddtrick.v1 import arena_pb2_grpc
+from oddtrick_referee.play.spectators import Seen
 
 if TYPE_CHECKING:
+    import grpc
+
     from oddtrick_referee.referee import Referee
 
 
@@ -45,103 +51,99 @@ class LiveSource(Protocol):
         """The match's spectator events as JSON, from its start, until it ends."""
 
 
-def _hands(hands: Any) -> dict[str, list[str]]:
-    return {str(seat_from_wire(h.seat)): [str(card_from_wire(c)) for c in h.cards] for h in hands}
+def _hands(deal: Deal | None) -> dict[str, list[str]]:
+    if deal is None:
+        return {}
+    return {str(seat): [str(card) for card in cards] for seat, cards in deal.items()}
 
 
-def event_json(event: referee_pb2.Event) -> dict[str, Any] | None:
+def event_json(number: int, event: SpectatorEvent) -> dict[str, Any] | None:
     """One spectator event as the page's script reads it (``None``: nothing to show)."""
-    kind = event.WhichOneof("kind")
-    base: dict[str, Any] = {"seq": event.sequence, "type": kind}
-    if kind == "match_started":
-        started = event.match_started
-        base["players"] = {str(seat_from_wire(p.seat)): p.bot_name for p in started.players}
-        base["match_id"] = started.match_id
-        base["classic"] = config_from_wire(started.config).game is GameKind.CLASSIC
-    elif kind == "hand_started":
-        started_hand = event.hand_started
-        trumps = trumps_from_wire(started_hand.trumps)
+    base: dict[str, Any] = {"seq": number}
+    if isinstance(event, MatchOpened):
         base.update(
-            hand=started_hand.hand_number,
-            dealer=str(seat_from_wire(started_hand.dealer)),
-            trumps=None if trumps is None else trumps.symbol,
-            turned=str(card_from_wire(started_hand.turned_card))
-            if started_hand.HasField("turned_card")
-            else None,
-            cut=str(card_from_wire(started_hand.cut_card)) if started_hand.HasField("cut_card") else None,
-            hands=_hands(started_hand.hands),
+            type="match_started",
+            players={str(seat): name for seat, name in event.players},
+            match_id=event.match_id,
+            classic=event.config.game is GameKind.CLASSIC,
         )
-    elif kind == "call_made":
+    elif isinstance(event, HandStarted):
         base.update(
-            seat=str(seat_from_wire(event.call_made.seat)), call=call_from_wire(event.call_made.call).pretty
+            type="hand_started",
+            hand=event.hand_number,
+            dealer=str(event.dealer),
+            trumps=None if event.trumps is None else event.trumps.symbol,
+            turned=None if event.turned_card is None else str(event.turned_card),
+            cut=None if event.cut_card is None else str(event.cut_card),
+            hands=_hands(event.hands),
         )
-    elif kind == "auction_ended":
-        ended = event.auction_ended
-        if ended.HasField("contract"):
-            contract = contract_from_wire(ended.contract)
+    elif isinstance(event, CallMade):
+        base.update(type="call_made", seat=str(event.seat), call=event.call.pretty)
+    elif isinstance(event, AuctionEnded):
+        base.update(type="auction_ended", contract=None, leader=None)
+        contract = event.contract
+        if contract is not None:
             doubled = " doubled" if contract.doubled else ""
             base["contract"] = (
                 f"contract {contract.level}{contract.denomination.symbol}{doubled} by "
                 f"{contract.declarer.name.title()} ({contract.side})"
             )
-        else:
-            base["contract"] = None
-    elif kind == "card_played":
-        played = event.card_played
+            base["leader"] = None if event.leader is None else str(event.leader)
+    elif isinstance(event, CardPlayed):
+        base.update(type="card_played", seat=str(event.seat), card=str(event.card), trick=event.trick_number)
+    elif isinstance(event, TrickWon):
         base.update(
-            seat=str(seat_from_wire(played.seat)),
-            card=str(card_from_wire(played.card)),
-            trick=played.trick_number,
+            type="trick_completed",
+            number=event.trick.number,
+            winner=str(event.trick.winner),
+            tricks=list(event.tricks_won),
         )
-    elif kind == "trick_completed":
-        completed = event.trick_completed
+    elif isinstance(event, HandEnded):
+        result = event.result
         base.update(
-            number=completed.trick.number,
-            winner=str(seat_from_wire(completed.trick.winner)),
-            tricks=[completed.tricks.north_south, completed.tricks.east_west],
-        )
-    elif kind == "hand_ended":
-        result = hand_result_from_wire(event.hand_ended)
-        score = event.hand_ended.score
-        base.update(
+            type="hand_ended",
             result=result.describe(),
-            scores=[score.game.north_south, score.game.east_west],
-            hands=_hands(event.hand_ended.hands),
+            scores=list(result.scores_after),
+            hands=_hands(event.hands),
         )
-    elif kind == "game_ended":
-        game = event.game_ended
-        base["text"] = f"game {game.game_number} won by {side_from_wire(game.winner)}"
-    elif kind == "match_ended":
-        final = event.match_ended
-        total = final.score.total
-        outcome = (
-            f"{side_from_wire(final.winner)} won" if final.outcome == game_pb2.MATCH_OUTCOME_WIN else "drawn"
+    elif isinstance(event, GameEnded):
+        base.update(type="game_ended", text=f"game {event.result.game_number} won by {event.result.winner}")
+    elif isinstance(event, MatchEnded):
+        final = event.result
+        outcome = f"{final.winner} won" if final.winner is not None else "drawn"
+        base.update(
+            type="match_ended", text=f"match over: {outcome}, NS {final.totals[0]} – EW {final.totals[1]}"
         )
-        base["text"] = f"match over: {outcome}, NS {total.north_south} – EW {total.east_west}"
+    elif isinstance(event, MatchStopped):
+        ns, ew = event.totals
+        base.update(
+            type="match_ended", text=f"match stopped before its end ({event.reason}), NS {ns} – EW {ew}"
+        )
     else:
         return None
     return base
 
 
-class _TrioWatcher:
-    """A spectator of a table, on the table's own trio thread (what WatchStream is for gRPC)."""
+class LiveSpectator:
+    """The live page as a table's spectator, on the table's own trio thread: it takes the
+    events' values, queued for the page to read (what WatchStream is for gRPC)."""
 
     max_behind = 256
 
     def __init__(self) -> None:
-        self._send, self.receive = trio.open_memory_channel[Any](math.inf)
+        self._send, self.receive = trio.open_memory_channel[Sequence[Seen]](math.inf)
         self.closed = False
         self.close_reason = ""
 
-    def send(self, message: Any) -> None:
-        if self.closed:
+    def show(self, seen: Sequence[Seen]) -> None:
+        if self.closed or not seen:
             return
         if self.receive.statistics().current_buffer_used >= self.max_behind:
             self.close(None, "the page fell too far behind the play")
             return
-        self._send.send_nowait(message)
+        self._send.send_nowait(seen)
 
-    def close(self, code: Any, details: str) -> None:
+    def close(self, code: grpc.StatusCode | None, details: str) -> None:
         if self.closed:
             return
         self.closed = True
@@ -163,12 +165,12 @@ class RefereeLive:
         table = self._referee.live.get(match_id)
         if table is None or table.sealed:
             return
-        watcher = _TrioWatcher()
-        table.watch(watcher)  # type: ignore[arg-type]
+        watcher = LiveSpectator()
+        table.watch(watcher)
         try:
-            async for response in watcher.receive:
-                for event in response.events:
-                    shown = event_json(event)
+            async for batch in watcher.receive:
+                for seen in batch:
+                    shown = event_json(seen.number, seen.event)
                     if shown is not None:
                         yield shown
         finally:
@@ -207,7 +209,8 @@ class ArenaLive:
         try:
             async for response in receive:
                 for event in response.events:
-                    shown = event_json(event)
+                    value = spectator_event_from_wire(event)
+                    shown = None if value is None else event_json(event.sequence, value)
                     if shown is not None:
                         yield shown
         finally:

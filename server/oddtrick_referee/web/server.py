@@ -103,7 +103,7 @@ async def web_beside(
     if where is None:
         yield None
         return
-    app = create_app(referee.settings.data_dir, RefereeLive(referee), leaderboard, tournament)
+    app = create_app(referee.data_dir, RefereeLive(referee), leaderboard, tournament)
     async with trio.open_nursery() as nursery:
         url = await nursery.start(serve_web, app, where)
         log.info("web page on %s", url)

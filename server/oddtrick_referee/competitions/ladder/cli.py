@@ -15,13 +15,11 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import trio
-
 from oddtrick._argparse import positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
-from oddtrick_referee._errors import StopRequest, sigterm_stops_like_ctrl_c
+from oddtrick_referee._errors import StopRequest, run_command, sigterm_stops_like_ctrl_c
 from oddtrick_referee._exceptions import DatabaseError, LadderError
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
@@ -548,7 +546,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"  the leaderboard and live play: {url}/leaderboard", flush=True)
 
     try:
-        trio.run(
+        run_command(
             _until_stopped,
             lambda: run_ladder(settings, on_ready=ready, page=page_beside(web, announce=web_ready)),
         )

@@ -49,12 +49,11 @@ from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choo
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.page import Page
+from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.table import SeatRecord, TableRules
-from oddtrick_referee.referee import MatchSpec, Referee, RefereeSettings, SeatedMatch, running_referee
+from oddtrick_referee.referee import Connection, MatchSpec, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
 from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
-from oddtrick_referee.storage.match_index import MatchStore
-from oddtrick_referee.transport.sessions import Session
 
 log = logging.getLogger("oddtrick.ladder")
 
@@ -180,7 +179,7 @@ class Ladder:
     """The scheduler and the match runner over one referee and one store."""
 
     def __init__(
-        self, settings: LadderSettings, referee: Referee, store: LadderStore, referee_id: str
+        self, settings: LadderSettings, referee: FrontDoor, store: LadderStore, referee_id: str
     ) -> None:
         self.settings = settings
         self.referee = referee
@@ -208,9 +207,7 @@ class Ladder:
             entrants = await trio.to_thread.run_sync(self.store.entrants)
             house = {entrant.name for entrant in entrants if entrant.house}
             cutoff = now_ms() - int(keep_s * 1000)
-            deleted, freed = await trio.to_thread.run_sync(
-                prune_house_logs, self.referee.store, house, cutoff
-            )
+            deleted, freed = await self.referee.prune_house_logs(house, cutoff)
             self.logs_pruned = (self.logs_pruned[0] + deleted, self.logs_pruned[1] + freed)
             if deleted:
                 log.info(
@@ -241,7 +238,7 @@ class Ladder:
 
     def connected_names(self) -> set[str]:
         """Entrants with a session on this referee now (read from any thread)."""
-        return {session.name for session in list(self.referee.lobby.sessions.values())}
+        return {connection.name for connection in self.referee.connected()}
 
     def get_ladder(self) -> arena_pb2.GetLadderResponse:
         """GetLadder (a worker thread)."""
@@ -291,7 +288,7 @@ class Ladder:
         async with trio.open_nursery() as matches:
             matches.start_soon(self._refresh_periodically)
             while True:
-                changed = self.referee.lobby.change_event
+                changed = self.referee.lobby_changed
                 if self._unknown_connected():
                     await self.refresh()
                 for lineup in self._plan():
@@ -299,43 +296,41 @@ class Ladder:
                 await changed.wait()
 
     def _unknown_connected(self) -> bool:
-        return any(
-            session.name not in self._entrants for session in list(self.referee.lobby.sessions.values())
-        )
+        return any(connection.name not in self._entrants for connection in self.referee.connected())
 
     async def refresh(self) -> None:
         """Re-read the entrants (registrations, retirements and new tokens made meanwhile)."""
         # Only sessions already open when the read begins are judged by it: one opened
         # while it runs (an entrant registered a moment ago) was verified against records
         # the read may not see yet, and would be taken for a retired entrant's.
-        open_before = list(self.referee.lobby.sessions.values())
+        open_before = self.referee.connected()
         entrants = await trio.to_thread.run_sync(self.store.entrants)
         self._entrants = {entrant.name: entrant for entrant in entrants}
         self._revoke_stale_sessions(open_before)
 
-    def _revoke_stale_sessions(self, sessions: list[Session]) -> None:
+    def _revoke_stale_sessions(self, connections: list[Connection]) -> None:
         """A retired entrant, or one whose token was rotated, loses the sessions its old
-        token opened: idle ones now, seated ones once their match is over."""
-        lobby = self.referee.lobby
-        for session in sessions:
-            if lobby.sessions.get(session.id) is not session:
-                continue  # closed, or resumed by a newer session, meanwhile
-            entrant = self._entrants.get(session.name)
+        token opened: idle ones now, seated ones once their match is over (one closed, or
+        resumed by a newer session, meanwhile is left alone: see FrontDoor.revoke)."""
+        for connection in connections:
+            name = connection.name
+            entrant = self._entrants.get(name)
             if entrant is None:
-                lobby.revoke(session, f"{session.name!r} is retired from this ladder")
-            elif session.credential and session.credential != entrant.token_id:
-                lobby.revoke(session, f"the token of {session.name!r} was replaced; connect with the new one")
+                self.referee.revoke(connection, f"{name!r} is retired from this ladder")
+            elif connection.credential and connection.credential != entrant.token_id:
+                replaced = f"the token of {name!r} was replaced; connect with the new one"
+                self.referee.revoke(connection, replaced)
 
     async def _refresh_periodically(self) -> None:
         while True:
             await trio.sleep(REFRESH_S)
             await self.refresh()
-            self.referee.lobby.poke()
+            self.referee.poke()
 
     def _plan(self) -> list[Lineup]:
-        lobby = self.referee.lobby
         free = {
-            name: lobby.idle_count(name, self.settings.game) - self._reserved[name] for name in self._entrants
+            name: self.referee.idle_seats(name, self.settings.game) - self._reserved[name]
+            for name in self._entrants
         }
         planned: list[Lineup] = []
         while True:
@@ -401,12 +396,10 @@ class Ladder:
         needs = lineup.seats_needed()
         try:
             with trio.fail_after(START_WAIT_S):
-                await self.referee.lobby.wait_for(needs, self.settings.game)
+                await self.referee.wait_for_seats(needs, self.settings.game)
         except trio.TooSlowError:
             game = self.settings.game
-            short = {
-                name: f"{self.referee.lobby.idle_count(name, game)}/{count}" for name, count in needs.items()
-            }
+            short = {name: f"{self.referee.idle_seats(name, game)}/{count}" for name, count in needs.items()}
             cause = "an entrant left before the match started"
             await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms())
             log.warning("ladder match %s not started: %s (free streams: %s)", match_id, cause, short)
@@ -447,7 +440,7 @@ class Ladder:
                 record = await self.referee.play_seated(seated[index])
             except Exception:
                 for other in seated:  # cancelled next: its seats are told why
-                    other.table.stop_reason = "the other table of this ladder match failed"
+                    other.explain_stop("the other table of this ladder match failed")
                 raise
             states[index] = record.state
             records[index] = dict(record.seats)
@@ -643,8 +636,8 @@ async def run_ladder(
                 )
             house = await trio.to_thread.run_sync(_claim_house_bots, store, settings.house_bots, referee_id)
             ladder = Ladder(settings, referee, store, referee_id)
-            ladder.resume_deals(await trio.to_thread.run_sync(referee.store.count))
-            referee.ladder = ladder
+            ladder.resume_deals(await referee.matches_recorded())
+            referee.serve_ladder(ladder)
             await _release_decided(referee, store)
             board = LadderLeaderboard(
                 store,
@@ -697,7 +690,7 @@ def _claim_house_bots(
     return claimed
 
 
-async def _release_decided(referee: Referee, store: LadderStore) -> None:
+async def _release_decided(referee: FrontDoor, store: LadderStore) -> None:
     """Publish the tables of every match that is over but whose logs are still sealed.
 
     The match's record (the ladder's database, perhaps PostgreSQL) and its tables' logs
@@ -707,7 +700,7 @@ async def _release_decided(referee: Referee, store: LadderStore) -> None:
     whose match the ladder records as over (the matches just aborted included); their deals
     are never dealt again.
     """
-    sealed = await trio.to_thread.run_sync(referee.store.withheld_sets)
+    sealed = await referee.sealed_sets()
     decided = await trio.to_thread.run_sync(store.over, sealed)
     for match_id in sorted(decided):
         await referee.release_set(match_id)
@@ -717,33 +710,6 @@ async def _release_decided(referee: Referee, store: LadderStore) -> None:
 
 PRUNE_EVERY_S = 3600.0
 """How often the retention policy (``--keep-house-logs``) looks for old house-only logs."""
-
-
-def prune_house_logs(index: MatchStore, house: set[str], cutoff_ms: int) -> tuple[int, int]:
-    """Delete the logs of the matches that ended before ``cutoff_ms`` in which no entrant but
-    one sat with the ``house`` bots (the ladder seats at least one entrant at every match: these
-    are an entrant's games against house bots, the bulk of a quiet ladder's logs); their rows
-    (and the ladder's records of them) stay. Matches among two entrants or more keep their logs.
-    Returns (logs, bytes) deleted.
-
-    The file is removed first, then the row marked: a stop in between leaves an unmarked
-    row whose file is gone, which the next pass finds and marks.
-    """
-    deleted = freed = 0
-    if not house:
-        return 0, 0
-    for match_id, log_path in index.house_match_logs(house, cutoff_ms):
-        path = Path(log_path)
-        try:
-            size = path.stat().st_size
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        else:
-            deleted += 1
-            freed += size
-        index.mark_log_deleted(match_id, now_ms())
-    return deleted, freed
 
 
 def _sandbox_note() -> str:

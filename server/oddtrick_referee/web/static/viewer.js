@@ -281,6 +281,7 @@
           break;
         case "auction_ended":
           s.title = s.header.replace(/auction$/, e.contract || "thrown in: all four passed");
+          s.toPlay = e.leader; // the declarer's left leads (null: thrown in, nobody plays)
           break;
         case "card_played":
           if (s.trick.length === 4) { s.trick = []; s.winner = null; }
@@ -296,6 +297,8 @@
           break;
         case "hand_ended":
           s.result = e.result; s.score = scoreText(e.scores); s.toPlay = null;
+          // The four hands as dealt, shown until the next hand is dealt (none if thrown in).
+          for (const seat of SEATS) if (e.hands[seat]) s.hands[seat] = e.hands[seat].slice();
           break;
         case "game_ended":
           s.result += " · " + e.text;
