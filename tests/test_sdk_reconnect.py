@@ -72,13 +72,17 @@ async def test_a_bot_given_two_referees_plays_at_the_first_that_answers_and_move
         reconnect_for_s=30.0,
     )
     outcome: list[BaseException | None] = []
+    loop = asyncio.new_event_loop()
+    bot = loop.create_task(run_bot_async(SeededBot, options))
 
     def client() -> None:
         try:
-            asyncio.run(run_bot_async(SeededBot, options))
+            loop.run_until_complete(bot)
             outcome.append(None)
         except BaseException as error:
             outcome.append(error)
+        finally:
+            loop.close()
 
     async def both_seats(settings: RefereeSettings) -> float:
         """Run a referee until both of the bot's seats are on it; how long that took."""
@@ -90,9 +94,11 @@ async def test_a_bot_given_two_referees_plays_at_the_first_that_answers_and_move
             return trio.current_time() - began
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(lambda: trio.to_thread.run_sync(client, abandon_on_cancel=True))
-        await both_seats(at_second)
-        moved_s = await both_seats(at_first)
-        print(f"both seats at the other referee {moved_s:.2f} s after it started")
-        assert outcome == [], f"the bot gave up: {outcome}"
-        nursery.cancel_scope.cancel()
+        nursery.start_soon(trio.to_thread.run_sync, client)
+        try:
+            await both_seats(at_second)
+            moved_s = await both_seats(at_first)
+            assert outcome == [], f"the bot gave up: {outcome}"
+        finally:
+            loop.call_soon_threadsafe(bot.cancel)  # the bot stops with the test
+    print(f"both seats at the other referee {moved_s:.2f} s after it started")
