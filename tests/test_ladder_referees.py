@@ -72,6 +72,23 @@ def _matches(store: LadderStore) -> list[dict[str, object]]:
         )
 
 
+def _in_play_at(store: LadderStore, referee_id: str) -> set[str]:
+    """The matches that referee has running, once it has one (the database is asked until
+    then: nothing there can be waited on)."""
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline:
+        rows = _matches(store)
+        found = {
+            str(row["match_id"])
+            for row in rows
+            if (row["status"], row["claimed_by"]) == ("running", referee_id)
+        }
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"no match in play at {referee_id} within {PATIENCE_S:.0f} s")
+
+
 def _most_at_once(spans: list[tuple[int, int]]) -> int:
     """How many of these [start, end] spans overlap at most."""
     events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
@@ -112,13 +129,10 @@ def test_two_referees_share_one_ladder_and_its_bots_play_on_at_one_when_the_othe
         ladders["b"].wait_for("ladder match", count=3)
 
         a_id = (tmp_path / "a" / "ladder-referee-id").read_text().strip()
+        _in_play_at(store, a_id)  # mid-match, not in the moment between two of its matches
         ladders["a"].kill()
         killed_at = time.monotonic()
-        running = {
-            row["match_id"]
-            for row in _matches(store)
-            if row["status"] == "running" and row["claimed_by"] == a_id
-        }
+        running = _in_play_at(store, a_id)
         moved = []
         for bot in first_a:
             bot.wait_for(f"connected to {address['b']}")
