@@ -3,9 +3,10 @@
 The client is plain grpc.aio (asyncio). Each seat is a loop: open ``Play``,
 say Hello, then answer every decision request with the bot's choice. A
 dropped connection is resumed with the session's resume token, with
-backoff; given several referees (a ladder on several), the seats move to the next
-one when the one they are at cannot be reached (``_referees.py``); a refusal
-that cannot be fixed by retrying (bad token, unsupported protocol) stops the bot with the referee's reason.
+backoff; given several referees (a ladder on several), the seats move to the
+next one when the one they are at cannot be reached (``_referees.py``). A
+refusal that cannot be fixed by retrying (bad token, unsupported protocol)
+stops the bot with the referee's reason.
 """
 
 from __future__ import annotations
