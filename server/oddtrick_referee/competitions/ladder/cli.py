@@ -77,12 +77,17 @@ def _add_serve(
             "cards at one table and the East-West cards at the other, team B the rest, and every "
             "seat is a different entrant, so no entrant ever sees more than one seat's cards of a "
             "deal (entrants are untrusted: they may pool what all their sessions see). House bots "
-            "fill seats when too few entrants are connected."
+            "fill seats when too few entrants are connected. Several referees may run one ladder: "
+            "start each with the same --database postgresql://… and its own --data-dir; each pairs "
+            "the bots connected to it, and they share one leaderboard (docs/ladder.md)."
         ),
         epilog=(
             "example: oddtrick ladder serve --game contract --port 50051 "
             "(then: oddtrick ladder register alice; oddtrick bot my_bot.py --server HOST:50051 "
-            "--name alice --token TOKEN --seats 2)"
+            "--name alice --token TOKEN --seats 2). On two referees: oddtrick ladder serve "
+            "--database postgresql://ladder@db/ladder --data-dir /srv/a on each machine, and "
+            "oddtrick bot my_bot.py --server A:50051,B:50051 … (the first that answers; the next "
+            "when it goes away)."
         ),
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

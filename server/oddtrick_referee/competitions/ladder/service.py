@@ -373,26 +373,41 @@ class Ladder(Competition):
                 self.referee_id,
                 now_ms(),
             )
-            if not claimed:
-                return
-            try:
-                with trio.fail_after(START_WAIT_S):
-                    await self.referee.wait_for_seats(needs, self.settings.game)
-            except trio.TooSlowError:
-                await trio.to_thread.run_sync(
-                    self.store.abort_match, match_id, "an entrant left before the match started", now_ms()
-                )
-                return
-            seated = self._seat(match_id, seed, lineup)
+            seated = None
+            if claimed:
+                seated = await self._seat_when_there(match_id, seed, lineup)
         finally:
             self._reserved.subtract(needs)
             self._reserved = +self._reserved
         try:
-            await self._run_tables(match_id, seed, lineup, seated)
+            if seated is not None:
+                await self._run_tables(match_id, seed, lineup, seated)
         finally:
             for name in lineup.names:
                 self._busy[name] -= 1
             self._busy = +self._busy
+
+    async def _seat_when_there(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch] | None:
+        """Seat the match once its entrants' streams are free; None (recorded aborted, and
+        said in the log, or a ladder that stops planning would never say why) if they are
+        not within :data:`START_WAIT_S`. Stopped meanwhile, the match is recorded aborted."""
+        needs = lineup.seats_needed()
+        try:
+            with trio.fail_after(START_WAIT_S):
+                await self.referee.wait_for_seats(needs, self.settings.game)
+        except trio.TooSlowError:
+            game = self.settings.game
+            short = {name: f"{self.referee.idle_seats(name, game)}/{count}" for name, count in needs.items()}
+            cause = "an entrant left before the match started"
+            await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms())
+            log.warning("ladder match %s not started: %s (free streams: %s)", match_id, cause, short)
+            return None
+        except BaseException:  # the ladder stopping: a clean stop leaves no match running
+            with trio.CancelScope(shield=True):
+                cause = "the ladder stopped before the match started"
+                await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms())
+            raise
+        return self._seat(match_id, seed, lineup)
 
     def _seat(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch]:
         """Both tables at once: no checkpoint between them, so nobody can take a seat in between."""
