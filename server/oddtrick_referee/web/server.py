@@ -19,6 +19,7 @@ from oddtrick_referee.referee import Referee
 from oddtrick_referee.web.app import create_app
 from oddtrick_referee.web.guard import HostCheck, configured_hosts
 from oddtrick_referee.web.live import ArenaLive, LiveSource, RefereeLive
+from oddtrick_referee.web.progress import Progress, state_progress
 from oddtrick_referee.web.seat import SittingsLive
 
 log = logging.getLogger("oddtrick.web")
@@ -106,6 +107,12 @@ async def web_beside(
         yield None
         return
     app = create_app(referee.data_dir, RefereeLive(referee), leaderboard, tournament)
+
+    def progress(match_id: str) -> Progress | None:
+        table = referee.live.get(match_id)
+        return None if table is None else state_progress(table.state)
+
+    app.state.web.data.live_progress = progress
     async with trio.open_nursery() as nursery:
         url = await nursery.start(serve_web, app, where)
         log.info("web page on %s", url)
