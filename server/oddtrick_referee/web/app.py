@@ -16,6 +16,7 @@
 | ``/bots/{name}`` | a bot's matches, record, faults, think times and rating |
 | ``/leaderboard`` | the ladder's leaderboard, when a ladder is plugged in |
 | ``/static/…`` | the page's CSS and script |
+| ``/play…`` | a seat played from the browser, when given :class:`~.in_browser.Sittings` (:mod:`.seat`) |
 
 Any other route is the styled "Not found" page. Every response carries the
 headers of :mod:`.guard`.
@@ -42,6 +43,7 @@ from starlette.staticfiles import StaticFiles
 
 from oddtrick.rules import GameKind
 from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.page import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.web.analysis import Analyses
@@ -51,6 +53,7 @@ from oddtrick_referee.web.deals import tournament_deals, tournament_play, travel
 from oddtrick_referee.web.downloads import safe_file_name, tournament_zip
 from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.live import LiveSource
+from oddtrick_referee.web.seat import SeatPages
 from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
 
 STATIC = Path(__file__).parent / "static"
@@ -130,10 +133,15 @@ class WebApp:
         self.leaderboard_source = leaderboard
         self.tournament = tournament
         self.env = _environment()
+        self.play = False
+        """Whether the Play button shows (``oddtrick web --play``)."""
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(
-            leaderboard=self.leaderboard_source is not None, tournament=self.tournament, **context
+            leaderboard=self.leaderboard_source is not None,
+            tournament=self.tournament,
+            play=self.play,
+            **context,
         )
         return HTMLResponse(html, status_code=status_code)
 
@@ -381,14 +389,19 @@ def create_app(
     leaderboard: LeaderboardSource | None = None,
     tournament: str | None = None,
     page_size: int = PAGE_SIZE,
+    sittings: Sittings | None = None,
+    play: bool = False,
 ) -> Starlette:
     """The web page's ASGI application for one data folder.
 
     ``live`` follows matches in progress; ``leaderboard`` is the ladder's (the
     page says there is none without it); ``tournament`` makes ``/`` open that
     tournament's standings (``tournament --web``); ``page_size`` matches are listed a page.
+    ``sittings`` serves the pages of seats people play from the browser, and ``play``
+    puts the Play button on the page to start such matches (``oddtrick web --play``).
     """
     web = WebApp(data_dir, live, leaderboard, tournament, page_size)
+    web.play = play and sittings is not None
     routes = [
         Route("/", web.home),
         Route("/matches", web.matches),
@@ -406,6 +419,8 @@ def create_app(
         Route("/leaderboard", web.leaderboard),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+    if sittings is not None:
+        routes[-1:-1] = SeatPages(web, sittings, web.play).routes()
 
     async def not_found(request: Request, error: Exception) -> Response:
         return web.not_found("There is no such page here.")
