@@ -24,6 +24,9 @@ progress on stderr:
   in the page server's background while the page asks again every 200 ms);
   ``analysis_cached_ms_p50``/``_p99``: the same page once the analysis is kept in the
   data folder, the analysis in the page itself (request sent → last byte).
+  The solver runs at the lowest CPU priority (a referee's tables come first), so on a
+  busy machine the first view's wall time follows the load: ``analysis_first_view_cpu_s_p50``
+  is the CPU this process spent (the solver's threads, all cores), ``machine_load_1min`` the load.
   ``python benchmarks/replay.py analysis`` measures only these.
 * ``live_ms_p50``/``_p99`` (goal p99 < 100 ms): from a bot answering with a card
   (the moment its ``choose_card`` returns) to a headless Chromium on the live
@@ -232,10 +235,10 @@ def _random_call(self: Bot, view: BotView) -> Any:
 def bench_analysis(url: str, data_dir: Path, match_id: str, runs: int = 5) -> None:
     """The replay page with its analysis: first view (computed now) and kept."""
     kept = data_dir / "analysis" / f"{match_id}.json"
-    first = []
+    first, cpu = [], []
     for run in range(runs):
         kept.unlink(missing_ok=True)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         with urllib.request.urlopen(f"{url}/matches/{match_id}", timeout=30) as response:
             response.read()
         while True:
@@ -244,6 +247,7 @@ def bench_analysis(url: str, data_dir: Path, match_id: str, runs: int = 5) -> No
                     break
             time.sleep(0.2)  # what the page does: it asks again
         first.append((time.perf_counter() - started) * 1000)
+        cpu.append(time.process_time() - cpu_started)
         say(f"analysis {run + 1}/{runs}: {first[-1]:.0f} ms")
     hands = json.loads(kept.read_text())["analysis"]["hands"]
     say(f"analysed {len(hands)} hands played out of 10")
@@ -254,6 +258,8 @@ def bench_analysis(url: str, data_dir: Path, match_id: str, runs: int = 5) -> No
     print(f"analysis_first_view_ms_p99: {percentile(first, 99):.0f}")
     print(f"analysis_cached_ms_p50: {statistics.median(cached):.1f}")
     print(f"analysis_cached_ms_p99: {percentile(cached, 99):.1f}")
+    print(f"analysis_first_view_cpu_s_p50: {statistics.median(cpu):.1f}")
+    print(f"machine_load_1min: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 async def bench_pages_and_live(folder: Path, only_analysis: bool = False) -> None:

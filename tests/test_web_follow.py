@@ -28,6 +28,7 @@ from oddtrick_referee.web.progress import progress_of_lines
 from oddtrick_referee.web.server import web_beside
 from tests.referee_support import in_thread
 from tests.replay_support import SEATING
+from tests.test_web_accessibility import OUR_CHECKS, axe_problems
 from tests.web_support import browser_page, chromium_path, get
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,12 +117,16 @@ async def test_a_sealed_table_is_followed_by_hand_and_trick_and_no_card_reaches_
         with browser_page() as page:
             page.goto(url + "/matches/sealed-1")
             before = page.inner_text("#progress")
+            problems = axe_problems(page) + page.evaluate(OUR_CHECKS)
+            page.goto(url + "/matches?status=in_progress")
+            problems += axe_problems(page) + page.evaluate(OUR_CHECKS)
+            page.goto(url + "/matches/sealed-1")
             go.set()
             page.wait_for_function(
                 "() => document.getElementById('progress').textContent.includes('is over')", timeout=60_000
             )
             after = page.inner_text("#progress")
-            return {"before": before, "after": after, "page": page.content()}
+            return {"before": before, "after": after, "problems": problems}
 
     async with (
         running_referee(RefereeSettings(port=0, data_dir=data_dir)) as referee,
@@ -152,6 +157,7 @@ async def test_a_sealed_table_is_followed_by_hand_and_trick_and_no_card_reaches_
     log = list(read_log(data_dir / "logs" / "sealed-1.jsonl"))
     played = [str(Card.parse(r["action"])) for r in log if r["type"] == "action"][:HELD_AT]
     assert seen["before"] == "Being played: hand 1 · trick 3."
+    assert not seen["problems"], "\n".join(seen["problems"])
     assert "This play is over" in seen["after"]
     listing = bodies["/matches?status=in_progress"]
     row = re.search(r'<tr class="status-sealed" data-match="sealed-1">(.*?)</tr>', listing, re.S)

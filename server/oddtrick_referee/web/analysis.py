@@ -16,7 +16,9 @@ that same text, so no solver ever sees hidden cards on the page's behalf.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -160,6 +162,7 @@ class Analyses:
         return {"status": "pending", "message": "Analysing every card double dummy…"}
 
     def _compute(self, match_id: str, text: str) -> None:
+        _lowest_priority()
         try:
             with self._one_at_a_time:
                 try:
@@ -184,3 +187,11 @@ class Analyses:
         except OSError:
             with self._lock:
                 self._memory[match_id] = found
+
+
+def _lowest_priority() -> None:
+    """This thread, and the solver's threads it starts (Linux threads inherit it), yield the
+    CPU to everything else: beside a referee, tables with deadlines are playing, and a
+    spectator's analysis must never cost a bot its time."""
+    with contextlib.suppress(AttributeError, OSError):  # elsewhere: at the usual priority
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
