@@ -118,6 +118,9 @@ def test_a_missing_bot_file_says_what_was_expected() -> None:
             [],
             "ODDTRICK_SEATS is 0: a bot holds at least one seat",
         ),
+        ({"ODDTRICK_SERVER": "x:1,,y:2"}, [], "ODDTRICK_SERVER: an empty address in 'x:1,,y:2'"),
+        ({"ODDTRICK_SERVER": "x,x:50051"}, [], "ODDTRICK_SERVER: x:50051 is listed twice"),
+        ({}, ["--server", "a:1", "--server", "b:2,a:1", "--name", "n"], "a:1 is listed twice"),
     ],
 )
 def test_bot_takes_what_it_lacks_from_the_cmd_environment_or_says_which_is_missing(
@@ -145,6 +148,24 @@ def test_options_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
     assert _connection_from_environment(parser.parse_args(["bot", "b.py"])) == ("env:1", "from-env", 2)
     given = parser.parse_args(["bot", "b.py", "--server", "cli:2", "--name", "cli", "--seats", "3"])
     assert _connection_from_environment(given) == ("cli:2", "cli", 3)
+
+
+def test_several_referees_come_in_order_from_commas_repeated_options_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ladder on several referees: the bot tries them in the order given, each with the
+    default port if it names none."""
+    from oddtrick._cli import _connection_from_environment
+
+    monkeypatch.setenv("ODDTRICK_SERVER", "one:1, two")
+    monkeypatch.setenv("ODDTRICK_NAME", "n")
+    parser = build_parser(with_referee=False)
+    assert _connection_from_environment(parser.parse_args(["bot", "b.py"]))[0] == "one:1,two:50051"
+    repeated = parser.parse_args(["bot", "b.py", "--server", "b:2,c:3", "--server", "a"])
+    assert _connection_from_environment(repeated)[0] == "b:2,c:3,a:50051"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bot", "b.py", "--server", "a:1,"])
+    assert "an empty address in 'a:1,'" in capsys.readouterr().err
 
 
 def test_check_reports_a_log_that_did_not_finish(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

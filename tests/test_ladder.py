@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
-import os
-import queue
 import signal
 import subprocess
 import sys
@@ -21,9 +19,12 @@ import pytest
 import trio
 from ladder_support import (
     LADDER_BOTS,
+    Serving,
     bot_process,
+    free_port,
     ladder_serving,
     ladder_settings,
+    ladder_state,
     play_until_closed,
     register,
     segments,
@@ -356,69 +357,12 @@ async def test_bots_are_ranked_by_strength_a_latecomer_climbs_and_the_absent_go_
         stop_all(processes)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class _Serving:
-    """``oddtrick ladder serve`` as its own process group (its house bots with it)."""
-
-    def __init__(self, data_dir: Path, port: int, program: tuple[str, ...] = ("-m", "oddtrick")) -> None:
-        command = [sys.executable, *program, "ladder", "serve", "--data-dir", str(data_dir)]
-        command += ["--port", str(port), "--match-deals", "4", "--house-bots", "7", "--grace", "20"]
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.said: list[str] = []
-        self.data_dir = data_dir
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put("")
-
-    def wait_for(self, text: str, count: int = 1) -> list[str]:
-        seen: list[str] = []
-        while len(seen) < count:
-            try:
-                line = self.lines.get(timeout=120)
-            except queue.Empty:
-                outputs = {log.name: log.read_text()[-600:] for log in self.data_dir.glob("bot-output/*.log")}
-                raise AssertionError(
-                    f"no {text!r} within 120 s; the ladder said:\n{''.join(self.said)}\nits bots: {outputs}"
-                ) from None
-            self.said.append(line)
-            assert line, f"the ladder exited (status {self.process.poll()}) before {count} x {text!r}"
-            if text in line:
-                seen.append(line)
-        return seen
-
-    def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.reap()
-
-    def reap(self) -> None:
-        """After the process ended: collect it and close its output."""
-        self.process.wait(timeout=30)
-        self._reader.join(timeout=30)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
-
-
 @pytest.mark.slow
 def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays_on(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     settings = ladder_settings(tmp_path)
     token = register(settings, "alice")["alice"]
-    serving = _Serving(tmp_path, port)
+    serving = Serving(tmp_path, port)
     serving.wait_for("ladder listening")
     # Started once the ladder listens: a client dialling a free loopback port before anyone
     # listens on it can end up connected to itself, and then waits for ever.
@@ -434,7 +378,7 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
         rated_before = {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()}
         assert running, "a match was in progress when the ladder was killed"
 
-        serving = _Serving(tmp_path, port)
+        serving = Serving(tmp_path, port)
         serving.wait_for("ladder listening")
         after_restart = {m.match_id: m for m in store.matches(limit=1000)}
         for match_id, match in before.items():
@@ -474,10 +418,10 @@ def test_a_match_recorded_just_before_a_sigkill_has_its_logs_published_at_the_ne
 ) -> None:
     """SIGKILL after the match's result is committed and before its tables are released: the
     next start publishes both tables' logs, and the ladder plays on without a fault."""
-    port = _free_port()
+    port = free_port()
     settings = ladder_settings(tmp_path)
     token = register(settings, "alice")["alice"]
-    killed = _Serving(tmp_path, port, program=(str(Path(__file__).with_name("ladder_killed_at_release.py")),))
+    killed = Serving(tmp_path, port, program=(str(Path(__file__).with_name("ladder_killed_at_release.py")),))
     killed.wait_for("ladder listening")
     alice = bot_process(f"127.0.0.1:{port}", "Heuristic", "alice", token, seats=2)
     serving = killed
@@ -495,7 +439,7 @@ def test_a_match_recorded_just_before_a_sigkill_has_its_logs_published_at_the_ne
             assert row is not None
             assert log_withheld(row), "the kill came after the tables were released"
 
-        serving = _Serving(tmp_path, port)
+        serving = Serving(tmp_path, port)
         serving.wait_for("ladder listening")
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             arena = arena_pb2_grpc.ArenaStub(channel)
@@ -594,24 +538,32 @@ async def test_two_ladders_on_one_database_each_run_their_own_house_bots(tmp_pat
     def house_tokens(ladder: Ladder) -> dict[str, str]:
         return {e.name: e.token_id for e in ladder.store.entrants() if e.house}
 
+    outputs = [tmp_path / "alice.log", tmp_path / "bob.log"]
     try:
         async with ladder_serving(settings[0]) as one:
-            processes.append(bot_process(one.referee.address, "Heuristic", "alice", tokens["alice"], seats=1))
-            with trio.fail_after(120):
+            processes.append(
+                bot_process(one.referee.address, "Heuristic", "alice", tokens["alice"], 1, outputs[0])
+            )
+            with trio.move_on_after(120):
                 await one.wait_outcomes(1)
+            assert one.outcomes, f"the first ladder played nothing:\n{ladder_state(one, outputs[0])}"
             before = await trio.to_thread.run_sync(house_tokens, one)
             assert sorted(before) == sorted(bot.name for bot in default_house_bots(7))
             async with ladder_serving(settings[1]) as two:
-                processes.append(bot_process(two.referee.address, "Heuristic", "bob", tokens["bob"], seats=1))
+                processes.append(
+                    bot_process(two.referee.address, "Heuristic", "bob", tokens["bob"], 1, outputs[1])
+                )
                 after = await trio.to_thread.run_sync(house_tokens, one)
                 assert {name: after[name] for name in before} == before, "the second start replaced tokens"
                 tag = house_bot_tag(two.referee_id)
                 theirs = sorted(set(after) - set(before))
                 assert theirs == sorted(f"{bot.name}-{tag}" for bot in default_house_bots(7))
                 played = len(one.outcomes)
-                with trio.fail_after(240):
+                with trio.move_on_after(240):
                     await two.wait_outcomes(2)
                     await one.wait_outcomes(played + 2)
+                assert len(two.outcomes) >= 2, f"the second ladder:\n{ladder_state(two, outputs[1])}"
+                assert len(one.outcomes) >= played + 2, f"the first ladder:\n{ladder_state(one, outputs[0])}"
                 one.referee.finish()
                 two.referee.finish()
             first, second = one.outcomes[: played + 2], two.outcomes[:2]

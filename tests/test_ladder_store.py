@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from ladder_support import rating_history_breaks
 
 from oddtrick_referee.storage.database import (
     Cursor,
@@ -34,6 +37,9 @@ LINEUP = {
     ],
     "teams": [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4"]],
 }
+
+RACE = Path(__file__).with_name("ladder_rating_race.py")
+RACE_NAMES = ("a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -320,6 +326,52 @@ def test_a_seed_commitment_is_never_used_twice(store: LadderStore) -> None:
     store.plan_match("m1", "same", LINEUP, {}, now_ms=10)
     with pytest.raises(Exception, match=r"(?i)unique"):
         store.plan_match("m2", "same", LINEUP, {}, now_ms=11)
+
+
+def test_two_referee_processes_rating_the_same_entrants_at_once_lose_no_update(
+    database_url: str, tmp_path: Path, store: LadderStore
+) -> None:
+    """Two processes, as two referees on one database, each finish 15 matches of the same
+    eight entrants, each match moving every rating one point up from what it read: unless
+    every read-modify-write waited for the other's, some points are lost."""
+    for name in RACE_NAMES:
+        store.register(name, now_ms=1)
+    racers = [
+        subprocess.Popen(
+            [sys.executable, str(RACE), database_url, f"referee-{index}", "15"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for index in range(2)
+    ]
+    for racer in racers:
+        out, err = racer.communicate(timeout=300)
+        assert racer.returncode == 0, err
+        assert out.strip() == "done"
+    assert rating_history_breaks(store) == []
+    for entrant in store.entrants():
+        assert (entrant.mu, entrant.matches) == (25.0 + 30, 30), entrant.name
+    assert len(store.finished_matches()) == 30
+
+
+def test_a_match_is_recorded_once_and_one_aborted_meanwhile_is_never_rated(store: LadderStore) -> None:
+    for name in RACE_NAMES:
+        store.register(name, now_ms=1)
+
+    def rate(current: dict[str, EntrantRecord]) -> list[RatingChange]:
+        return [RatingChange(name, 26.0, 8.0, "draw") for name in current]
+
+    store.open_match("m1", "c1", LINEUP, {}, [], "referee-a", now_ms=2)
+    store.finish_match("m1", "finished", "s", 0, "draw", [(1, 0)], rate, {}, now_ms=3)
+    with pytest.raises(LadderError, match="m1 is not running"):
+        store.finish_match("m1", "finished", "s", 0, "draw", [(1, 0)], rate, {}, now_ms=4)
+    store.open_match("m2", "c2", LINEUP, {}, [], "referee-a", now_ms=5)
+    store.abort_match("m2", "the referee stopped", now_ms=6)
+    with pytest.raises(LadderError, match="m2 is not running"):
+        store.finish_match("m2", "finished", "s", 0, "draw", [(1, 0)], rate, {}, now_ms=7)
+    assert rating_history_breaks(store) == []
+    assert all(entrant.matches == 1 for entrant in store.entrants())
 
 
 def test_two_referees_racing_to_claim_one_match_start_it_once(database_url: str, tmp_path: Path) -> None:

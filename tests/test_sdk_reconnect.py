@@ -53,3 +53,52 @@ async def test_a_bot_survives_outages_that_together_outlast_its_reconnect_window
         await connected(settings, "steady")
         assert outcome == [], f"the bot gave up: {outcome}"
         nursery.cancel_scope.cancel()
+
+
+async def test_a_bot_given_two_referees_plays_at_the_first_that_answers_and_moves_when_it_goes_away(
+    tmp_path: Path,
+) -> None:
+    """Only the second referee is up at the start: the bot's two seats connect there. It
+    stops and the first starts: both seats move to the first, within the reconnect window."""
+    first, second = free_port(), free_port()
+    at_first = RefereeSettings(port=first, data_dir=tmp_path / "first")
+    at_second = RefereeSettings(port=second, data_dir=tmp_path / "second")
+    options = ClientOptions(
+        server=f"127.0.0.1:{first}",
+        fallbacks=(f"127.0.0.1:{second}",),
+        name="mover",
+        token="",
+        seats=2,
+        reconnect_for_s=30.0,
+    )
+    outcome: list[BaseException | None] = []
+    loop = asyncio.new_event_loop()
+    bot = loop.create_task(run_bot_async(SeededBot, options))
+
+    def client() -> None:
+        try:
+            loop.run_until_complete(bot)
+            outcome.append(None)
+        except BaseException as error:
+            outcome.append(error)
+        finally:
+            loop.close()
+
+    async def both_seats(settings: RefereeSettings) -> float:
+        """Run a referee until both of the bot's seats are on it; how long that took."""
+        async with running_referee(settings) as referee:
+            began = trio.current_time()
+            with trio.fail_after(PATIENCE_S):
+                while sum(s.name == "mover" for s in list(referee.lobby.sessions.values())) < 2:
+                    await referee.lobby.change_event.wait()
+            return trio.current_time() - began
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.to_thread.run_sync, client)
+        try:
+            await both_seats(at_second)
+            moved_s = await both_seats(at_first)
+            assert outcome == [], f"the bot gave up: {outcome}"
+        finally:
+            loop.call_soon_threadsafe(bot.cancel)  # the bot stops with the test
+    print(f"both seats at the other referee {moved_s:.2f} s after it started")

@@ -2,7 +2,8 @@
 
 gRPC reads a bare ``localhost`` as port 443 and then retries for a minute against
 whatever is there; a referee listens on 50051 unless told otherwise, so that is
-what a missing port means here.
+what a missing port means here. A bot may be given several referees (a ladder run on
+several): :func:`referee_list` reads ``A,B``.
 """
 
 from __future__ import annotations
@@ -42,3 +43,22 @@ def _checked(server: str, host: str, port: str | None) -> str:
     if port is None or not port.isdigit() or not host:
         raise ValueError(f"not an address: {server!r} (expected HOST:PORT, e.g. localhost:{DEFAULT_PORT})")
     return f"{host}:{port}"
+
+
+def referee_list(text: str) -> tuple[str, ...]:
+    """``A,B``: several referees' addresses, each as :func:`with_default_port` reads it, in
+    the order a bot tries them. Raises ValueError for an empty entry or an address given twice.
+
+    A gRPC ``ipv4:``/``ipv6:`` target is one address even with commas (gRPC's own list of
+    one referee's addresses)."""
+    if text.strip().startswith(("ipv4:", "ipv6:")):
+        return (with_default_port(text),)
+    found: list[str] = []
+    for part in text.split(","):
+        if not part.strip():
+            raise ValueError(f"an empty address in {text!r}: give HOST:PORT[,HOST:PORT…]")
+        address = with_default_port(part)
+        if address in found:
+            raise ValueError(f"{address} is listed twice: give each referee once")
+        found.append(address)
+    return tuple(found)

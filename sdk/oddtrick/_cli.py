@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from oddtrick import __version__
-from oddtrick._address import DEFAULT_PORT, with_default_port
+from oddtrick._address import DEFAULT_PORT, referee_list, with_default_port
 from oddtrick._argparse import Parser
 from oddtrick._strong_cli import add_commands as add_strong_commands
 from oddtrick._tls import TlsOptions, tls_from_args
@@ -32,7 +32,9 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="play a bot on a referee",
         description=(
             "Connect a bot to a referee and play: one gRPC stream per seat, as many seats "
-            "as --seats, reconnecting when the connection drops, until Ctrl-C."
+            "as --seats, reconnecting when the connection drops, until Ctrl-C. Given several "
+            "referees (a ladder run on several, docs/ladder.md), it plays at the first that "
+            "answers and moves to the next when that one goes away."
         ),
         epilog="example: oddtrick bot sample_bots/random_bot.py:RandomBot --server localhost:50051 "
         "--name alice --token s3cret --seats 2. As a tournament or conformance `cmd:` entry, "
@@ -49,9 +51,12 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     bot.add_argument(
         "--server",
         default=None,
-        type=_server,
-        metavar="HOST:PORT",
-        help=f"the referee's address, port {DEFAULT_PORT} if none is given (default: $ODDTRICK_SERVER)",
+        action="append",
+        type=_servers,
+        metavar="HOST:PORT[,HOST:PORT…]",
+        help=f"the referee's address, port {DEFAULT_PORT} if none is given; several (commas, or "
+        "--server again) for a ladder on several referees: the bot plays at the first that answers "
+        "and moves to the next when it goes away (default: $ODDTRICK_SERVER, commas too)",
     )
     bot.add_argument(
         "--name",
@@ -92,6 +97,14 @@ def _server(text: str) -> str:
     """``--server``: ``HOST:PORT``, or ``HOST`` for the referee's default port."""
     try:
         return with_default_port(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _servers(text: str) -> tuple[str, ...]:
+    """``--server A,B``: one referee or several, each ``HOST:PORT`` or ``HOST``."""
+    try:
+        return referee_list(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -177,8 +190,9 @@ def refusal_line(refused: BotRefused, server: str, name: str, token: str) -> str
             "was given: pass --token TOKEN (or set ODDTRICK_TOKEN)"
         )
     if refused.code.name == "UNAVAILABLE":
+        where = " or ".join(server.split(","))
         return (
-            f"oddtrick bot: nothing listens at {server} (no referee answered for a minute): "
+            f"oddtrick bot: nothing listens at {where} (no referee answered for a minute): "
             "start the referee there (oddtrick serve), or give its --server HOST:PORT"
         )
     return f"oddtrick bot: the referee refused {name!r}: {refused}"
@@ -196,12 +210,19 @@ def _bot_logging(args: argparse.Namespace) -> None:
 
 
 def _connection_from_environment(args: argparse.Namespace) -> tuple[str, str, int]:
-    """Server, name and seats: each from its option, else from the variable every
+    """Servers (``A,B``), name and seats: each from its option, else from the variable every
     tournament ``cmd:`` entry is given; ValueError (one line, what to do) when missing."""
-    server = args.server or os.environ.get("ODDTRICK_SERVER", "")
-    if not server:
-        raise ValueError("no referee address: pass --server HOST:PORT (or set ODDTRICK_SERVER)")
-    server = with_default_port(server)
+    if args.server:
+        given = [address for addresses in args.server for address in addresses]
+        server = ",".join(referee_list(",".join(given)))  # an address repeated across options
+    else:
+        text = os.environ.get("ODDTRICK_SERVER", "")
+        if not text.strip():
+            raise ValueError("no referee address: pass --server HOST:PORT (or set ODDTRICK_SERVER)")
+        try:
+            server = ",".join(referee_list(text))
+        except ValueError as error:
+            raise ValueError(f"ODDTRICK_SERVER: {error}") from None
     name = args.name or os.environ.get("ODDTRICK_NAME", "")
     if not name:
         raise ValueError("no bot name: pass --name NAME (or set ODDTRICK_NAME)")

@@ -3,8 +3,10 @@
 The client is plain grpc.aio (asyncio). Each seat is a loop: open ``Play``,
 say Hello, then answer every decision request with the bot's choice. A
 dropped connection is resumed with the session's resume token, with
-backoff; a refusal that cannot be fixed by retrying (bad token, unsupported
-protocol) stops the bot with the referee's reason.
+backoff; given several referees (a ladder on several), the seats move to the
+next one when the one they are at cannot be reached (``_referees.py``). A
+refusal that cannot be fixed by retrying (bad token, unsupported protocol)
+stops the bot with the referee's reason.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from oddtrick._codec import (
 )
 from oddtrick._codec_protocol import decision_message, hello_message, leave_message, new_hand_state
 from oddtrick._lag import LagMeter
+from oddtrick._referees import Referees
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
-from oddtrick._tls import TlsOptions, aio_channel
+from oddtrick._tls import TlsOptions
 from oddtrick.rules import GameKind
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
@@ -82,6 +85,14 @@ class ClientOptions:
     """Connect over TLS (None: plaintext, for a referee on your own machine or network)."""
     unseated_hint_s: float = 60.0
     """Say once what to check when no seat has been seated this long after connecting."""
+    fallbacks: tuple[str, ...] = ()
+    """Further referees (a ladder on several), tried in turn after ``server`` when the one
+    in use cannot be reached."""
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """Every referee the bot may play at, in the order it tries them."""
+        return (self.server, *self.fallbacks)
 
 
 class _EventsLost(Exception):
@@ -118,6 +129,8 @@ class _Seat:
         self.connected = False
         self.welcomed = False
         """A Welcome came on the current stream (so a failure now is a new one)."""
+        self.at = 0
+        """Which of the referees this seat plays at (an index into ``options.servers``)."""
         self.open_request: referee_pb2.DecisionRequest | None = None
         """The latest request answered, so that a refusal of it can be answered again."""
         self.sent: cards_pb2.Action | None = None
@@ -127,12 +140,13 @@ class _Seat:
         """The session's last Event.sequence: the next must be one more (a gap: resume)."""
         """From the Welcome's SessionLimits: the longest comment the referee keeps."""
 
-    async def run(self, channel: grpc.aio.Channel) -> None:
-        stub = referee_pb2_grpc.RefereeStub(channel)
+    async def run(self, referees: Referees) -> None:
         loop = asyncio.get_running_loop()
         unreachable_since: float | None = None
         backoff = 0.2
         while True:
+            self._follow(referees)
+            stub = referee_pb2_grpc.RefereeStub(referees.channel(self.at))
             try:
                 finished = await self._session(stub)
                 unreachable_since = None
@@ -157,17 +171,21 @@ class _Seat:
                     log.debug("seat %d: its matches played, the stream ended with %s", self.index, code.name)
                     return
                 if self.welcomed:
-                    # The referee was there until now: the retry window starts afresh.
+                    # The referee was there until now: the retry window starts afresh, and
+                    # the first retry is at the same referee (it may only have been the link).
                     unreachable_since = None
                     self.welcomed = False
+                elif not referees.unreachable(self.at):
+                    backoff = 0.2  # another referee, not tried yet: at once
                 now = loop.time()
                 first_failure = unreachable_since is None
                 unreachable_since = unreachable_since or now
-                server = self.options.server
+                server = referees.address(self.at)
                 if now - unreachable_since > self.options.reconnect_for_s:
                     raise BotRefused(
                         code,
-                        f"no referee answered at {server} for {self.options.reconnect_for_s:.0f} s "
+                        f"no referee answered at {referees.described()} "
+                        f"for {self.options.reconnect_for_s:.0f} s "
                         f"({error.details() or code.name}); is the address right, and the referee running?",
                     ) from None
                 if first_failure and self.index == 0:
@@ -184,6 +202,17 @@ class _Seat:
                     log.debug("seat %d: connection lost (%s); reconnecting", self.index, code.name)
             await asyncio.sleep(backoff * (0.5 + random.random()))
             backoff = min(backoff * 2, 5.0)
+
+    def _follow(self, referees: Referees) -> None:
+        """Go where the bot's seats now play: a session is one referee's, so a seat that
+        moves forgets its resume token and starts afresh there."""
+        if self.at == referees.current:
+            return
+        self.at = referees.current
+        self.resume_token = None
+        self.seated = False
+        self.connected = False
+        log.debug("seat %d: moving to the referee at %s", self.index, referees.address(self.at))
 
     async def _session(self, stub: referee_pb2_grpc.RefereeStub) -> bool:
         """One stream; True when the bot is done (max matches reached, or told to stop)."""
@@ -235,7 +264,7 @@ class _Seat:
                 if not self.connected and self.index == 0:
                     log.info(
                         "connected to %s as %s; %d seat(s) waiting for a match",
-                        self.options.server,
+                        self.options.servers[self.at],
                         self.options.name,
                         self.options.seats,
                     )
@@ -501,14 +530,15 @@ def _action_text(action: cards_pb2.Action) -> str:
 
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:
     """Play ``options.seats`` seats with fresh bots from ``make`` until done."""
-    log.info("connecting to %s as %s with %d seat(s)", options.server, options.name, options.seats)
-    async with aio_channel(options.server, options.tls, CHANNEL_OPTIONS) as channel:
-        seats = [_Seat(make, options, index) for index in range(options.seats)]
-        hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))
-        try:
-            await asyncio.gather(*(seat.run(channel) for seat in seats))
-        finally:
-            hint.cancel()
+    referees = Referees(options.servers, options.tls, CHANNEL_OPTIONS)
+    log.info("connecting to %s as %s with %d seat(s)", referees.described(), options.name, options.seats)
+    seats = [_Seat(make, options, index) for index in range(options.seats)]
+    hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))
+    try:
+        await asyncio.gather(*(seat.run(referees) for seat in seats))
+    finally:
+        hint.cancel()
+        await referees.close()
 
 
 async def _hint_when_never_seated(seats: list[_Seat], options: ClientOptions) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from oddtrick._address import with_default_port
+from oddtrick._address import referee_list
 from oddtrick._bot import Bot, make_bot
 from oddtrick._client import BotRefused, ClientOptions, run_bot_async
 from oddtrick._tls import TlsOptions
@@ -23,7 +23,7 @@ __all__ = ["BotRefused", "load_bot", "run"]
 def run(
     bot: Any,
     *,
-    server: str,
+    server: str | Sequence[str],
     name: str,
     token: str,
     seats: int = 1,
@@ -35,8 +35,10 @@ def run(
     """Play ``bot`` (a Bot subclass or a function of a view) on ``seats`` seats of
     the referee at ``server`` until stopped (Ctrl-C) or ``max_matches`` are played
     on each seat. Each seat gets its own bot instance when ``bot`` is a class.
-    A ``server`` without a port means the referee's default, 50051; ``seats`` is at
-    least 1 (ValueError otherwise).
+    A ``server`` without a port means the referee's default, 50051; several (``"A,B"``
+    or a list: a ladder run on several referees) are tried in turn, the bot moving to
+    the next when the one it plays at cannot be reached; ``seats`` is at least 1
+    (ValueError otherwise).
     ``tls`` connects over TLS (see :class:`oddtrick.TlsOptions`).
 
     Objects that exist when it is called are frozen out of the garbage
@@ -47,10 +49,12 @@ def run(
     # again, a pause of milliseconds every few hundred decisions.
     if not isinstance(seats, int) or seats < 1:
         raise ValueError(f"seats must be a whole number, at least 1, not {seats!r}")
+    servers = referee_list(server if isinstance(server, str) else ",".join(server))
     gc.collect()
     gc.freeze()
     options = ClientOptions(
-        server=with_default_port(server),
+        server=servers[0],
+        fallbacks=servers[1:],
         name=name,
         token=token,
         version=version,

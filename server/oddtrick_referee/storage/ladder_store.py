@@ -9,7 +9,10 @@ compared in constant time.
 
 Matches move ``planned → running → finished | forfeit | aborted``; the step to
 ``running`` is a conditional update (:meth:`LadderStore.claim_match`), so two
-referees sharing one database can never both start the same match.
+referees sharing one database can never both start the same match, and so is the
+step out of it, so no match is recorded or rated twice. Rating reads the entrants'
+rows locked (PostgreSQL's ``FOR UPDATE``, in name order so that two referees never
+wait on each other; SQLite has one writer at a time), so no referee's update is lost.
 """
 
 from __future__ import annotations
@@ -98,6 +101,15 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
         _index_match_entrants,
         # Which referee runs each house bot (see LadderStore.ensure_house); NULL: none yet.
         "ALTER TABLE ladder_entrants ADD COLUMN house_owner TEXT",
+    ),
+    # 4: each rating change says which of the entrant's rated matches it was and what it
+    # moved from, so that the history shows every update applied once, in order, none lost
+    # (several referees rate the same entrants at once); a number is never used twice.
+    (
+        "ALTER TABLE ladder_ratings ADD COLUMN number INTEGER",
+        "ALTER TABLE ladder_ratings ADD COLUMN before_mu DOUBLE PRECISION",
+        "ALTER TABLE ladder_ratings ADD COLUMN before_sigma DOUBLE PRECISION",
+        "CREATE UNIQUE INDEX IF NOT EXISTS ladder_ratings_by_number ON ladder_ratings (name, number)",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -468,24 +480,31 @@ class LadderStore:
         """Record a played match and every rating it moves, in one transaction.
 
         ``rate`` gets the entrants' records as they are inside the transaction
-        (rows locked on PostgreSQL), so matches finishing at once, here or at
-        another referee, never rate from a stale copy.
+        (rows locked on PostgreSQL, in name order), so matches finishing at once, here
+        or at another referee, never rate from a stale copy. Only a running match is
+        finished (LadderError otherwise, and nothing changes): one already recorded, or
+        aborted meanwhile, is never rated again.
         """
         deal_text = json.dumps([list(d) for d in deals])
         with self.db.transaction() as cursor:
-            cursor.execute(
+            changed = cursor.execute(
                 "UPDATE ladder_matches SET status = ?, ended_ms = ?, seed = ?, score_a = ?, outcome = ?,"
-                " deals = ?, cause = ? WHERE match_id = ?",
+                " deals = ?, cause = ? WHERE match_id = ? AND status = 'running'",
                 (status, now_ms, seed, score_a, outcome, deal_text, cause, match_id),
             )
+            if not changed:
+                raise LadderError(f"ladder match {match_id} is not running: it is not recorded again")
             names = sorted(_names_in(self._lineup(cursor, match_id)))
             lock = " FOR UPDATE" if self.db.dialect == "postgresql" else ""
             rows = cursor.rows(
-                f"SELECT * FROM ladder_entrants WHERE name IN ({', '.join('?' for _ in names)}){lock}", names
+                f"SELECT * FROM ladder_entrants WHERE name IN ({', '.join('?' for _ in names)})"
+                f" ORDER BY name{lock}",
+                names,
             )
-            changes = list(rate({row["name"]: EntrantRecord.from_row(row) for row in rows}))
+            before = {row["name"]: EntrantRecord.from_row(row) for row in rows}
+            changes = list(rate(before))
             for change in changes:
-                _apply_change(cursor, change, match_id, now_ms)
+                _apply_change(cursor, change, match_id, now_ms, before[change.name])
             for name, faults in unrated_faults.items():
                 cursor.execute(
                     "UPDATE ladder_entrants SET faults = faults + ?, last_played_ms = ? WHERE name = ?",
@@ -587,7 +606,11 @@ def _claim(cursor: Cursor, match_id: str, referee_id: str) -> bool:
     return changed == 1
 
 
-def _apply_change(cursor: Cursor, change: RatingChange, match_id: str, now_ms: int) -> None:
+def _apply_change(
+    cursor: Cursor, change: RatingChange, match_id: str, now_ms: int, before: EntrantRecord
+) -> None:
+    """One entrant's new rating, and its history row: the entrant's ``number``-th rated
+    match, moved from ``before`` (read, locked, in this transaction)."""
     column = {"win": "wins", "draw": "draws", "loss": "losses", "forfeit": "forfeits"}[change.result]
     cursor.execute(
         f"UPDATE ladder_entrants SET mu = ?, sigma = ?, matches = matches + 1, {column} = {column} + 1,"
@@ -595,8 +618,9 @@ def _apply_change(cursor: Cursor, change: RatingChange, match_id: str, now_ms: i
         (change.mu, change.sigma, change.faults, now_ms, change.name),
     )
     cursor.execute(
-        "INSERT INTO ladder_ratings (name, match_id, at_ms, mu, sigma) VALUES (?, ?, ?, ?, ?)",
-        (change.name, match_id, now_ms, change.mu, change.sigma),
+        "INSERT INTO ladder_ratings (name, match_id, at_ms, mu, sigma, number, before_mu, before_sigma)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (change.name, match_id, now_ms, change.mu, change.sigma, before.matches + 1, before.mu, before.sigma),
     )
 
 
