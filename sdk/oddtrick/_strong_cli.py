@@ -332,22 +332,9 @@ def _sprt(args: argparse.Namespace) -> int:
     config = deal_config(args.game)
     standings_text = None
     if through_referee:
-        from oddtrick_referee.competitions.sprt_command import play_sprt, play_sprt_on_workers
-
-        if args.workers:
-            status, outcome = play_sprt_on_workers(args, entries, config, state, report)
-        else:
-            status, outcome = play_sprt(args, entries, config, state, report, deal_set)
+        status, standings_text = _sprt_through_referee(args, entries, config, state, report, deal_set)
         if status:
             return status
-        if outcome.absent is not None:
-            print(
-                f"no verdict after {state.count} deal pairs: {outcome.absent} did not connect within "
-                f"{args.remote_wait:g} s"
-            )
-            return 1
-        if outcome.standings is not None:
-            standings_text = outcome.standings.render()
     else:
         status = _sprt_in_process(args, [entry.source for entry in entries], config, state, report, deal_set)
         if status:
@@ -357,6 +344,32 @@ def _sprt(args: argparse.Namespace) -> int:
         print()
         print(standings_text, end="")
     return 0
+
+
+def _sprt_through_referee(
+    args: argparse.Namespace,
+    entries: list[Any],
+    config: GameConfig,
+    state: SprtState,
+    report: Callable[[SprtState], None],
+    deal_set: DealSet | None,
+) -> tuple[int, str | None]:
+    """The test through a referee here, or on workers: the exit status and the standings' text."""
+    from oddtrick_referee.competitions.sprt_command import play_sprt, play_sprt_on_workers
+
+    if args.workers:
+        status, outcome = play_sprt_on_workers(args, entries, config, state, report)
+    else:
+        status, outcome = play_sprt(args, entries, config, state, report, deal_set)
+    if status:
+        return status, None
+    if outcome.absent is not None:
+        print(
+            f"no verdict after {state.count} deal pairs: {outcome.absent} did not connect within "
+            f"{args.remote_wait:g} s"
+        )
+        return 1, None
+    return 0, outcome.standings.render() if outcome.standings is not None else None
 
 
 def _workers_problem(args: argparse.Namespace, entries: list[Any], deal_set: DealSet | None) -> str | None:

@@ -40,7 +40,7 @@ from oddtrick_referee.competitions.tournament_plan import TournamentSettings
 from oddtrick_referee.storage.run_store import Run, RunStore, SetJob
 from oddtrick_referee.storage.work_queue import open_queue
 
-POLL_SECONDS = 1.0
+POLL_SECONDS = 0.25
 """How often a following command looks at the run (one small query)."""
 
 
