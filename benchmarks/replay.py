@@ -18,6 +18,13 @@ progress on stderr:
   rules engine, the viewer's data and the HTML; ``render_warm_ms_p50``/``_p99``:
   the same page over HTTP on loopback once the match is cached, as a client
   sees it (request sent → last byte).
+* ``analysis_first_view_ms_p50``/``_p99``: the replay page of a 10-deal Contract Whist
+  match with its double-dummy analysis, not yet computed: from requesting the page to
+  the page's ``analysis.json`` answering with every card's analysis (the solver runs
+  in the page server's background while the page asks again every 200 ms);
+  ``analysis_cached_ms_p50``/``_p99``: the same page once the analysis is kept in the
+  data folder, the analysis in the page itself (request sent → last byte).
+  ``python benchmarks/replay.py analysis`` measures only these.
 * ``live_ms_p50``/``_p99`` (goal p99 < 100 ms): from a bot answering with a card
   (the moment its ``choose_card`` returns) to a headless Chromium on the live
   page receiving the card's event, through the referee, its table's spectator
@@ -31,6 +38,7 @@ Timings are wall-clock on this machine, shared with whatever else runs.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import resource
@@ -217,7 +225,38 @@ def browser_follow(url: str, match_id: str, started: threading.Event) -> list[An
     return seen
 
 
-async def bench_pages_and_live(folder: Path) -> None:
+def _random_call(self: Bot, view: BotView) -> Any:
+    return random.choice(view.legal_actions)
+
+
+def bench_analysis(url: str, data_dir: Path, match_id: str, runs: int = 5) -> None:
+    """The replay page with its analysis: first view (computed now) and kept."""
+    kept = data_dir / "analysis" / f"{match_id}.json"
+    first = []
+    for run in range(runs):
+        kept.unlink(missing_ok=True)
+        started = time.perf_counter()
+        with urllib.request.urlopen(f"{url}/matches/{match_id}", timeout=30) as response:
+            response.read()
+        while True:
+            with urllib.request.urlopen(f"{url}/matches/{match_id}/analysis.json", timeout=30) as response:
+                if b'"ready"' in response.read():
+                    break
+            time.sleep(0.2)  # what the page does: it asks again
+        first.append((time.perf_counter() - started) * 1000)
+        say(f"analysis {run + 1}/{runs}: {first[-1]:.0f} ms")
+    hands = json.loads(kept.read_text())["analysis"]["hands"]
+    say(f"analysed {len(hands)} hands played out of 10")
+    cached = _fetch_times(f"{url}/matches/{match_id}?hand=5&card=20", 100)
+    with urllib.request.urlopen(f"{url}/matches/{match_id}", timeout=30) as response:
+        assert b'"status":"ready"' in response.read()
+    print(f"analysis_first_view_ms_p50: {statistics.median(first):.0f}")
+    print(f"analysis_first_view_ms_p99: {percentile(first, 99):.0f}")
+    print(f"analysis_cached_ms_p50: {statistics.median(cached):.1f}")
+    print(f"analysis_cached_ms_p99: {percentile(cached, 99):.1f}")
+
+
+async def bench_pages_and_live(folder: Path, only_analysis: bool = False) -> None:
     sent: dict[tuple[int, str], float] = {}
     bot = type("Paced", (PacedBot,), {"sent": sent})
     gate = threading.Event()
@@ -244,7 +283,7 @@ async def bench_pages_and_live(folder: Path) -> None:
         say(f"played {record.match_id} (10 deals); rendering its page")
         web = WebApp(folder / "data")
         cold = []
-        for _ in range(30):
+        for _ in range(3 if only_analysis else 30):
             web.data._cache.clear()
             started = time.perf_counter()
             match = replay_records(read_records(record.log_path))
@@ -254,11 +293,21 @@ async def bench_pages_and_live(folder: Path) -> None:
             cold.append((time.perf_counter() - started) * 1000)
             assert b"data-card" in response
         page_url = f"{url}/matches/{record.match_id}?hand=5&card=20"
-        warm = await trio.to_thread.run_sync(_fetch_times, page_url, 200)
+        warm = await trio.to_thread.run_sync(_fetch_times, page_url, 20 if only_analysis else 200)
         print(f"render_cold_ms_p50: {statistics.median(cold):.1f}")
         print(f"render_cold_ms_p99: {percentile(cold, 99):.1f}")
         print(f"render_warm_ms_p50: {statistics.median(warm):.1f}")
         print(f"render_warm_ms_p99: {percentile(warm, 99):.1f}")
+        # A 10-deal match whose hands are bid and played out (random legal calls and cards).
+        bidder = type("Bidder", (PacedBot,), {"sent": {}, "think_s": 0.0, "choose_call": _random_call})
+        for name in ("alice", "bob"):
+            nursery.start_soon(trio.to_thread.run_sync, run_bot, referee.address, name, bidder, 1)
+        analysed = await referee.play_match(MatchSpec(config, SEATING, seed="analysis"))
+        await trio.to_thread.run_sync(bench_analysis, url, folder / "data", analysed.match_id)
+        if only_analysis:
+            referee.finish()
+            nursery.cancel_scope.cancel()
+            return
 
         # A live match followed by a browser.
         sent.clear()
@@ -329,8 +378,10 @@ def _fetch_times(url: str, count: int) -> list[float]:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="oddtrick-replay-bench-") as tmp:
         folder = Path(tmp)
-        bench_check(folder)
-        trio.run(bench_pages_and_live, folder)
+        only_analysis = sys.argv[1:] == ["analysis"]
+        if not only_analysis:
+            bench_check(folder)
+        trio.run(bench_pages_and_live, folder, only_analysis)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/workers.py                 # plays a small tournament for its logs
     python benchmarks/workers.py LOG.jsonl ...   # or submits these logs
+    python benchmarks/workers.py --tournaments [--quick]   # tournaments on workers (workers_tournament.py)
 
 A throw-away PostgreSQL server (as the tests start one), ``--workers`` real
 ``oddtrick worker`` processes, and two ways of submitting the logs' analyses
@@ -33,6 +34,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from oddtrick_referee.storage.work_queue import WorkQueue, open_queue  # noqa: E402
 from oddtrick_referee.workers.kinds import analysis_payload  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import workers_tournament  # noqa: E402
 
 
 def progress(message: str) -> None:
@@ -145,4 +149,14 @@ if __name__ == "__main__":
     parser.add_argument("--paced", type=int, default=8, help="jobs submitted one at a time (default 8)")
     parser.add_argument("--jobs", type=int, default=12, help="jobs in the burst (default 12)")
     parser.add_argument("--par", action="store_true", help="analyse with Contract Whist's par (slower jobs)")
-    main(parser.parse_args())
+    parser.add_argument(
+        "--tournaments",
+        action="store_true",
+        help="measure tournaments on workers instead: overhead per set, throughput, lease rate, deaths",
+    )
+    workers_tournament.add_options(parser)
+    arguments = parser.parse_args()
+    if arguments.tournaments:
+        workers_tournament.main(arguments)
+    else:
+        main(arguments)

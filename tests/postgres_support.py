@@ -34,45 +34,73 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+class Cluster:
+    """A throw-away cluster that a test may stop and start again (a database restart)."""
+
+    def __init__(self, binaries: Path) -> None:
+        self.binaries = binaries
+        self.as_root = os.geteuid() == 0
+        self.prefix = ["runuser", "-u", "postgres", "--"] if self.as_root else []
+        self.root = Path(tempfile.mkdtemp(prefix="oddtrick-pg-"))
+        self.data, self.sockets = self.root / "data", self.root / "sockets"
+        self.sockets.mkdir()
+        if self.as_root:
+            shutil.chown(self.root, "postgres")
+            shutil.chown(self.sockets, "postgres")
+        self.port = _free_port()
+        self.url = f"postgresql://oddtrick@127.0.0.1:{self.port}/postgres"
+        self._run(
+            str(binaries / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "oddtrick", "--no-sync"
+        )
+
+    def _run(self, *command: str) -> None:
+        subprocess.run([*self.prefix, *command], check=True, capture_output=True, cwd=self.root)
+
+    def start(self) -> None:
+        self._run(
+            str(self.binaries / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.root / "server.log"),
+            "-w",
+            "-o",
+            f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c max_connections=200",
+            "start",
+        )
+
+    def stop(self, mode: str = "immediate") -> None:
+        self._run(str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 @contextlib.contextmanager
-def postgres_server() -> Iterator[str]:
-    """Start a cluster and yield its URL; skip (fail under CI=true) when PostgreSQL is missing."""
+def postgres_cluster() -> Iterator[Cluster]:
+    """Start a cluster of its own and yield it; skip (fail under CI=true) when PostgreSQL is missing."""
     binaries = _binaries()
     if binaries is None:
         message = "PostgreSQL server binaries not found (Debian: apt-get install postgresql)"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    as_root = os.geteuid() == 0
-    prefix = ["runuser", "-u", "postgres", "--"] if as_root else []
-    root = Path(tempfile.mkdtemp(prefix="oddtrick-pg-"))
-    data, sockets = root / "data", root / "sockets"
-    sockets.mkdir()
-    if as_root:
-        shutil.chown(root, "postgres")
-        shutil.chown(sockets, "postgres")
-    port = _free_port()
-
-    def run(*command: str) -> None:
-        subprocess.run([*prefix, *command], check=True, capture_output=True, cwd=root)
-
-    run(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "oddtrick", "--no-sync")
-    run(
-        str(binaries / "pg_ctl"),
-        "-D",
-        str(data),
-        "-l",
-        str(root / "server.log"),
-        "-w",
-        "-o",
-        f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off",
-        "start",
-    )
+    cluster = Cluster(binaries)
+    cluster.start()
     try:
-        yield f"postgresql://oddtrick@127.0.0.1:{port}/postgres"
+        yield cluster
     finally:
-        run(str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
-        shutil.rmtree(root, ignore_errors=True)
+        with contextlib.suppress(subprocess.CalledProcessError):
+            cluster.stop()
+        cluster.remove()
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str]:
+    """Start a cluster and yield its URL; skip (fail under CI=true) when PostgreSQL is missing."""
+    with postgres_cluster() as cluster:
+        yield cluster.url
 
 
 def fresh_database(url: str, name: str) -> str:

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ["demo"],
         ["check"],
         ["tournament"],
+        ["tournament", "status"],
         ["play"],
         ["worker"],
         ["analyze"],

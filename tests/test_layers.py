@@ -103,6 +103,9 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("oddtrick_referee.competitions.dd_skill_logs", "oddtrick.analysis"): (
         "the double-dummy skill needs the strong extra (endplay)"
     ),
+    ("oddtrick_referee.web.analysis", "oddtrick.double_dummy"): (
+        "the replay page's analysis needs the strong extra (endplay); the page says so without it"
+    ),
     ("oddtrick_referee.competitions.tournament_command", "oddtrick.analysis"): (
         "`--dd-skill` needs the strong extra (endplay)"
     ),

@@ -355,7 +355,7 @@ async def test_a_sealed_match_in_progress_has_no_live_page_and_no_events(tmp_pat
     assert "live-data" not in body
     for suffix in ("/events", "/log.jsonl", "/match.pbn", "/replay.json"):
         assert pages[suffix][0] == 404, suffix
-    assert '<td data-label="Status">sealed</td>' in listing
+    assert '<td data-label="Status">sealed, playing</td>' in listing
 
 
 # ------------------------------------------------------------ faults, think time, comments

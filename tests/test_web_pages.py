@@ -346,16 +346,16 @@ async def test_in_a_browser_the_links_to_both_tables_follow_the_hand_shown(cup):
     assert plays == ["0", "1"]
 
 
-async def test_a_ladder_entrants_page_charts_the_rating_the_leaderboard_ranks_by(tmp_path):
-    """The ladder's own store and leaderboard, as ``oddtrick web`` plugs them in: two rated
-    matches, and the chart ends at the bot's stored rating, as the leaderboard ranks by it."""
+def ladder_with_two_rated_matches(folder: Path) -> tuple[Any, Any, Any]:
+    """A ladder's own store in ``folder`` with two rated matches of a1..a4 against b1..b4: its
+    leaderboard (as ``oddtrick web`` plugs it in), its store and the database to close."""
     from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
     from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
     from oddtrick_referee.storage.database import open_database
     from oddtrick_referee.storage.ladder_store import LadderStore, RatingChange
 
     settings = RatingSettings()
-    database = open_database(None, tmp_path, "ladder.sqlite3")
+    database = open_database(None, folder, "ladder.sqlite3")
     store = LadderStore(database, settings.mu, settings.sigma)
     teams = [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4"]]
     lineup = {
@@ -379,6 +379,16 @@ async def test_a_ladder_entrants_page_charts_the_rating_the_leaderboard_ranks_by
 
         store.finish_match(match_id, "finished", "seed", 12, "a", [(1, 12)], rate, {}, now_ms=10 * number + 5)
     source = LadderLeaderboard(store, Rater(settings), "Ladder")
+    return source, store, database
+
+
+async def test_a_ladder_entrants_page_charts_the_rating_the_leaderboard_ranks_by(tmp_path):
+    """The ladder's own store and leaderboard, as ``oddtrick web`` plugs them in: two rated
+    matches, and the chart ends at the bot's stored rating, as the leaderboard ranks by it."""
+    from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
+
+    settings = RatingSettings()
+    source, store, database = ladder_with_two_rated_matches(tmp_path)
     try:
         async with web_on(tmp_path, leaderboard=source) as url:
             status, page, _ = await in_thread(get, f"{url}/bots/a1")

@@ -9,24 +9,21 @@ the database or read the workers' lines, each with a deadline.
 from __future__ import annotations
 
 import json
-import queue as queues
 import re
 import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from worker_support import DEADLINE, Worker, until
 
 from oddtrick.analysis import analyze_logs
 from oddtrick_referee.storage.work_queue import Job, WorkQueue, WorkQueueError, open_queue
 
 ROOT = Path(__file__).resolve().parents[1]
-DEADLINE = 120.0
-"""The longest any wait here lasts on a busy two-core machine before the test fails."""
 
 
 def _tournament(directory: Path, deals: int) -> list[Path]:
@@ -81,64 +78,8 @@ def work(url: str) -> Iterator[WorkQueue]:
     queue.close()
 
 
-def until(what: str, check: Callable[[], bool], deadline: float = DEADLINE) -> None:
-    """Poll ``check`` (a database query) until it holds; fail after ``deadline`` seconds."""
-    end = time.monotonic() + deadline
-    while not check():
-        if time.monotonic() > end:
-            pytest.fail(f"not within {deadline:g} s: {what}")
-        time.sleep(0.05)
-
-
 def job(work: WorkQueue, job_id: int) -> Job:
     return work.jobs(ids=[job_id])[0]
-
-
-class Worker:
-    """An ``oddtrick worker`` process whose lines are read as they come."""
-
-    def __init__(self, url: str, name: str, *options: str) -> None:
-        self.name = name
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "oddtrick", "worker", "--database", url, "--name", name, *options],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: list[str] = []
-        self._new: queues.Queue[str | None] = queues.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        with self.process.stdout:
-            for line in self.process.stdout:
-                self.lines.append(line.rstrip("\n"))
-                self._new.put(line)
-        self._new.put(None)
-
-    def wait_for(self, pattern: str, deadline: float = DEADLINE) -> re.Match[str]:
-        """The first line (from now or before) matching ``pattern``, waiting for it."""
-        seen = 0
-        end = time.monotonic() + deadline
-        while True:
-            for line in self.lines[seen:]:
-                if found := re.search(pattern, line):
-                    return found
-            seen = len(self.lines)
-            try:
-                if self._new.get(timeout=max(0.0, end - time.monotonic())) is None and not any(
-                    re.search(pattern, line) for line in self.lines[seen:]
-                ):
-                    pytest.fail(f"{self.name} ended without {pattern!r}: {self.lines}")
-            except queues.Empty:
-                pytest.fail(f"{self.name} said no {pattern!r} within {deadline:g} s: {self.lines}")
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGCONT)
-            self.process.send_signal(signal.SIGINT)
-        return self.process.wait(timeout=DEADLINE)
 
 
 @pytest.fixture
@@ -398,7 +339,7 @@ def test_beats_keep_a_long_job_with_its_worker(
     workers.append(busy)
     busy.wait_for(rf"leased job {job_id} ")
     workers.append(Worker(url, "idle", "--lease", "0.5", "--beat", "0.1"))
-    workers[1].wait_for(r"waiting for analysis work")
+    workers[1].wait_for(r"waiting for analysis, tournament-set work")
     took = float(busy.wait_for(rf"job {job_id} done in (\d+\.\d+) s").group(1))
     assert took > 0.5, "the job must outlast one lease for the beats to be what kept it"
     done = job(work, job_id)

@@ -371,6 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(arguments: list[str], started: list[bool]) -> int:
+    if arguments[:2] == ["tournament", "status"]:  # a verb of tournament's, read by a parser of its own
+        arguments = ["tournament-status", *arguments[2:]]
     # A bot process needs only the SDK: skip loading the referee (and trio) to start fast.
     parser = build_parser(with_referee=arguments[:1] not in (["bot"], ["watch"]))
     args = parser.parse_args(arguments)

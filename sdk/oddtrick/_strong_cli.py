@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from oddtrick.rules import GameConfig
@@ -184,6 +184,18 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="where match logs and the SQLite file go (default ./oddtrick-data); "
         "running the same test again resumes it",
     )
+    workers = sprt.add_argument_group(
+        "on workers (docs/scale-out.md): `oddtrick worker --database URL` processes play the deal pairs"
+    )
+    workers.add_argument(
+        "--database", default=None, metavar="postgresql://…", help="the database the workers lease from"
+    )
+    workers.add_argument(
+        "--workers",
+        action="store_true",
+        help="submit the deal pairs to the workers in batches; the test is followed here and every "
+        "waiting batch is cancelled as soon as it decides",
+    )
     sprt.set_defaults(handler=_sprt)
 
 
@@ -286,14 +298,19 @@ def _sprt(args: argparse.Namespace) -> int:
     if entries[0].name == entries[1].name:
         print("oddtrick sprt: the two bots need different names", file=sys.stderr)
         return 2
+    if problem := _workers_problem(args, entries, deal_set):
+        print(f"oddtrick sprt: {problem}", file=sys.stderr)
+        return 2
     a, b = (entry.name for entry in entries)
-    through_referee = (
+    through_referee = args.workers or (
         args.referee
         or args.deadline is not None
         or args.clock is not None
         or not all(entry.sdk for entry in entries)
     )
     where = "through a referee" if through_referee else "in this process"
+    if args.workers:
+        where = "on workers"
     print(
         f"SPRT {a} vs {b}, {args.game} whist, {where}: H0 {a} gains {args.h0:+g} points per deal, "
         f"H1 {args.h1:+g}; alpha {args.alpha:g}, beta {args.beta:g}; "
@@ -315,9 +332,12 @@ def _sprt(args: argparse.Namespace) -> int:
     config = deal_config(args.game)
     standings_text = None
     if through_referee:
-        from oddtrick_referee.competitions.sprt_command import play_sprt
+        from oddtrick_referee.competitions.sprt_command import play_sprt, play_sprt_on_workers
 
-        status, outcome = play_sprt(args, entries, config, state, report, deal_set)
+        if args.workers:
+            status, outcome = play_sprt_on_workers(args, entries, config, state, report)
+        else:
+            status, outcome = play_sprt(args, entries, config, state, report, deal_set)
         if status:
             return status
         if outcome.absent is not None:
@@ -337,6 +357,15 @@ def _sprt(args: argparse.Namespace) -> int:
         print()
         print(standings_text, end="")
     return 0
+
+
+def _workers_problem(args: argparse.Namespace, entries: list[Any], deal_set: DealSet | None) -> str | None:
+    """Why the options for a test on workers do not go together (None: they do)."""
+    if args.workers != bool(args.database):
+        return "on workers, give both --workers and --database postgresql://…"
+    if args.workers and (deal_set is not None or not all(entry.local for entry in entries)):
+        return "--workers plays bot files and cmd: programs on seeds: no --remote, no --deals-from"
+    return None
 
 
 def _sprt_in_process(

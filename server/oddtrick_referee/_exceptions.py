@@ -9,12 +9,14 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── StorageError (OSError)      the data folder cannot be written
     ├── DataDirInUse (OSError)      another referee holds the data folder
     ├── DatabaseError (RuntimeError)  the database cannot be opened or used
+    │   ├── DatabaseUnreachable     the server cannot be reached now (worth another try)
     │   └── WorkQueueError          the work queue cannot be used (not PostgreSQL, …)
     ├── TokensFileError (ValueError)  the tokens file cannot be used
     ├── LadderError (ValueError)    an operator's request the ladder refuses
     │   └── HouseBotTaken           a house bot's name is another referee's
     ├── ReplayError (ValueError)    a log that cannot be replayed
     ├── BadJob (ValueError)         a queued job's payload no worker can do
+    ├── HandBack                    a leased job this worker cannot do (given back)
     ├── NotVisible                  a spectator may not see this of a match
     ├── Refused                     a bot's handshake failed (with its gRPC status)
     ├── EntrantExited (RuntimeError)  a local entry's process ended too soon
@@ -51,8 +53,22 @@ class WorkQueueError(DatabaseError):
     """The work queue cannot be used (not PostgreSQL, a newer schema, bad input); the message says why."""
 
 
+class DatabaseUnreachable(DatabaseError):
+    """The database server could not be reached (down, restarting, cut off): worth another try."""
+
+
 class BadJob(RefereeError, ValueError):
     """A queued job's payload cannot be done by any worker; the message says why."""
+
+
+class HandBack(RefereeError):
+    """A leased job this worker cannot do (its bot differs from the one submitted, a bot
+    that dies at start): given back with the reason, the attempt counted.
+    ``not_here``: this worker should not lease it again (another worker may do it)."""
+
+    def __init__(self, reason: str, not_here: bool = False) -> None:
+        super().__init__(reason)
+        self.not_here = not_here
 
 
 class TokensFileError(RefereeError, ValueError):

@@ -17,11 +17,17 @@ from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee._exceptions import TokensFileError
 from oddtrick_referee.competitions.dd_skill_logs import missing_extra
 from oddtrick_referee.competitions.demo import run_demo
+from oddtrick_referee.competitions.distributed_command import submit_tournament
 from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 from oddtrick_referee.competitions.play_command import add_play_command
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, remote_entry
 from oddtrick_referee.competitions.tournament_command import play_tournament
 from oddtrick_referee.competitions.tournament_plan import plan_runs
+from oddtrick_referee.competitions.tournament_workers_cli import (
+    add_status_command,
+    add_workers_options,
+    workers_problem,
+)
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
@@ -41,6 +47,23 @@ log = logging.getLogger("oddtrick.referee")
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Every command of the referee's, in the order ``oddtrick --help`` lists them."""
+    serve = _add_serve(commands)
+    _add_demo(commands)
+    tournament = _add_tournament(commands)
+    _add_tokens(commands)
+    add_ladder_command(commands, add_game_options, add_data_dir)
+    add_play_command(commands)
+    _add_check(commands)
+    add_replay_commands(commands)
+    add_web_command(commands)
+    add_web_option(serve)
+    add_web_option(tournament)
+    add_conformance(commands)
+    add_worker_command(commands)
+
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve",
         help="run a referee and play matches between connected bots",
@@ -106,7 +129,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     arena.add_argument("--forever", action="store_true", help="keep serving after the matches, until Ctrl-C")
     serve.add_argument("-v", "--verbose", action="store_true", help="log every action")
     serve.set_defaults(handler=_serve)
+    return serve
 
+
+def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo = commands.add_parser(
         "demo",
         help="a short duplicate round robin of the sample bots, in both games",
@@ -123,6 +149,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     demo.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
     demo.set_defaults(handler=_demo)
 
+
+def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     tournament = commands.add_parser(
         "tournament",
         help="a round robin (or gauntlet) of bots, duplicate deals by default, with standings",
@@ -140,10 +168,35 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ),
         epilog=(
             "example: oddtrick tournament --game contract --deals 200 --tables 4 "
-            "--bot random=sample_bots/random_bot.py --bot heuristic=sample_bots/heuristic_bot.py --json"
+            "--bot random=sample_bots/random_bot.py --bot heuristic=sample_bots/heuristic_bot.py --json; "
+            "on workers: add --database postgresql://… --workers, and see it with "
+            "oddtrick tournament status --database postgresql://… NAME (docs/scale-out.md)"
         ),
     )
-    entries = tournament.add_argument_group("entries (at least two)")
+    _add_tournament_entries(tournament.add_argument_group("entries (at least two)"))
+    add_game_options(tournament)
+    _add_tournament_plan(tournament.add_argument_group("tournament"))
+    tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
+    add_data_dir(tournament)
+    add_tls_options(tournament)
+    tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
+    tournament.add_argument(
+        "--dd-skill",
+        action="store_true",
+        help="also measure each entry's double-dummy skill once the tables are played: the tricks its "
+        "cards lost per deal against the best card with all hands known, with a 95%% interval, "
+        "shown beside points per deal (needs the strong extra, pip install 'oddtrick[strong]'; "
+        "solving every hand costs CPU, about 40 hands a second)",
+    )
+    tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
+    add_workers_options(tournament)
+    tournament.set_defaults(handler=_tournament)
+    add_status_command(commands)
+    return tournament
+
+
+def _add_tournament_entries(entries: argparse._ArgumentGroup) -> None:
     entries.add_argument(
         "--bot",
         action="append",
@@ -162,8 +215,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="an entry that connects by itself (any language); under duplicate it plays as NAME~0 and "
         "NAME~1, each with its own token (made and printed when not given; NAME=TOKEN with --no-duplicate)",
     )
-    add_game_options(tournament)
-    plan = tournament.add_argument_group("tournament")
+
+
+def _add_tournament_plan(plan: argparse._ArgumentGroup) -> None:
     plan.add_argument("--gauntlet", action="store_true", help="the first entry plays each of the others")
     plan.add_argument(
         "--no-duplicate",
@@ -204,22 +258,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="reconnect grace period (default 30)",
     )
     plan.add_argument("--clock", type=clock_argument, default=None, metavar="BANK+INCREMENT", help=CLOCK_HELP)
-    tournament.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    tournament.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")
-    add_data_dir(tournament)
-    add_tls_options(tournament)
-    tournament.add_argument("--json", action="store_true", help="print the standings as JSON on stdout")
-    tournament.add_argument(
-        "--dd-skill",
-        action="store_true",
-        help="also measure each entry's double-dummy skill once the tables are played: the tricks its "
-        "cards lost per deal against the best card with all hands known, with a 95%% interval, "
-        "shown beside points per deal (needs the strong extra, pip install 'oddtrick[strong]'; "
-        "solving every hand costs CPU, about 40 hands a second)",
-    )
-    tournament.add_argument("-v", "--verbose", action="store_true", help="log every match")
-    tournament.set_defaults(handler=_tournament)
 
+
+def _add_tokens(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tokens = commands.add_parser(
         "tokens",
         help="make bot tokens for serve --tokens, or convert a file of plain-text tokens",
@@ -236,10 +277,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     tokens.add_argument("name", nargs="?", default=None, help="the bot's name (for add)")
     tokens.set_defaults(handler=_tokens)
 
-    add_ladder_command(commands, add_game_options, add_data_dir)
 
-    add_play_command(commands)
-
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = commands.add_parser(
         "check",
         help="replay match logs and verify every action, result and the seed",
@@ -247,13 +286,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     check.add_argument("logs", nargs="+", type=Path, metavar="LOG.jsonl")
     check.set_defaults(handler=_check)
-
-    add_replay_commands(commands)
-    add_web_command(commands)
-    add_web_option(serve)
-    add_web_option(tournament)
-    add_conformance(commands)
-    add_worker_command(commands)
 
 
 def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
@@ -402,6 +434,8 @@ def _tournament(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick tournament: {error}", file=sys.stderr)
         return 2
+    if args.workers:
+        return submit_tournament(settings, args.database, args.detach, args.json)
     if deal_set is not None:
         needed = sum(run.deals for run in plan_runs(settings, "") if run.table_no == 0)
         print(f"deals from {deal_set.describe()}", file=sys.stderr)
@@ -439,6 +473,8 @@ def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | N
         return "entry names must be different"
     if args.deals is None and not args.no_duplicate:
         return "give --deals N: how many deals each match plays (each twice under duplicate)"
+    if args.workers or args.database or args.detach:
+        return workers_problem(args)
     if args.dd_skill:
         return missing_extra()
     return None

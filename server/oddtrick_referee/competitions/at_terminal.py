@@ -22,6 +22,7 @@ import secrets
 import shlex
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -89,92 +90,96 @@ def play_at_terminal(
     out: IO[str] = sys.stdout,
 ) -> int:
     """Play one match with a person at ``seat``; the exit status of ``oddtrick play``."""
-    if partner.name == opponents.name:
-        opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
-    if name in (partner.name, opponents.name):
-        raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
-    human_token = secrets.token_hex(16)
-    tokens = {name: human_token, partner.name: partner.token, opponents.name: opponents.token}
-    seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
+    opponents, human_token, tokens, seating = seat_table(seat, partner, opponents, name)
     settings = RefereeSettings(port=0, data_dir=data_dir, tokens=tokens)
     spec = MatchSpec(config, seating, TableRules(deadline_s=deadline_s), seed=seed, untimed=frozenset({seat}))
-    address: list[str] = []
-    listening = threading.Event()
-    outcome: dict[str, object] = {}
-    control: dict[str, object] = {}
+    side = _RefereeThread(settings, spec, (partner, opponents), out)
+    thread = threading.Thread(target=side.run, name="referee", daemon=True)
+    thread.start()
+    side.listening.wait()
+    if not side.address:
+        raise RuntimeError(f"the referee did not start: {side.outcome.get('error')}")
+    options = ClientOptions(server=side.address, name=name, token=human_token, seats=1, max_matches=1)
+    try:
+        asyncio.run(_person_side(HumanSeat(out), options, side))
+    except asyncio.CancelledError:
+        pass  # the referee stopped: its error is reported below
+    except (KeyboardInterrupt, Quit) as stop:
+        side.stop()
+        thread.join()
+        what = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "end of input"
+        so_far = side.outcome.get("log", data_dir)
+        print(f"stopped ({what}): the match was abandoned; its log so far: {so_far}", file=out)
+        return 130
+    thread.join()
+    return _report(side.outcome, out)
 
-    async def referee_side() -> None:
-        async with running_referee(settings) as referee:
-            control["token"] = trio.lowlevel.current_trio_token()
-            address.append(referee.address)
-            listening.set()
+
+class _RefereeThread:
+    """The referee's side of ``oddtrick play``: trio on its own thread, the bots' processes,
+    the one match; it tells the person's client to stop when it ends."""
+
+    def __init__(
+        self, settings: RefereeSettings, spec: MatchSpec, bots: tuple[Opponent, Opponent], out: IO[str]
+    ) -> None:
+        self.settings, self.spec, self.bots, self.out = settings, spec, bots, out
+        self.address = ""
+        self.listening = threading.Event()
+        self.outcome: dict[str, object] = {}
+        """``record`` (the match's), ``log`` (its path, once it starts) or ``error``."""
+        self.stop_client: Callable[[], object] | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+
+    def run(self) -> None:
+        try:
+            trio.run(self._serve)
+        except BaseException as error:
+            self.outcome["error"] = sole_error(error)
+        finally:
+            self.listening.set()
+            # The person's client would otherwise wait for a referee that is gone (it may not
+            # have read the referee's last word when the server stopped).
+            if self.stop_client is not None:
+                with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
+                    self.stop_client()
+
+    async def _serve(self) -> None:
+        data_dir = self.settings.data_dir
+        async with running_referee(self.settings) as referee:
+            self._token = trio.lowlevel.current_trio_token()
+            self.address = referee.address
+            self.listening.set()
             async with trio.open_nursery() as nursery:
-                control["scope"] = nursery.cancel_scope
-                for bot, seats in ((partner, 1), (opponents, 2)):
-                    if bot.command is None:
-                        print(
-                            f"waiting for {bot.name}: ODDTRICK_TOKEN={bot.token} oddtrick bot FILE.py "
-                            f"--server {referee.address} --name {bot.name} --seats {seats}",
-                            file=out,
-                            flush=True,
-                        )
-                        continue
-                    process = _process(bot, referee.address, seats, data_dir)
-                    who = bot_identity(None)  # as in tournaments: not the referee's user, if it is root
-                    if who is not None and refusal_for(process.command, process.cwd, who) is not None:
-                        who = None  # root, then, in the sandbox (entrants.run_bot_process)
-                    nursery.start_soon(run_bot_process, process, who, lambda: "record" in outcome)
-                outcome["record"] = await referee.play_match(
-                    spec, on_start=lambda m, p: outcome.update(log=p)
+                self._scope = nursery.cancel_scope
+                start_opponents(
+                    nursery, referee.address, *self.bots, data_dir, lambda: "record" in self.outcome, self.out
+                )
+                self.outcome["record"] = await referee.play_match(
+                    self.spec, on_start=lambda m, p: self.outcome.update(log=p)
                 )
                 referee.finish()
                 nursery.cancel_scope.cancel()
 
-    def run_referee() -> None:
-        try:
-            trio.run(referee_side)
-        except BaseException as error:
-            outcome["error"] = sole_error(error)
-        finally:
-            listening.set()
-            # The person's client would otherwise wait for a referee that is gone (it may not
-            # have read the referee's last word when the server stopped).
-            stop_client = control.get("stop_client")
-            if callable(stop_client):
-                with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
-                    stop_client()
+    def stop(self) -> None:
+        """Abandon the match (from the person's thread)."""
+        if self._token is not None and self._scope is not None:
+            with contextlib.suppress(trio.RunFinishedError):
+                trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
 
-    thread = threading.Thread(target=run_referee, name="referee", daemon=True)
-    thread.start()
-    listening.wait()
-    if not address:
-        raise RuntimeError(f"the referee did not start: {outcome.get('error')}")
-    human = HumanSeat(out)
-    options = ClientOptions(server=address[0], name=name, token=human_token, seats=1, max_matches=1)
 
-    async def person_side() -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        loop = asyncio.get_running_loop()
-        control["stop_client"] = lambda: loop.call_soon_threadsafe(task.cancel)
-        if "error" in outcome:
-            return
-        await run_bot_async(lambda: human, options)
+async def _person_side(human: HumanSeat, options: ClientOptions, side: _RefereeThread) -> None:
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    side.stop_client = lambda: loop.call_soon_threadsafe(task.cancel)
+    if "error" in side.outcome:
+        return
+    await run_bot_async(lambda: human, options)
 
-    try:
-        asyncio.run(person_side())
-    except asyncio.CancelledError:
-        pass  # the referee stopped: its error is reported below
-    except (KeyboardInterrupt, Quit) as stop:
-        _stop(control)
-        thread.join()
-        what = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "end of input"
-        print(
-            f"stopped ({what}): the match was abandoned; its log so far: {outcome.get('log', data_dir)}",
-            file=out,
-        )
-        return 130
-    thread.join()
+
+def _report(outcome: dict[str, object], out: IO[str]) -> int:
+    """The match's last line (where its log is) or the referee's error; the exit status."""
     error = outcome.get("error")
     if error is not None:
         if isinstance(error, BaseException) and interrupted(error):
@@ -187,11 +192,46 @@ def play_at_terminal(
     return 0
 
 
-def _stop(control: dict[str, object]) -> None:
-    token, scope = control.get("token"), control.get("scope")
-    if isinstance(token, trio.lowlevel.TrioToken) and isinstance(scope, trio.CancelScope):
-        with contextlib.suppress(trio.RunFinishedError):
-            trio.from_thread.run_sync(scope.cancel, trio_token=token)
+def seat_table(
+    seat: Seat, partner: Opponent, opponents: Opponent, name: str
+) -> tuple[Opponent, str, dict[str, str], dict[Seat, str]]:
+    """The opponents (renamed if they share the partner's name), the person's token, every
+    name's token and the seating, for a person called ``name`` at ``seat``."""
+    if partner.name == opponents.name:
+        opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
+    if name in (partner.name, opponents.name):
+        raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
+    token = secrets.token_hex(16)
+    tokens = {name: token, partner.name: partner.token, opponents.name: opponents.token}
+    seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
+    return opponents, token, tokens, seating
+
+
+def start_opponents(
+    nursery: trio.Nursery,
+    address: str,
+    partner: Opponent,
+    opponents: Opponent,
+    data_dir: Path,
+    done: Callable[[], bool],
+    out: IO[str],
+) -> None:
+    """Start the bot processes of the partner's seat and the opponents' two (a remote bot
+    is told how to connect instead); ``done`` says when their ending is expected."""
+    for bot, seats in ((partner, 1), (opponents, 2)):
+        if bot.command is None:
+            print(
+                f"waiting for {bot.name}: ODDTRICK_TOKEN={bot.token} oddtrick bot FILE.py "
+                f"--server {address} --name {bot.name} --seats {seats}",
+                file=out,
+                flush=True,
+            )
+            continue
+        process = _process(bot, address, seats, data_dir)
+        who = bot_identity(None)  # as in tournaments: not the referee's user, if it is root
+        if who is not None and refusal_for(process.command, process.cwd, who) is not None:
+            who = None  # root, then, in the sandbox (entrants.run_bot_process)
+        nursery.start_soon(run_bot_process, process, who, done)
 
 
 def _process(bot: Opponent, address: str, seats: int, data_dir: Path) -> BotProcess:

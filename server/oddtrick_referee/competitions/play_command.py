@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import socket
 import sys
 from pathlib import Path
+from typing import IO
+
+import trio
 
 from oddtrick._argparse import positive_seconds
 from oddtrick.rules import ConfigError, Seat
+from oddtrick_referee._errors import (
+    StopRequest,
+    interrupted,
+    run_command,
+    sigterm_stops_like_ctrl_c,
+    sole_error,
+)
 from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent, play_at_terminal
+from oddtrick_referee.competitions.in_browser import Sitting, Sittings
+from oddtrick_referee.competitions.seat_desk import SeatDesk
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
+from oddtrick_referee.referee import MatchRecord
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.seat import SittingsLive
+from oddtrick_referee.web.server import bind_web, serve_web
 
 
 def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,10 +40,12 @@ def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
             "bot files, or remote bots. Your seat is a client of a referee like any bot's (the same "
             "protocol, the same log, which oddtrick check verifies), without a decision deadline. "
             "At your turn, type the number of a choice or the card or call itself (QH, 10h, Q♥; "
-            "7C, 8NT, pass, double). Ctrl-D or Ctrl-C stops. A match is 4 deals unless --deals, "
+            "7C, 8NT, pass, double); with --web, click them on a web page instead. "
+            "Ctrl-D or Ctrl-C stops. A match is 4 deals unless --deals, "
             "--format or --config says otherwise."
         ),
-        epilog="example: oddtrick play --game classic --deals 4 --opponents my_bot.py",
+        epilog="examples: oddtrick play --game classic --deals 4 --opponents my_bot.py; "
+        "oddtrick play --web 8000 --game contract",
     )
     play.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
     play.add_argument("--name", default=None, help="your name in the log (default: your user name)")
@@ -50,6 +69,15 @@ def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="S",
         help="seconds per decision for the bots (default 5)",
     )
+    play.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        default=None,
+        help="play in the browser instead of the terminal: serve your seat's page on this port "
+        "(the host defaults to 127.0.0.1; 0: any free port) and print its address, whose secret "
+        "part is your seat; click your cards and calls there. Spectators follow the match live at "
+        "/matches/ID on the same page",
+    )
     add_game_options(play)
     add_data_dir(play)
     play.set_defaults(handler=_play)
@@ -64,6 +92,9 @@ def _play(args: argparse.Namespace) -> int:
         partner = opponent(args.partner or str(DEFAULT_BOT), "partner")
         opponents = opponent(args.opponents or str(DEFAULT_BOT), "opponents")
         name = args.name or _user_name()
+        if args.web is not None:
+            sitting = Sitting(config, seat, partner, opponents, name, args.seed, args.deadline)
+            return play_in_browser(sitting, args.data_dir, bind_web(args.web))
         return play_at_terminal(
             config,
             seat,
@@ -77,6 +108,53 @@ def _play(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick play: {error}", file=sys.stderr)
         return 2
+
+
+def play_in_browser(sitting: Sitting, data_dir: Path, web: socket.socket, out: IO[str] = sys.stdout) -> int:
+    """``oddtrick play --web``: one match, the person's seat played from the page on ``web``;
+    the command's exit status."""
+    sittings = Sittings(data_dir, out, limit=1)
+    ended: dict[str, object] = {}
+
+    async def main() -> None:
+        with sigterm_stops_like_ctrl_c(StopRequest()):
+            async with trio.open_nursery() as nursery:
+                await nursery.start(sittings.run)
+                app = create_app(data_dir, SittingsLive(sittings), sittings=sittings)
+                url = await nursery.start(serve_web, app, web)
+                done = trio.Event()
+
+                def end(desk: SeatDesk, record: MatchRecord | None) -> None:
+                    ended.update(desk=desk, record=record)
+                    done.set()
+
+                desk = sittings.start(sitting, on_end=end)
+                print(
+                    f"play in your browser: {url}/play/{desk.token}  (Ctrl-C to stop)", file=out, flush=True
+                )
+                await done.wait()
+                nursery.cancel_scope.cancel()
+
+    try:
+        run_command(main)
+    except BaseException as error:
+        if interrupted(error):
+            print(f"stopped (Ctrl-C): the match was abandoned; logs in {data_dir}", file=out)
+            return 130
+        error = sole_error(error)
+        if isinstance(error, (OSError, RuntimeError, ValueError)):
+            print(f"oddtrick play: {error}", file=sys.stderr)
+            return 1
+        raise
+    record, desk = ended.get("record"), ended.get("desk")
+    if not isinstance(record, MatchRecord):
+        print(
+            f"oddtrick play: {desk.error if isinstance(desk, SeatDesk) else 'the match stopped'}",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"log: {record.log_path}  (replay and verify it: oddtrick check {record.log_path})", file=out)
+    return 0
 
 
 def _user_name() -> str:

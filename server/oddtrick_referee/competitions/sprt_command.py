@@ -5,6 +5,7 @@ standings (think time and lag included) at the end; a stop explained in one line
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from oddtrick_referee._errors import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
+from oddtrick_referee.competitions.distributed_command import submit_sprt
 from oddtrick_referee.competitions.sequential import Outcome, SequentialTest, player
 from oddtrick_referee.competitions.tournament import (
     Entry,
@@ -46,18 +48,11 @@ def parse_entries(given: list[tuple[str, str]]) -> list[Entry]:
     return entries
 
 
-def play_sprt(
-    args: argparse.Namespace,
-    entries: list[Entry],
-    config: GameConfig,
-    state: SprtState,
-    report: Callable[[SprtState], None],
-    deal_set: DealSet | None = None,
-) -> tuple[int, Outcome]:
-    """Play the test through a referee; the exit status (0: the test ran, whatever its
-    verdict) and how it ended."""
+def _test(
+    args: argparse.Namespace, entries: list[Entry], config: GameConfig, deal_set: DealSet | None
+) -> SequentialTest:
     a, b = entries
-    test = SequentialTest(
+    return SequentialTest(
         a,
         b,
         config,
@@ -73,6 +68,33 @@ def play_sprt(
         args.bot_user,
         deal_set,
     )
+
+
+def play_sprt_on_workers(
+    args: argparse.Namespace,
+    entries: list[Entry],
+    config: GameConfig,
+    state: SprtState,
+    report: Callable[[SprtState], None],
+) -> tuple[int, Outcome]:
+    """Submit the test to the workers (:mod:`.distributed_command`) and follow it to its verdict."""
+    test = dataclasses.replace(_test(args, entries, config, None), pairs_at_once=1)
+    sprt = {"h0": state.h0, "h1": state.h1, "alpha": state.alpha, "beta": state.beta}
+    status, standings = submit_sprt(test, args.database, state, report, sprt)
+    return status, Outcome(state, standings)
+
+
+def play_sprt(
+    args: argparse.Namespace,
+    entries: list[Entry],
+    config: GameConfig,
+    state: SprtState,
+    report: Callable[[SprtState], None],
+    deal_set: DealSet | None = None,
+) -> tuple[int, Outcome]:
+    """Play the test through a referee; the exit status (0: the test ran, whatever its
+    verdict) and how it ended."""
+    test = _test(args, entries, config, deal_set)
     outcome = Outcome(state)
 
     def listening(address: str) -> None:

@@ -264,6 +264,19 @@ def compute_standings(
     and the deals completed before it still count, since they were played.
 
     """
+    names = _checked_names(entries, faults)
+    known = set(names)
+    pairing, plays = _checked_plays(deals, known, duplicate)
+    forfeited = _checked_forfeits(forfeits, known, pairing)
+    # Deal scores in half-points, from the match's first entry's side.
+    scored, unpaired = _deal_scores(plays, duplicate)
+    tally = _Tally.of(names, scored)
+    results = _MatchResults.of(names, tally.match_sum, pairing, forfeited)
+    rows = _rows(names, tally.halves, results, faults, times or {})
+    return Standings(duplicate=duplicate, rows=rows, crosstable=tally.crosstable(names), unpaired=unpaired)
+
+
+def _checked_names(entries: Sequence[str], faults: Mapping[str, FaultCounts]) -> list[str]:
     names = list(entries)
     known = set(names)
     if len(known) != len(names):
@@ -271,7 +284,13 @@ def compute_standings(
     for name in faults:
         if name not in known:
             raise ValueError(f"fault counts for unknown entry {name!r}")
+    return names
 
+
+def _checked_plays(
+    deals: Iterable[DealResult], known: set[str], duplicate: bool
+) -> tuple[dict[str, tuple[str, str]], dict[tuple[str, int, int, int], DealResult]]:
+    """Each match's pairing, and every play by (match, set, deal, table), each play checked."""
     pairing: dict[str, tuple[str, str]] = {}
     plays: dict[tuple[str, int, int, int], DealResult] = {}
     for play in deals:
@@ -280,7 +299,13 @@ def compute_standings(
         if key in plays:
             raise ValueError(f"play recorded twice: {key!r}")
         plays[key] = play
+    return pairing, plays
 
+
+def _checked_forfeits(
+    forfeits: Iterable[Forfeit], known: set[str], pairing: Mapping[str, tuple[str, str]]
+) -> dict[str, Forfeit]:
+    """The forfeits by match, each naming its match's two entries, one forfeit a match."""
     forfeited: dict[str, Forfeit] = {}
     for forfeit in forfeits:
         if forfeit.absent not in known or forfeit.present not in known or forfeit.absent == forfeit.present:
@@ -290,50 +315,103 @@ def compute_standings(
         if forfeit.match in pairing and set(pairing[forfeit.match]) != {forfeit.absent, forfeit.present}:
             raise ValueError(f"forfeit {forfeit!r} does not name the entries of match {forfeit.match!r}")
         forfeited[forfeit.match] = forfeit
+    return forfeited
 
-    # Deal scores in half-points, from the match's first entry's side.
-    scored, unpaired = _deal_scores(plays, duplicate)
 
-    halves: dict[str, list[int]] = {name: [] for name in names}
-    pair_sum: dict[tuple[str, str], int] = {}
-    pair_deals: dict[tuple[str, str], int] = {}
-    match_sum: dict[str, int] = {}
-    for match, (first, second), score in scored:
-        halves[first].append(score)
-        halves[second].append(-score)
-        for e, f, s in ((first, second, score), (second, first, -score)):
-            pair_sum[e, f] = pair_sum.get((e, f), 0) + s
-            pair_deals[e, f] = pair_deals.get((e, f), 0) + 1
-        match_sum[match] = match_sum.get(match, 0) + score
+@dataclass
+class _Tally:
+    """The deal scores (half-points) summed by entry, by pair of entries and by match."""
 
-    won = dict.fromkeys(names, 0)
-    drawn = dict.fromkeys(names, 0)
-    lost = dict.fromkeys(names, 0)
-    # A match whose plays were all unpaired has no deal score and so no result;
-    # a forfeited match's result is the forfeit, whatever was played before it.
-    for match, total in match_sum.items():
-        if match in forfeited:
-            continue
-        first, second = pairing[match]
-        if total > 0:
-            won[first] += 1
-            lost[second] += 1
-        elif total < 0:
-            won[second] += 1
-            lost[first] += 1
-        else:
-            drawn[first] += 1
-            drawn[second] += 1
-    absences = dict.fromkeys(names, 0)
-    for forfeit in forfeited.values():
-        won[forfeit.present] += 1
-        lost[forfeit.absent] += 1
-        absences[forfeit.absent] += 1
+    halves: dict[str, list[int]]
+    pair_sum: dict[tuple[str, str], int]
+    pair_deals: dict[tuple[str, str], int]
+    match_sum: dict[str, int]
+
+    @classmethod
+    def of(cls, names: Sequence[str], scored: Iterable[tuple[str, tuple[str, str], int]]) -> _Tally:
+        tally = cls({name: [] for name in names}, {}, {}, {})
+        for match, (first, second), score in scored:
+            tally.halves[first].append(score)
+            tally.halves[second].append(-score)
+            for e, f, s in ((first, second, score), (second, first, -score)):
+                tally.pair_sum[e, f] = tally.pair_sum.get((e, f), 0) + s
+                tally.pair_deals[e, f] = tally.pair_deals.get((e, f), 0) + 1
+            tally.match_sum[match] = tally.match_sum.get(match, 0) + score
+        return tally
+
+    def crosstable(self, names: Sequence[str]) -> dict[str, dict[str, CrossCell]]:
+        pair_sum, pair_deals = self.pair_sum, self.pair_deals
+        return {
+            e: {
+                f: CrossCell(
+                    points_per_deal=(
+                        pair_sum[e, f] / (2 * pair_deals[e, f]) if pair_deals.get((e, f)) else None
+                    ),
+                    deals=pair_deals.get((e, f), 0),
+                )
+                for f in names
+                if f != e
+            }
+            for e in names
+        }
+
+
+@dataclass
+class _MatchResults:
+    """Matches won, drawn and lost by entry, and the forfeits each entry's absence cost."""
+
+    won: dict[str, int]
+    drawn: dict[str, int]
+    lost: dict[str, int]
+    absences: dict[str, int]
+
+    @classmethod
+    def of(
+        cls,
+        names: Sequence[str],
+        match_sum: Mapping[str, int],
+        pairing: Mapping[str, tuple[str, str]],
+        forfeited: Mapping[str, Forfeit],
+    ) -> _MatchResults:
+        results = cls(
+            dict.fromkeys(names, 0), dict.fromkeys(names, 0), dict.fromkeys(names, 0), dict.fromkeys(names, 0)
+        )
+        won, drawn, lost = results.won, results.drawn, results.lost
+        # A match whose plays were all unpaired has no deal score and so no result;
+        # a forfeited match's result is the forfeit, whatever was played before it.
+        for match, total in match_sum.items():
+            if match in forfeited:
+                continue
+            first, second = pairing[match]
+            if total > 0:
+                won[first] += 1
+                lost[second] += 1
+            elif total < 0:
+                won[second] += 1
+                lost[first] += 1
+            else:
+                drawn[first] += 1
+                drawn[second] += 1
+        for forfeit in forfeited.values():
+            won[forfeit.present] += 1
+            lost[forfeit.absent] += 1
+            results.absences[forfeit.absent] += 1
+        return results
+
+
+def _rows(
+    names: Sequence[str],
+    halves: Mapping[str, list[int]],
+    results: _MatchResults,
+    faults: Mapping[str, FaultCounts],
+    times: Mapping[str, DecisionTimes],
+) -> tuple[StandingRow, ...]:
+    """The rows, ranked by points per deal, then match points, then name."""
 
     def rank_key(name: str) -> tuple[bool, Fraction, int, str]:
         n = len(halves[name])
         mean = Fraction(sum(halves[name]), n) if n else Fraction(0)
-        return (n == 0, -mean, -(2 * won[name] + drawn[name]), name)
+        return (n == 0, -mean, -(2 * results.won[name] + results.drawn[name]), name)
 
     rows = []
     for rank, name in enumerate(sorted(names, key=rank_key), start=1):
@@ -345,32 +423,20 @@ def compute_standings(
             StandingRow(
                 entry=name,
                 rank=rank,
-                matches_won=won[name],
-                matches_drawn=drawn[name],
-                matches_lost=lost[name],
+                matches_won=results.won[name],
+                matches_drawn=results.drawn[name],
+                matches_lost=results.lost[name],
                 deals=len(xs),
                 points_per_deal=mean,
                 ci_low=low,
                 ci_high=high,
                 total_points=sum(xs) / 2,
-                faults=dataclasses.replace(counted, forfeits=counted.forfeits + absences[name]),
+                faults=dataclasses.replace(counted, forfeits=counted.forfeits + results.absences[name]),
                 no_variance=no_variance,
-                times=(times or {}).get(name, DecisionTimes()),
+                times=times.get(name, DecisionTimes()),
             )
         )
-
-    crosstable = {
-        e: {
-            f: CrossCell(
-                points_per_deal=(pair_sum[e, f] / (2 * pair_deals[e, f]) if pair_deals.get((e, f)) else None),
-                deals=pair_deals.get((e, f), 0),
-            )
-            for f in names
-            if f != e
-        }
-        for e in names
-    }
-    return Standings(duplicate=duplicate, rows=tuple(rows), crosstable=crosstable, unpaired=unpaired)
+    return tuple(rows)
 
 
 # Above this many degrees of freedom t_quantile switches from the exact series

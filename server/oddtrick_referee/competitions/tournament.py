@@ -39,11 +39,12 @@ from rich.text import Text
 
 from oddtrick._log_records import HandResultRecord, MatchEnd, Record, read_records
 from oddtrick._terminal import console
-from oddtrick.rules import GameConfig, GameState, MatchFormat, Seat
+from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee._errors import unwrapped
 from oddtrick_referee._exceptions import EntryFailed
 from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.access import Refusal
+from oddtrick_referee.competitions.competition import Competition, DealPoints, DuplicateSet
 from oddtrick_referee.competitions.entrants import (
     BotProcess,
     Identity,
@@ -68,7 +69,7 @@ from oddtrick_referee.competitions.tournament_plan import parse_entry as parse_e
 from oddtrick_referee.competitions.tournament_plan import remote_entry as remote_entry
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.clock import time_control
-from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
+from oddtrick_referee.referee import RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
@@ -80,13 +81,6 @@ def _read_all(path: Path) -> list[Record]:
         return list(read_records(path))
     except (OSError, ValueError):  # unreadable, or a damaged record (MalformedRecord)
         return []
-
-
-def deal_points(state: GameState) -> list[tuple[int, int, int]]:
-    """(deal number, NS points, EW points) for every hand of a finished table, honours included."""
-    return [
-        (r.hand_number, r.points[0] + r.honours[0], r.points[1] + r.honours[1]) for r in state.hand_results
-    ]
 
 
 class Progress:
@@ -143,10 +137,10 @@ class _RateColumn(rich.progress.ProgressColumn):
         return Text("- tables/min" if not speed else f"{speed * 60:.1f} tables/min")
 
 
-class Tournament:
+class Tournament(Competition):
     def __init__(self, settings: TournamentSettings, referee: FrontDoor, store: TournamentStore) -> None:
+        super().__init__(referee)
         self.settings = settings
-        self.referee = referee
         self.store = store
         self.id = settings.tournament_id
         self.entries = {entry.name: entry for entry in settings.entries}
@@ -221,7 +215,7 @@ class Tournament:
             for run in runs:
                 both = run.key in finished and (run.match_key, run.set_number, 1) in finished
                 if run.table_no == 0 and (both or run.match_key in self._forfeited):
-                    await self.referee.release_set(self.set_id(run))
+                    await self.publish([self.set_id(run)])
         to_play = [r for r in runs if r.key not in finished and r.match_key not in self._forfeited]
         progress.total = len(runs)
         progress.done = len(runs) - len(to_play)
@@ -258,20 +252,17 @@ class Tournament:
             config = dataclasses.replace(config, format=MatchFormat.DEALS, deals=run.deals)
         ns, ew = self.bot_name(run.ns_entry, run.table_no), self.bot_name(run.ew_entry, run.table_no)
         seating = {Seat.NORTH: ns, Seat.SOUTH: ns, Seat.EAST: ew, Seat.WEST: ew}
-        spec = MatchSpec(
+        deal_set = DuplicateSet(
             config,
-            seating,
             settings.rules,
-            seed=run.seed,
-            table_id=f"{self.id}/{run.match_key}",
+            run.seed,
             set_id=self.set_id(run),
-            run_id=self.run_id(run),
+            table_id=f"{self.id}/{run.match_key}",
             deals=run_deals(settings, run),
         )
+        spec = deal_set.table(seating, run_id=self.run_id(run))
         try:
-            record = await self.referee.play_match(
-                spec, wait_s=settings.remote_wait_s, sealed=settings.duplicate
-            )
+            played = await self.play_table(spec, sealed=settings.duplicate, wait_s=settings.remote_wait_s)
         except trio.TooSlowError:
             absent, present = self._absent(run, config)
             self._forfeited.add(run.match_key)
@@ -282,30 +273,33 @@ class Tournament:
                 f"{absent} did not connect within {settings.remote_wait_s:g} s: forfeits v {present}"
             )
             return
-        seats = {str(seat): rec.to_dict() for seat, rec in record.seats.items()}
-        await self._record(run, record.match_id, seats, deal_points(record.state))
+        await self._record(run, played.match_id, played.seat_dicts(), played.deals)
         progress.update(self._summary(run))
 
     async def _record(
-        self, run: TableRun, match_id: str, seats: dict[str, Any], deals: list[tuple[int, int, int]]
+        self, run: TableRun, match_id: str, seats: dict[str, Any], deals: list[DealPoints]
     ) -> None:
         """Store a finished table run; once both plays of its set are stored, release the set."""
-        with storage_errors(f"storing table run {self.run_id(run)}", self.store.path.parent):
-            await trio.to_thread.run_sync(
-                self.store.record_run,
-                self.id,
-                run.key,
-                run.ns_entry,
-                run.ew_entry,
-                match_id,
-                seats,
-                deals,
-                int(time.time() * 1000),
-            )
-        if self.settings.duplicate:
-            finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
-            if all((run.match_key, run.set_number, table) in finished for table in (0, 1)):
-                await self.referee.release_set(self.set_id(run))
+
+        def write() -> set[tuple[str, int, int]]:
+            with storage_errors(f"storing table run {self.run_id(run)}", self.store.path.parent):
+                self.store.record_run(
+                    self.id,
+                    run.key,
+                    run.ns_entry,
+                    run.ew_entry,
+                    match_id,
+                    seats,
+                    deals,
+                    int(time.time() * 1000),
+                )
+            return self.store.finished_runs(self.id) if self.settings.duplicate else set()
+
+        def decided(finished: set[tuple[str, int, int]]) -> list[str]:
+            both = all((run.match_key, run.set_number, table) in finished for table in (0, 1))
+            return [self.set_id(run)] if self.settings.duplicate and both else []
+
+        await self.record(write, decided)
 
     async def _recover(self, run: TableRun) -> bool:
         """Record a run an earlier referee played to its end but stopped before storing
@@ -328,9 +322,10 @@ class Tournament:
 
     async def _release_forfeited(self, match_key: str) -> None:
         """A forfeited match is decided: every set of it already played may be published."""
-        for run in plan_runs(self.settings, ""):
-            if run.match_key == match_key and run.table_no == 0:
-                await self.referee.release_set(self.set_id(run))
+        runs = plan_runs(self.settings, "")
+        await self.publish(
+            self.set_id(run) for run in runs if run.match_key == match_key and run.table_no == 0
+        )
 
     def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:
         for entry, other in ((run.ns_entry, run.ew_entry), (run.ew_entry, run.ns_entry)):

@@ -9,8 +9,10 @@ import json
 import socket
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
+import trio
 
 from oddtrick_referee._errors import (
     StopRequest,
@@ -24,7 +26,8 @@ from oddtrick_referee.competitions.standings import Standings
 from oddtrick_referee.competitions.standings_table import print_standings
 from oddtrick_referee.competitions.tournament import Progress, TournamentSettings, run_tournament
 from oddtrick_referee.storage.tournament_store import TournamentStore
-from oddtrick_referee.web.server import page_beside
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.server import bind_web, page_beside, serve_web
 
 
 def play_tournament(
@@ -36,6 +39,7 @@ def play_tournament(
 ) -> int:
     progress = Progress(0, sys.stderr)
     stop = StopRequest()
+    web_address = web.getsockname()[:2] if web is not None else None  # (the page takes the socket)
 
     async def main() -> Standings:
         with sigterm_stops_like_ctrl_c(stop):
@@ -81,6 +85,37 @@ def play_tournament(
         print(json.dumps(standings.to_json(), indent=2))
     else:
         print_standings(standings, sys.stdout)
+    if web_address is not None:
+        return keep_page_up(web_address, args.data_dir, settings.tournament_id, status)
+    return status
+
+
+def keep_page_up(address: tuple[str, int], data_dir: Path, tournament_id: str, status: int) -> int:
+    """``tournament --web`` once the tournament is over: its standings, replays and travellers
+    stay on the same address until Ctrl-C (or SIGTERM), so people who follow it can read the
+    end; the referee and the bots are gone. ``status`` is returned then."""
+    host, port = address
+    try:
+        sock = bind_web(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+    except (OSError, ValueError) as error:
+        print(f"oddtrick tournament: the web page cannot stay up: {error}", file=sys.stderr)
+        return status or 1
+
+    async def main() -> None:
+        with sigterm_stops_like_ctrl_c(StopRequest()):
+            async with trio.open_nursery() as nursery:
+                url = await nursery.start(serve_web, create_app(data_dir, tournament=tournament_id), sock)
+                print(
+                    f"the tournament is over; its web page stays up on {url}/ (Ctrl-C to stop)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+    try:
+        run_command(main)
+    except BaseException as error:
+        if not interrupted(error):
+            raise
     return status
 
 

@@ -32,7 +32,7 @@ from oddtrick_referee.play.clock import TableClock
 from oddtrick_referee.play.matchlog import MatchLogWriter
 from oddtrick_referee.play.outbox import Outbox
 from oddtrick_referee.play.records import Fault, SeatRecord
-from oddtrick_referee.transport.sessions import DISCONNECTED, SeatLink
+from oddtrick_referee.transport.sessions import SeatLink
 
 log = logging.getLogger("oddtrick.referee.table")
 
@@ -131,15 +131,15 @@ class Decisions:
         link = self._links[seat]
         if link.forfeited:
             return self._fall_back(seat, Fault.FORFEITED)
-        request_id, deadline, sent = self._ask(seat)
+        deadline, sent = self._ask(seat)
         self._fault = Fault.TIMEOUT
         try:
             with trio.move_on_at(deadline):
-                decided = await self._answer(seat, request_id, deadline, sent)
+                decided = await self._answer(seat, deadline, sent)
                 if decided is not None:
                     return decided
         finally:
-            link.open_request = 0
+            link.asked()
             self.open.pop(seat, None)
         fault = self._fault
         if fault is Fault.FORFEITED:
@@ -149,21 +149,20 @@ class Decisions:
         decided = self._fall_back(seat, fault)
         record = self._records[seat]
         if fault is Fault.FORFEITED and not link.forfeited:
-            link.forfeited = True
+            link.forfeit()
             record.forfeited = True
             self._log.write(SeatEvent("forfeit", self._state.hand_number, str(seat)))
         log.info("%s (%s) %s: fallback %s", link.bot_name, seat.name.title(), fault.value, decided.action)
         return decided
 
-    def _ask(self, seat: Seat) -> tuple[int, float, float]:
-        """Send the seat its request with its pending events: the id, deadline and when sent."""
+    def _ask(self, seat: Seat) -> tuple[float, float]:
+        """Send the seat its request with its pending events: its deadline and when it was sent."""
         link = self._links[seat]
         request_id = next(_request_ids)
         deadline_s = PERSON_DEADLINE_S if seat in self._rules.untimed else self._rules.deadline_s
         deadline_s = self._clock.begin(seat, deadline_s)  # the bank, when it is less
         deadline = trio.current_time() + deadline_s
-        link.open_request = link.last_request = request_id
-        link.unsolicited = link.answers = 0
+        link.ask(request_id)
         message, request = self._outbox.request(
             seat,
             request_id,
@@ -182,9 +181,9 @@ class Decisions:
         if self.flush_others_after_request:
             self.flush_others_after_request = False
             self._outbox.flush_all()
-        return request_id, deadline, sent
+        return deadline, sent
 
-    async def _answer(self, seat: Seat, request_id: int, deadline: float, sent: float) -> Decided | None:
+    async def _answer(self, seat: Seat, deadline: float, sent: float) -> Decided | None:
         """Wait for a legal answer to the request, refusing the others (``None``: the seat
         is forfeited); the caller's deadline cuts it short. :attr:`_fault` says why the
         decision would fall back, as the wait goes."""
@@ -197,12 +196,10 @@ class Decisions:
                     self._fault = Fault.FORFEITED
                     return None
                 continue
-            item = await link.decisions.receive()
-            if item is DISCONNECTED or item.request_id != request_id:
+            item = await link.answer()
+            if item is None:  # the stream ended: wait for the bot to come back
                 continue
-            if attempts >= self._rules.max_attempts:  # the reader passes no more than this
-                continue
-            attempts += 1
+            attempts += 1  # the link passes no more than max_attempts answers
             applied = self._try(seat, item)
             if isinstance(applied, Refused):
                 self._records[seat].refusals += 1

@@ -222,8 +222,7 @@ class Outbox:
         self._outgoing[seat] = new_referee_message()
         link = self._links[seat]
         for event in message.update.events:
-            link.sequence += 1
-            event.sequence = link.sequence
+            event.sequence = link.next_sequence()
         return message
 
     def request(

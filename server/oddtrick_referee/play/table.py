@@ -108,9 +108,7 @@ class Table:
         self._fold_events = fold_events
         """Send a seat's events with its next request (one message per decision) rather than at once."""
         for link in self.links.values():
-            link.on_resume = self._resync
-            link.on_detach = self._disconnected
-            link.on_unknown = self._refused_unknown
+            link.bind_table(self._resync, self._disconnected, self._refused_unknown)
 
     # ------------------------------------------------------------------ run
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from oddtrick_referee._exceptions import DatabaseError
+from oddtrick_referee._exceptions import DatabaseError, DatabaseUnreachable
 
 Row = dict[str, Any]
 
@@ -120,17 +120,29 @@ class PostgresDatabase:
         from psycopg.rows import dict_row
 
         self.url = _without_password(url)
-        try:
-            self._db = psycopg.connect(url, row_factory=dict_row, autocommit=True, connect_timeout=10)
-        except psycopg.Error as error:
-            raise DatabaseError(f"cannot connect to PostgreSQL at {self.url}: {error}") from error
+        self._full_url = url
         self._psycopg = psycopg
+        self._row_factory = dict_row
+        self._db = self._connect()
         self._lock = threading.Lock()
+
+    def _connect(self) -> Any:
+        try:
+            return self._psycopg.connect(
+                self._full_url, row_factory=self._row_factory, autocommit=True, connect_timeout=10
+            )
+        except self._psycopg.Error as error:
+            raise DatabaseUnreachable(f"cannot connect to PostgreSQL at {self.url}: {error}") from error
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Cursor]:
-        with self._lock, self._db.transaction(), self._db.cursor() as cursor:
-            yield _PostgresCursor(cursor)
+        """One transaction; a connection the server dropped (a restart, a failover) is
+        opened again first, so the caller's next try after an error finds the server back."""
+        with self._lock:
+            if self._db.closed or self._db.broken:
+                self._db = self._connect()
+            with self._db.transaction(), self._db.cursor() as cursor:
+                yield _PostgresCursor(cursor)
 
     def close(self) -> None:
         self._db.close()

@@ -158,8 +158,12 @@ class MatchStore(Store):
         bot: str = "",
         game: str = "",
         as_typed: bool = False,
+        playing: bool = False,
     ) -> list[dict[str, Any]]:
         """Newest first; filtered in SQL, so pages are full whatever the filters.
+
+        ``playing``: only the tables being played now, sealed ones included (listed as
+        sealed, without players, so a spectator sees how far they are and nothing more).
 
         ``categories``: any of "in_progress", "sealed", "finished" (all when empty); ``bot``:
         a player's name, exactly (the Arena's ``ListMatchesRequest.bot_name``), or with
@@ -183,6 +187,8 @@ class MatchStore(Store):
             params.append(bot)
         if bot:
             conditions.append("category != 'sealed'")
+        if playing:
+            conditions.append("status = 'running'")
         if game:
             conditions.append("json_extract(config, '$.game') = ?")
             params.append(game)

@@ -17,8 +17,13 @@ Adding work sends ``NOTIFY`` on :data:`CHANNEL`, which wakes idle workers
 (:meth:`WorkQueue.wait_for_work`). A job may require a newest-enough worker
 (``required_version``, compared part by part): an older worker never leases it.
 
-Statuses: ``waiting → leased → done | failed``, and ``leased → waiting`` on
-hand-back or expiry.
+Statuses: ``waiting → leased → done | failed``, ``leased → waiting`` on
+hand-back or expiry, and ``waiting → cancelled`` when the work is no longer
+needed (a sequential test decided). A worker that cannot do a job it leased
+(a bot that differs from the one submitted, a bot that dies at start) gives it
+back with the reason (:meth:`WorkQueue.give_back`): the attempt counts, so a
+job nobody can do fails after :data:`MAX_ATTEMPTS`. Workers say who they are
+and when they last beat in ``workers``.
 """
 
 from __future__ import annotations
@@ -27,11 +32,11 @@ import dataclasses
 import json
 import re
 import select
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from oddtrick_referee._exceptions import WorkQueueError
+from oddtrick_referee._exceptions import DatabaseUnreachable, WorkQueueError
 from oddtrick_referee.storage.database import Cursor, Database, PostgresDatabase
 
 CHANNEL = "oddtrick_work"
@@ -46,9 +51,9 @@ BEAT_SECONDS = 60.0
 MAX_ATTEMPTS = 5
 """Leases a job may lose by expiry before it is marked failed (a job that kills its workers)."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-_SCHEMA = (
+_SCHEMA_1 = (
     "CREATE SEQUENCE IF NOT EXISTS work_fencing",
     """CREATE TABLE IF NOT EXISTS work (
         id                BIGSERIAL PRIMARY KEY,
@@ -71,6 +76,26 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS work_waiting ON work (kind, id) WHERE status = 'waiting'",
     "CREATE INDEX IF NOT EXISTS work_leased ON work (lease_expires) WHERE status = 'leased'",
 )
+
+_SCHEMA_2 = (
+    # Cancelled: waiting work no longer needed (a sequential test that decided).
+    "ALTER TABLE work DROP CONSTRAINT IF EXISTS work_status_check",
+    "ALTER TABLE work ADD CONSTRAINT work_status_check "
+    "CHECK (status IN ('waiting', 'leased', 'done', 'failed', 'cancelled'))",
+    # The work of one run (a distributed tournament or test), found without a scan.
+    "CREATE INDEX IF NOT EXISTS work_run ON work ((payload->>'run'), id) WHERE payload->>'run' IS NOT NULL",
+    """CREATE TABLE IF NOT EXISTS workers (
+        name       TEXT PRIMARY KEY,
+        version    TEXT NOT NULL,
+        kinds      TEXT NOT NULL,
+        started    TIMESTAMPTZ NOT NULL DEFAULT now(),
+        last_beat  TIMESTAMPTZ NOT NULL DEFAULT now(),
+        job_id     BIGINT
+    )""",
+)
+
+_STEPS = {1: _SCHEMA_1, 2: _SCHEMA_2}
+"""The statements that bring the schema from the version before to each version."""
 
 
 Version = tuple[int, ...]
@@ -148,38 +173,41 @@ class WorkQueue:
         """Add one job per payload, all or none, and wake idle workers; return their ids."""
         if not kind or not re.fullmatch(r"[a-z][a-z0-9_-]*", kind):
             raise WorkQueueError(f"a kind of work is lower-case letters, digits, - and _, not {kind!r}")
-        ids: list[int] = []
         with self.database.transaction() as cursor:
-            for payload in payloads:
-                rows = cursor.rows(
-                    "INSERT INTO work (kind, payload, required_version) "
-                    "VALUES (?, ?::jsonb, ?::integer[]) RETURNING id",
-                    (kind, json.dumps(payload), list(required_version)),
-                )
-                ids.append(int(rows[0]["id"]))
-            cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))
-        return ids
+            return submit_in(cursor, kind, payloads, required_version)
 
     def lease(
-        self, worker: str, kinds: Sequence[str], version: Sequence[int], lease_seconds: float = LEASE_SECONDS
+        self,
+        worker: str,
+        kinds: Sequence[str],
+        version: Sequence[int],
+        lease_seconds: float | Mapping[str, float] = LEASE_SECONDS,
+        refused: Sequence[int] = (),
     ) -> Lease | None:
-        """Claim the oldest waiting job of ``kinds`` that ``version`` may do, or None.
+        """Claim the oldest waiting job of ``kinds`` that ``version`` may do, or None;
+        ``refused`` are jobs this worker gave back as ones it cannot do. ``lease_seconds``
+        may be a length per kind (the one of the job leased applies; others get the longest).
 
         Expired leases are scavenged first, in the same transaction.
         """
+        by_kind = dict(lease_seconds) if isinstance(lease_seconds, Mapping) else {}
+        longest = max(by_kind.values()) if by_kind else float(lease_seconds)  # type: ignore[arg-type]
         with self.database.transaction() as cursor:
             _scavenge(cursor)
             rows = cursor.rows(
                 """WITH picked AS (
                        SELECT id FROM work
                        WHERE status = 'waiting' AND kind = ANY(?) AND required_version <= ?::integer[]
+                         AND NOT id = ANY(?::bigint[])
                        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
                    UPDATE work SET status = 'leased', lease_owner = ?, token = nextval('work_fencing'),
-                       lease_expires = now() + make_interval(secs => ?), attempts = attempts + 1,
+                       lease_expires = now()
+                           + make_interval(secs => coalesce((?::jsonb ->> work.kind)::float8, ?)),
+                       attempts = attempts + 1,
                        leased = now()
                    FROM picked WHERE work.id = picked.id
                    RETURNING work.id, kind, payload, token, attempts, lease_expires""",
-                (list(kinds), list(version), worker, lease_seconds),
+                (list(kinds), list(version), list(refused), worker, json.dumps(by_kind), longest),
             )
         if not rows:
             return None
@@ -252,6 +280,42 @@ class WorkQueue:
                 cursor.execute("SELECT pg_notify(?, kind) FROM work WHERE id = ?", (CHANNEL, job_id))
         return changed == 1
 
+    def give_back(self, job_id: int, token: int, reason: str) -> str | None:
+        """Return a leased job this worker cannot do, with the reason: to waiting for
+        another worker, or failed once it has had :data:`MAX_ATTEMPTS` attempts. Returns
+        the job's new status (None: the token no longer holds it)."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "UPDATE work SET status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'waiting' END, "
+                "error = ?, lease_owner = NULL, lease_expires = NULL, "
+                "finished = CASE WHEN attempts >= ? THEN now() END "
+                "WHERE id = ? AND token = ? AND status = 'leased' RETURNING status, kind",
+                (MAX_ATTEMPTS, reason, MAX_ATTEMPTS, job_id, token),
+            )
+            if rows and rows[0]["status"] == "waiting":
+                cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, rows[0]["kind"]))
+        return str(rows[0]["status"]) if rows else None
+
+    def cancel_run(self, run: str) -> int:
+        """Cancel the waiting work of one run (its answer is known); leased work runs on,
+        and its result is still recorded. Returns how many jobs were cancelled."""
+        with self.database.transaction() as cursor:
+            return cursor.execute(
+                "UPDATE work SET status = 'cancelled', finished = now() "
+                "WHERE payload->>'run' = ? AND status = 'waiting'",
+                (run,),
+            )
+
+    def seen(self, worker: str, version: Sequence[int], kinds: Sequence[str], job_id: int | None) -> None:
+        """Say this worker is alive (and which job it holds) in ``workers``, for status pages."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO workers (name, version, kinds, job_id) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET version = excluded.version, kinds = excluded.kinds, "
+                "last_beat = now(), job_id = excluded.job_id",
+                (worker, version_text(version), ",".join(kinds), job_id),
+            )
+
     def seconds_to_next_expiry(self) -> float | None:
         """How long until the first lease now held expires (None: none is held)."""
         with self.database.transaction() as cursor:
@@ -267,21 +331,27 @@ class WorkQueue:
         added between an empty lease and the wait is not missed."""
         import psycopg
 
-        if self._listener is not None:
+        if self._listener is not None and not (self._listener.closed or self._listener.broken):
             return
         try:
             self._listener = psycopg.connect(self._url, autocommit=True, connect_timeout=10)
             self._listener.execute(f"LISTEN {CHANNEL}")
         except psycopg.Error as error:
-            raise WorkQueueError(f"cannot listen for work at {self.database.url}: {error}") from error
+            raise DatabaseUnreachable(f"cannot listen for work at {self.database.url}: {error}") from error
 
     def wait_for_work(self, timeout: float) -> bool:
         """Sleep until work is added (NOTIFY) or ``timeout`` seconds pass; True if woken by work."""
+        import psycopg
+
         self.listen()
-        ready, _, _ = select.select([self._listener.fileno()], [], [], max(0.0, timeout))
-        if not ready:
-            return False
-        return any(True for _ in self._listener.notifies(timeout=0))
+        try:
+            ready, _, _ = select.select([self._listener.fileno()], [], [], max(0.0, timeout))
+            if not ready:
+                return False
+            return any(True for _ in self._listener.notifies(timeout=0))
+        except psycopg.OperationalError:
+            self._listener.close()  # the server went away: the next listen() connects again
+            raise
 
     def jobs(
         self, kind: str | None = None, ids: Sequence[int] | None = None, leave_out: Sequence[str] = ()
@@ -304,6 +374,23 @@ class WorkQueue:
                 params,
             )
         return [Job(**row) for row in rows]
+
+
+def submit_in(
+    cursor: Cursor, kind: str, payloads: Sequence[dict[str, Any]], required_version: Sequence[int] = (0,)
+) -> list[int]:
+    """:meth:`WorkQueue.submit` inside a transaction of the caller's, so that what else it
+    writes (a run's own row) is committed with the jobs or not at all."""
+    ids: list[int] = []
+    for payload in payloads:
+        rows = cursor.rows(
+            "INSERT INTO work (kind, payload, required_version) "
+            "VALUES (?, ?::jsonb, ?::integer[]) RETURNING id",
+            (kind, json.dumps(payload), list(required_version)),
+        )
+        ids.append(int(rows[0]["id"]))
+    cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))
+    return ids
 
 
 def _scavenge(cursor: Cursor) -> None:
@@ -335,8 +422,9 @@ def migrate(database: Database) -> int:
                 f"oddtrick understands ({SCHEMA_VERSION}): upgrade oddtrick"
             )
         if found < SCHEMA_VERSION:
-            for step in _SCHEMA:
-                cursor.execute(step)
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                for step in _STEPS[version]:
+                    cursor.execute(step)
             if rows:
                 cursor.execute("UPDATE work_schema SET version = ?", (SCHEMA_VERSION,))
             else:

@@ -164,12 +164,15 @@ class Session:
 class SeatLink:
     """A table's hold on one seat, which outlives the stream that holds it.
 
-    The table reads decisions from :attr:`decisions`; a disconnect arrives
-    there too (as :data:`DISCONNECTED`), so a table waiting for an answer
-    wakes at once when its bot hangs up.
+    Owned here, beside the lobby that reads the seat's stream: the table only asks
+    (:meth:`ask`), waits for the answer (:meth:`answer`), numbers what it sends
+    (:meth:`next_sequence`), sends, and learns of the seat's comings and goings through
+    :meth:`bind_table`. The lobby passes the table at most ``max_attempts`` answers to
+    the open request (:meth:`offer`), the one place that limit is kept; a disconnect
+    wakes a table waiting for an answer at once.
     """
 
-    def __init__(self, seat: Seat, session: Session, grace_s: float) -> None:
+    def __init__(self, seat: Seat, session: Session, grace_s: float, max_attempts: int = 8) -> None:
         self.seat = seat
         self.bot_name = session.name
         self.bot_version = session.version
@@ -178,25 +181,99 @@ class SeatLink:
         self.session_id = session.id
         """The session's id, kept when another stream resumes it."""
         self.grace_s = grace_s
+        self.max_attempts = max_attempts
+        """Answers to one request passed to the table (SessionLimits.max_attempts)."""
         self.disconnected_at: float | None = None
-        self.forfeited = False
+        self._forfeited = False
         self.reconnected = trio.Event()
-        self.sequence = session.sequence
+        self._sequence = session.sequence
         """Event numbers carry on from the session's: never reset within a session."""
         self.unsolicited = 0
-        self.answers = 0
+        self._answers = 0
+        """Answers received to the open request (the table evaluates max_attempts of them)."""
         self.resume_after = 0.0
         """No resume before this (trio clock): set when the seat's stream is cut off for flooding."""
-        """Answers received to the open request (the table evaluates max_attempts of them)."""
-        self.open_request = 0
-        """The request id the table waits on (0: none); the reader passes only its answers."""
-        self.last_request = 0
-        self._send, self.decisions = trio.open_memory_channel[Any](float("inf"))
+        self._open_request = 0
+        """The request id the table waits on (0: none); only its answers are passed on."""
+        self._last_request = 0
+        self._send, self._decisions = trio.open_memory_channel[Any](float("inf"))
         self.on_resume: Callable[[SeatLink], None] = _ignore_link
         self.on_detach: Callable[[SeatLink], None] = _ignore_link
         self.on_unknown: Callable[[SeatLink, referee_pb2.Refusal], None] = _ignore_refusal
         """Told of each UNKNOWN_REQUEST refusal (the table writes it to the match log)."""
         session.link = self
+
+    # ------------------------------------------------------- the table's side
+
+    def bind_table(
+        self,
+        on_resume: Callable[[SeatLink], None],
+        on_detach: Callable[[SeatLink], None],
+        on_unknown: Callable[[SeatLink, referee_pb2.Refusal], None],
+    ) -> None:
+        """The table to tell when the seat is taken back, dropped, or answers an unknown id."""
+        self.on_resume, self.on_detach, self.on_unknown = on_resume, on_detach, on_unknown
+
+    @property
+    def sequence(self) -> int:
+        """The last event number sent on this seat."""
+        return self._sequence
+
+    def next_sequence(self) -> int:
+        """Number one more event sent on this seat."""
+        self._sequence += 1
+        return self._sequence
+
+    @property
+    def forfeited(self) -> bool:
+        """The seat's grace ran out: the referee decides for it to the end of the match."""
+        return self._forfeited
+
+    def forfeit(self) -> None:
+        self._forfeited = True
+
+    def ask(self, request_id: int) -> None:
+        """A request is open on the seat: its answers (and only its) reach :meth:`answer`,
+        and the seat's budget of unsolicited messages starts again."""
+        self._open_request = self._last_request = request_id
+        self.unsolicited = self._answers = 0
+
+    def asked(self) -> None:
+        """The open request is decided (or given up): its late answers are unsolicited."""
+        self._open_request = 0
+
+    async def answer(self) -> referee_pb2.Decision | None:
+        """The next answer to the open request, or ``None`` if the seat's stream ended."""
+        while True:
+            item = await self._decisions.receive()
+            if item is DISCONNECTED:
+                return None
+            if item.request_id == self._open_request:
+                return item  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------- the lobby's side
+
+    def offer(self, decision: referee_pb2.Decision) -> bool:
+        """A decision the seat's bot sent: True if passed to the table (an answer to the
+        open request, within ``max_attempts`` of them); else False, the caller counting
+        it as unsolicited, and an id never issued on the seat refused UNKNOWN_REQUEST."""
+        # Request id 0 is never issued: it must not match "no request open".
+        if decision.request_id and decision.request_id == self._open_request:
+            # More answers than the table evaluates are unsolicited: a flood on the open
+            # id is cut off here, before it costs the table anything.
+            self._answers += 1
+            if self._answers <= self.max_attempts:
+                self.deliver(decision)
+                return True
+        elif decision.request_id == 0 or decision.request_id > self._last_request:
+            log.info(
+                "%s (%s) answered request %d, never issued on its seat: refused UNKNOWN_REQUEST",
+                self.bot_name,
+                self.seat.name.title(),
+                decision.request_id,
+            )
+            self.refuse_unknown(decision)
+        return False
 
     def forget_table(self) -> None:
         """Drop the table's callbacks: the match is over.
@@ -470,24 +547,8 @@ class Lobby:
         kind = message.WhichOneof("kind")
         link = session.link
         if kind == "decision" and link is not None:
-            decision = message.decision
-            # Request id 0 is never issued: it must not match "no request open".
-            if decision.request_id and decision.request_id == link.open_request:
-                # The table evaluates max_attempts answers per request; more are
-                # unsolicited, so a flood on the open id is cut off here, before
-                # it costs the table anything.
-                link.answers += 1
-                if link.answers <= limits.max_attempts:
-                    link.deliver(decision)
-                    return True
-            elif decision.request_id == 0 or decision.request_id > link.last_request:
-                log.info(
-                    "%s (%s) answered request %d, never issued on its seat: refused UNKNOWN_REQUEST",
-                    session.name,
-                    link.seat.name.title(),
-                    decision.request_id,
-                )
-                link.refuse_unknown(decision)
+            if link.offer(message.decision):
+                return True
             if link.count_unsolicited(limits.max_unsolicited):
                 return True
             link.resume_after = trio.current_time() + limits.flood_pause_s
@@ -589,7 +650,7 @@ class Lobby:
         raise LookupError(f"no idle session of {name!r}")
 
     def seat(self, session: Session, seat: Seat, grace_s: float) -> SeatLink:
-        link = SeatLink(seat, session, grace_s)
+        link = SeatLink(seat, session, grace_s, self.limits.max_attempts)
         self._links[link.resume_token] = link
         return link
 

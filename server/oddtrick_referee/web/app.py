@@ -15,6 +15,7 @@
 | ``/bots/{name}`` | a bot's matches, record, faults, think times and rating |
 | ``/leaderboard`` | the ladder's leaderboard, when a ladder is plugged in |
 | ``/static/…`` | the page's CSS and script |
+| ``/play…`` | a seat played from the browser, when given :class:`~.in_browser.Sittings` (:mod:`.seat`) |
 
 Any other route is the styled "Not found" page. Every response carries the
 headers of :mod:`.guard`.
@@ -41,14 +42,17 @@ from starlette.staticfiles import StaticFiles
 
 from oddtrick.rules import GameKind
 from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.page import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.replay.pbn import match_to_pbn
+from oddtrick_referee.web.analysis import Analyses
 from oddtrick_referee.web.bots import bot_page
 from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, WebData
 from oddtrick_referee.web.deals import tournament_deals, tournament_play, traveller
 from oddtrick_referee.web.downloads import safe_file_name, tournament_zip
 from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.live import LiveSource
+from oddtrick_referee.web.seat import SeatPages
 from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
 
 STATIC = Path(__file__).parent / "static"
@@ -96,6 +100,13 @@ def _pretty(card: str) -> str:
     return rank + _SYMBOL[card[1]]
 
 
+def _script_json(value: Any) -> str:
+    """JSON for a ``<script type="application/json">`` element, every "<" escaped: a bot's
+    comment such as "<!--<script>" would otherwise keep the HTML parser from ending the
+    element where it ends, and the page with it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
 def _int(value: str | None, default: int, low: int, high: int) -> int:
     try:
         number = int(value) if value is not None else default
@@ -116,14 +127,20 @@ class WebApp:
         page_size: int = PAGE_SIZE,
     ) -> None:
         self.data = WebData(data_dir, page_size)
+        self.analyses = Analyses(self.data)
         self.live = live
         self.leaderboard_source = leaderboard
         self.tournament = tournament
         self.env = _environment()
+        self.play = False
+        """Whether the Play button shows (``oddtrick web --play``)."""
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(
-            leaderboard=self.leaderboard_source is not None, tournament=self.tournament, **context
+            leaderboard=self.leaderboard_source is not None,
+            tournament=self.tournament,
+            play=self.play,
+            **context,
         )
         return HTMLResponse(html, status_code=status_code)
 
@@ -165,12 +182,7 @@ class WebApp:
         if row is None:
             return self.not_found(f"There is no match {match_id!r} here.")
         if row.category == "sealed":
-            return self.page(
-                "message.html",
-                title=f"Match {row.match_id}",
-                message="This match is one play of a pair of duplicate deals. Its cards, play and "
-                "result are sealed until both plays of its deals are over; come back then.",
-            )
+            return self.page("sealed.html", title=f"Match {row.match_id} (sealed)", row=row)
         if row.category == "in_progress":
             live = self.live is not None and self.live.can_follow(match_id)
             return self.page("live.html", title=f"Match {row.match_id} (live)", row=row, live=live)
@@ -197,14 +209,15 @@ class WebApp:
         position = position_view(match, hand, card) if hand else None
         hand_view = view["hands"][hand_number - 1] if hand else None
         duplicate = await anyio.to_thread.run_sync(tournament_play, self.data, match_id)
+        analysis = await anyio.to_thread.run_sync(self.analyses.status, match_id)
         return self.page(
             "match.html",
             title=f"Match {match_id}",
             match=match,
             view=view,
-            # Every "<" escaped: a bot's comment such as "<!--<script>" would otherwise keep the
-            # HTML parser from ending this script element where it ends, and the page with it.
-            view_json=json.dumps(view, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c"),
+            view_json=_script_json(view),
+            analysis=analysis,
+            analysis_json=_script_json(analysis),
             hand=hand_view,
             position=position,
             auction_rows=auction_rows(hand_view) if hand_view else [],
@@ -221,6 +234,22 @@ class WebApp:
         except (NotVisible, ReplayError) as error:
             return PlainTextResponse(f"{error}\n", 404)
         return Response(json.dumps(match_view(match), ensure_ascii=False), media_type="application/json")
+
+    async def analysis_json(self, request: Request) -> Response:
+        """The match's double-dummy analysis, or why there is none, or ``pending`` while it is
+        computed (the page asks again)."""
+        match_id = request.path_params["match_id"]
+        try:
+            found = await anyio.to_thread.run_sync(self.analyses.status, match_id)
+        except KeyError:
+            return PlainTextResponse("no such match\n", 404)
+        except NotVisible as error:
+            return PlainTextResponse(f"{error}\n", 404)
+        return Response(
+            json.dumps(found, ensure_ascii=False),
+            media_type="application/json",
+            headers={"Cache-Control": "no-store"},
+        )
 
     async def log(self, request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -284,11 +313,13 @@ class WebApp:
         if found is None:
             return self.not_found(f"There is no tournament {tournament_id!r} here.")
         deals = await anyio.to_thread.run_sync(tournament_deals, self.data, tournament_id)
+        playing = await anyio.to_thread.run_sync(self.data.playing_tables, tournament_id)
         return self.page(
             "standings.html",
             title=f"Tournament {tournament_id}",
             t=found,
             deals=deals,
+            playing=playing,
             download=f"/download/tournament/{quote(tournament_id, safe='')}",
         )
 
@@ -357,19 +388,25 @@ def create_app(
     leaderboard: LeaderboardSource | None = None,
     tournament: str | None = None,
     page_size: int = PAGE_SIZE,
+    sittings: Sittings | None = None,
+    play: bool = False,
 ) -> Starlette:
     """The web page's ASGI application for one data folder.
 
     ``live`` follows matches in progress; ``leaderboard`` is the ladder's (the
     page says there is none without it); ``tournament`` makes ``/`` open that
     tournament's standings (``tournament --web``); ``page_size`` matches are listed a page.
+    ``sittings`` serves the pages of seats people play from the browser, and ``play``
+    puts the Play button on the page to start such matches (``oddtrick web --play``).
     """
     web = WebApp(data_dir, live, leaderboard, tournament, page_size)
+    web.play = play and sittings is not None
     routes = [
         Route("/", web.home),
         Route("/matches", web.matches),
         Route("/matches/{match_id}", web.match),
         Route("/matches/{match_id}/replay.json", web.replay_json),
+        Route("/matches/{match_id}/analysis.json", web.analysis_json),
         Route("/matches/{match_id}/log.jsonl", web.log),
         Route("/matches/{match_id}/match.pbn", web.pbn),
         Route("/matches/{match_id}/events", web.events),
@@ -381,6 +418,8 @@ def create_app(
         Route("/leaderboard", web.leaderboard),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+    if sittings is not None:
+        routes[-1:-1] = SeatPages(web, sittings, web.play).routes()
 
     async def not_found(request: Request, error: Exception) -> Response:
         return web.not_found("There is no such page here.")

@@ -15,6 +15,7 @@ from oddtrick_referee._errors import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
+from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.page import LeaderboardSource
@@ -64,7 +65,19 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         help="follow live matches from this referee's Arena service",
     )
+    web.add_argument(
+        "--play",
+        action="store_true",
+        help="put a Play button on the page: whoever opens the page may then start a match "
+        "against the sample bots and play a seat in the browser (one deal; at most 4 at once, "
+        "each starting bot processes here, and stopped when no page has followed it for 10 "
+        "minutes), so it is off unless given",
+    )
     web.set_defaults(handler=_web)
+
+
+ABANDON_S = 600.0
+"""Under --play, a match whose seat no page has followed for 10 minutes is stopped."""
 
 
 def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
@@ -79,14 +92,15 @@ def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
 
 def _web(args: argparse.Namespace) -> int:
 
-    if not (args.data_dir / "oddtrick.sqlite3").exists():
+    if not (args.data_dir / "oddtrick.sqlite3").exists() and not args.play:  # --play's referee makes it
         print(
             f"oddtrick web: no referee data in {args.data_dir} (no oddtrick.sqlite3); give the folder "
             "oddtrick serve or tournament wrote with --data-dir",
             file=sys.stderr,
         )
         return 2
-    app = standalone_app(args.data_dir, args.server, _ladder_in(args.data_dir))
+    sittings = Sittings(args.data_dir, sys.stdout, abandon_s=ABANDON_S) if args.play else None
+    app = standalone_app(args.data_dir, args.server, _ladder_in(args.data_dir), sittings)
     host = f"[{args.host}]" if ":" in args.host else args.host
     try:
         sock = bind_web(f"{host}:{args.port}")
@@ -97,6 +111,8 @@ def _web(args: argparse.Namespace) -> int:
     async def main() -> None:
         with sigterm_stops_like_ctrl_c(StopRequest()):
             async with trio.open_nursery() as nursery:
+                if sittings is not None:
+                    await nursery.start(sittings.run)
                 url = await nursery.start(serve_web, app, sock)
                 print(f"web page on {url}/ (Ctrl-C to stop)", flush=True)
 

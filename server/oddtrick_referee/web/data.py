@@ -20,10 +20,11 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oddtrick.rules import GameConfig
+from oddtrick.rules import GameConfig, GameKind
 from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.competitions.standings import compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
@@ -32,6 +33,7 @@ from oddtrick_referee.replay.model import MatchReplay, records_from_lines, repla
 from oddtrick_referee.replay.sources import log_visibility, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore, bot_name
 from oddtrick_referee.storage.tournament_store import TournamentStore
+from oddtrick_referee.web.progress import Progress, table_progress
 
 MATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 """What a match id looks like: anything else is not looked up at all."""
@@ -53,6 +55,8 @@ class MatchRow:
     players: dict[str, str]
     result: dict[str, Any] | None
     table_id: str
+    progress: str = ""
+    """How far a table being played is (``hand 3 · trick 5``), else empty."""
 
     @property
     def ns(self) -> str:
@@ -86,9 +90,16 @@ class MatchRow:
         return " · ".join(f"{seat} {self.players[seat]}" for seat in "NESW" if seat in self.players)
 
     @property
+    def playing(self) -> bool:
+        """Being played now (sealed or not)."""
+        return self.status == "running"
+
+    @property
     def status_text(self) -> str:
         if self.status == "aborted":
             return "aborted"
+        if self.category == "sealed" and self.playing:
+            return "sealed, playing"
         return {"in_progress": "in progress", "sealed": "sealed", "finished": "finished"}[self.category]
 
     @property
@@ -100,7 +111,8 @@ class MatchRow:
         return f"{winner + ' won' if winner else 'drawn'}, NS {totals[0]} – EW {totals[1]}"
 
 
-def _row(raw: dict[str, Any]) -> MatchRow:
+def _row(raw: dict[str, Any], progress: Progress | None = None) -> MatchRow:
+    """A listed match; a table being played says how far it is."""
     config = GameConfig.from_dict(raw["config"])
     return MatchRow(
         match_id=raw["match_id"],
@@ -113,6 +125,7 @@ def _row(raw: dict[str, Any]) -> MatchRow:
         players=raw["players"],
         result=raw["result"] if raw.get("category") == "finished" else None,
         table_id=raw["details"].get("table_id", ""),
+        progress=progress.text if progress is not None else "",
     )
 
 
@@ -126,6 +139,20 @@ class WebData:
         self._cache: OrderedDict[tuple[str, int], MatchReplay] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        self.live_progress: Callable[[str], Progress | None] | None = None
+        """How far a table of the referee beside the page is (``web_beside`` sets it)."""
+
+    def _row(self, raw: dict[str, Any]) -> MatchRow:
+        """A match as listed; a table being played with how far it is: from the referee's own
+        table beside the page (exact), else from the lines its log has flushed."""
+        progress = None
+        if raw["status"] == "running":
+            if self.live_progress is not None:
+                progress = self.live_progress(raw["match_id"])
+            if progress is None and raw.get("log_path"):
+                contract = raw["config"].get("game") == GameKind.CONTRACT.value
+                progress = table_progress(self.data_dir, raw["log_path"], contract)
+        return _row(raw, progress)
 
     @functools.cached_property
     def store(self) -> MatchStore:
@@ -137,10 +164,14 @@ class WebData:
         """A page of matches, newest first, and whether there is a next page."""
         if not self.index_path.exists():
             return [], False
-        categories = [category] if category else []
+        # "In progress" is every table being played, sealed ones too (without their players).
+        playing = category == "in_progress"
+        categories = [category] if category and not playing else []
         size = self.page_size
-        raw = self.store.list_matches(categories, size + 1, (page - 1) * size, bot, game, as_typed=True)
-        rows = [_row(item) for item in raw[:size]]
+        raw = self.store.list_matches(
+            categories, size + 1, (page - 1) * size, bot, game, as_typed=True, playing=playing
+        )
+        rows = [self._row(item) for item in raw[:size]]
         return rows, len(raw) > size
 
     def match(self, match_id: str) -> MatchRow | None:
@@ -161,7 +192,7 @@ class WebData:
             raw["category"] = "sealed" if sealed else "in_progress"
         if raw["category"] == "sealed":
             raw["players"] = {}  # who sits where is shown once the set is released
-        return _row(raw)
+        return self._row(raw)
 
     def log_text(self, match_id: str) -> str:
         """The match's log as written, if a spectator may see it.
@@ -233,6 +264,15 @@ class WebData:
                 }
             )
         return out
+
+    def playing_tables(self, tournament_id: str) -> list[MatchRow]:
+        """The tournament's tables being played now, each with how far it is (a sealed one
+        without its players)."""
+        if not self.index_path.exists():
+            return []
+        raw = self.store.list_matches([], 1000, 0, playing=True)
+        prefix = tournament_id + "/"
+        return [self._row(item) for item in raw if str(item["details"].get("set_id", "")).startswith(prefix)]
 
     def table_match_ids(self, tournament_id: str) -> list[str] | None:
         """The match of every table the tournament has stored, in play order; ``None`` if

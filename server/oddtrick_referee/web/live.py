@@ -1,11 +1,13 @@
-"""Live play for the web page: the spectator events of ``Arena.WatchMatch``, as JSON.
+"""Live play for the web page: what a spectator is told, as JSON for the page's script.
 
-Two sources give the same events: :class:`RefereeLive` subscribes to a table
-of the referee the page runs beside (in the same trio run, as WatchMatch's
-stream does), :class:`ArenaLive` follows a referee elsewhere through its Arena
-service. Either way the page sees exactly what a spectator sees: the table
-decides what goes into the spectator events (the four hands live only at an
-open table), and a sealed play has no spectators at all.
+Two sources give the same events: :class:`RefereeLive` is a spectator of a table
+of the referee the page runs beside (in the same trio run, a :class:`LiveSpectator`
+shown the events' values), :class:`ArenaLive` follows a referee elsewhere through
+its Arena service, whose wire events the codec reads back into the same values.
+Either way :func:`event_json` turns values, never messages, into the page's JSON,
+and the page sees exactly what a spectator sees: the table's outbox decides what
+spectators are shown (the four hands live only at an open table), and a sealed
+play has no spectators at all.
 """
 
 from __future__ import annotations

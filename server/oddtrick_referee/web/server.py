@@ -13,11 +13,14 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
+from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.page import LeaderboardSource, Page
 from oddtrick_referee.referee import Referee
 from oddtrick_referee.web.app import create_app
 from oddtrick_referee.web.guard import HostCheck, configured_hosts
-from oddtrick_referee.web.live import ArenaLive, RefereeLive
+from oddtrick_referee.web.live import ArenaLive, LiveSource, RefereeLive
+from oddtrick_referee.web.progress import Progress, state_progress
+from oddtrick_referee.web.seat import SittingsLive
 
 log = logging.getLogger("oddtrick.web")
 
@@ -104,6 +107,12 @@ async def web_beside(
         yield None
         return
     app = create_app(referee.data_dir, RefereeLive(referee), leaderboard, tournament)
+
+    def progress(match_id: str) -> Progress | None:
+        table = referee.live.get(match_id)
+        return None if table is None else state_progress(table.state)
+
+    app.state.web.data.live_progress = progress
     async with trio.open_nursery() as nursery:
         url = await nursery.start(serve_web, app, where)
         log.info("web page on %s", url)
@@ -131,6 +140,15 @@ def page_beside(
     return page
 
 
-def standalone_app(data_dir: Path, server: str | None, leaderboard: LeaderboardSource | None = None) -> Any:
-
-    return create_app(data_dir, ArenaLive(server) if server else None, leaderboard)
+def standalone_app(
+    data_dir: Path,
+    server: str | None,
+    leaderboard: LeaderboardSource | None = None,
+    sittings: Sittings | None = None,
+) -> Any:
+    """``oddtrick web``'s page; with ``sittings``, the Play button too, and the matches played
+    from it live (unless ``server`` is followed instead)."""
+    live: LiveSource | None = ArenaLive(server) if server else None
+    if live is None and sittings is not None:
+        live = SittingsLive(sittings)
+    return create_app(data_dir, live, leaderboard, sittings=sittings, play=sittings is not None)

@@ -24,6 +24,7 @@ from oddtrick_referee.workers.kinds import (
     ANALYSIS,
     FIRST_VERSION,
     KINDS,
+    LEASE_AND_BEAT,
     WORKER_VERSION,
     analysis_payload,
 )
@@ -43,14 +44,16 @@ def _kinds(text: str) -> list[str]:
 def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     worker = commands.add_parser(
         "worker",
-        help="lease jobs from a PostgreSQL work queue and do them (double-dummy analysis)",
+        help="lease jobs from a PostgreSQL work queue and do them (tournament sets, SPRT pairs, analysis)",
         description=(
             "A worker on any machine that reaches the database: it leases one job at a time from "
             "the work queue, does it, records the result, and renews its lease while it works. A "
             "job whose worker dies goes back to the queue when its lease expires; a result that "
             "comes back after that is refused, so every job counts once. Submit work with "
-            "`oddtrick analyze --submit --database URL LOG...`. Ctrl-C or SIGTERM hands the job "
-            "held back and stops. docs/workers.md gives the rules."
+            "`oddtrick analyze --submit --database URL LOG...`, a tournament with `oddtrick tournament "
+            "--database URL --workers ...`, a test with `oddtrick sprt --database URL --workers ...`. "
+            "Ctrl-C or SIGTERM hands the job held back and stops. docs/workers.md gives the rules, "
+            "docs/scale-out.md how to run many."
         ),
         epilog="example: oddtrick worker --database postgresql://oddtrick@db.example/oddtrick --name box1",
     )
@@ -63,9 +66,18 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     worker.add_argument(
         "--kinds",
         type=_kinds,
-        default=sorted(KINDS),
+        default=None,
         metavar="KIND[,KIND]",
-        help=f"the kinds of work to take (default: all, which is {', '.join(sorted(KINDS))})",
+        help=f"the kinds of work to take (default: all, which is {', '.join(sorted(KINDS))}; "
+        "analysis only with the strong extra)",
+    )
+    worker.add_argument(
+        "--tables",
+        type=int,
+        default=2,
+        metavar="N",
+        help="tables a tournament set or SPRT batch plays at once here (default 2: both plays of a "
+        "set together; 1 on a one-core machine)",
     )
     worker.add_argument(
         "--name",
@@ -75,48 +87,57 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     worker.add_argument(
         "--lease",
         type=positive_seconds,
-        default=LEASE_SECONDS,
+        default=None,
         metavar="S",
         help="seconds a lease lasts without a beat; past it the job goes back to waiting "
-        f"(default {LEASE_SECONDS:g})",
+        f"(default: {LEASE_SECONDS:g} for analysis, 10 for tournament sets)",
     )
     worker.add_argument(
         "--beat",
         type=positive_seconds,
-        default=BEAT_SECONDS,
+        default=None,
         metavar="S",
-        help=f"seconds between renewals of the lease while working (default {BEAT_SECONDS:g}; below --lease)",
+        help=f"seconds between renewals of the lease while working (default: {BEAT_SECONDS:g} for "
+        "analysis, 2 for tournament sets; below --lease)",
     )
     worker.add_argument("--once", action="store_true", help="do one job, then exit")
     worker.set_defaults(handler=_worker)
 
 
 def _worker(args: argparse.Namespace) -> int:
-    if args.beat >= args.lease:
+    shortest = args.lease if args.lease is not None else min(lease for lease, _ in LEASE_AND_BEAT.values())
+    if args.beat is not None and args.beat >= shortest:
         print(
-            f"oddtrick worker: --beat ({args.beat:g} s) must be shorter than --lease ({args.lease:g} s), "
+            f"oddtrick worker: --beat ({args.beat:g} s) must be shorter than --lease ({shortest:g} s), "
             "or the lease expires between beats",
             file=sys.stderr,
         )
         return 2
-    if ANALYSIS in args.kinds:
+    if args.tables < 1:
+        print("oddtrick worker: --tables must be 1 or more", file=sys.stderr)
+        return 2
+    kinds = args.kinds or sorted(KINDS)
+    if ANALYSIS in kinds:
         try:
             import endplay  # noqa: F401
         except ImportError:
-            print(
-                "oddtrick worker: analysis work needs the strong extra (pip install 'oddtrick[strong]')",
-                file=sys.stderr,
-            )
-            return 2
+            if args.kinds:
+                print(
+                    "oddtrick worker: analysis work needs the strong extra (pip install 'oddtrick[strong]')",
+                    file=sys.stderr,
+                )
+                return 2
+            kinds = [kind for kind in kinds if kind != ANALYSIS]
     name = args.name or f"{socket.gethostname()}-{os.getpid()}"
     settings = WorkerSettings(
         url=args.database,
         name=name,
-        kinds=args.kinds,
+        kinds=kinds,
         version=parse_version(WORKER_VERSION),
         lease_seconds=args.lease,
         beat_seconds=args.beat,
         once=args.once,
+        tables=args.tables,
     )
     try:
         return run_worker(settings)

@@ -1,12 +1,17 @@
 """The kinds of work a worker can do, each a function from a job's payload to its result.
 
-A kind's function gets the payload as submitted and returns plain JSON data;
-it raises :class:`BadJob` when the payload itself is wrong (retrying it on
-another worker cannot help, so the job is marked failed).
+A kind's function gets the payload as submitted (and the worker's own
+:class:`Capacity`) and returns plain JSON data; it raises :class:`BadJob`
+when the payload itself is wrong (retrying it on another worker cannot help,
+so the job is marked failed), and :class:`HandBack` when this worker cannot
+do it (the job goes back to waiting, the attempt counted). A kind may also
+have a step run once its result is recorded (:data:`AFTER`): a sequential
+test's job checks whether the test has decided and cancels what still waits.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -15,11 +20,23 @@ from typing import Any
 from oddtrick import __version__
 from oddtrick._logfile import open_log
 from oddtrick_referee._exceptions import BadJob
+from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
+from oddtrick_referee.storage.work_queue import Lease, WorkQueue
+from oddtrick_referee.workers import tournament_job
+from oddtrick_referee.workers.sprt_job import after_batch
+from oddtrick_referee.workers.table_session import close_session
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
 """The largest match log a job may carry (a 100-deal match log is well under 1 MiB)."""
 
 ANALYSIS = "analysis"
+
+
+@dataclasses.dataclass(frozen=True)
+class Capacity:
+    """What this worker offers a job: how many tables it plays at once (``--tables``)."""
+
+    tables: int = 2
 
 
 def analysis_payload(path: Path, par: bool) -> dict[str, Any]:
@@ -44,10 +61,12 @@ def describe(kind: str, payload: dict[str, Any]) -> str:
     """A few words for a progress line: what the job is about."""
     if kind == ANALYSIS:
         return f"analysis of {payload.get('log_name', '?')}"
+    if kind == TOURNAMENT_SET:
+        return tournament_job.describe(payload)
     return kind
 
 
-def analyse(payload: dict[str, Any]) -> Any:
+def analyse(payload: dict[str, Any], capacity: Capacity | None = None) -> Any:
     """What ``oddtrick analyze --json`` prints for the log carried in the payload."""
     from oddtrick.analysis import AnalysisError, analyze_logs
 
@@ -66,10 +85,37 @@ def analyse(payload: dict[str, Any]) -> Any:
     return result
 
 
-KINDS: dict[str, Callable[[dict[str, Any]], Any]] = {ANALYSIS: analyse}
+def play_set(payload: dict[str, Any], capacity: Capacity | None = None) -> Any:
+    """A duplicate set of a distributed tournament, or a batch of a test's deal pairs."""
+    return tournament_job.play_job(payload, (capacity or Capacity()).tables)
+
+
+KINDS: dict[str, Callable[[dict[str, Any], Capacity], Any]] = {ANALYSIS: analyse, TOURNAMENT_SET: play_set}
 """Every kind this worker does, by name."""
 
-FIRST_VERSION: dict[str, str] = {ANALYSIS: "0.1.0"}
+AFTER: dict[str, Callable[[WorkQueue, Lease], str | None]] = {TOURNAMENT_SET: after_batch}
+"""What runs once a kind's result is recorded; the line it returns is printed."""
+
+LEASE_AND_BEAT: dict[str, tuple[float, float]] = {ANALYSIS: (360.0, 60.0), TOURNAMENT_SET: (10.0, 2.0)}
+"""Each kind's default lease and beat, in seconds, when the worker is not given ``--lease``/``--beat``.
+
+Analysis keeps Fishtest's 360 s: a job is one log, its loss costs little. A
+tournament set is seconds of play that a whole run waits on: a set whose worker
+died should be played elsewhere within 15 s, and it is leased again once its
+lease runs out (idle workers wake at that moment), so its lease is 10 s, renewed
+every 2 s: five beats may be missed (a pause, a database blip) before it expires,
+and one beat every 2 s per busy worker is little for PostgreSQL (docs/scale-out.md)."""
+
+
+def close_all(wait: float) -> None:
+    """End what kinds keep between jobs (a tournament's local referee and bots)."""
+    close_session(wait)
+
+
+NEEDS_STRONG = {ANALYSIS}
+"""The kinds only a worker with the strong extra (endplay) can do."""
+
+FIRST_VERSION: dict[str, str] = {ANALYSIS: "0.1.0", TOURNAMENT_SET: "0.1.0"}
 """The first oddtrick whose workers do each kind: the version such work requires by default."""
 
 WORKER_VERSION = __version__

@@ -3,29 +3,44 @@
 Idle, the worker sleeps on LISTEN until work is added, or until the first
 lease held by anyone expires (so that some worker scavenges it back to
 waiting without polling). While a job runs, a thread renews the lease every
-``beat_seconds``. Ctrl-C or SIGTERM hands the job held back to waiting and
-stops with one line; a stop that comes while a lease or a result is being
-committed waits for the commit, so no job is left leased to a worker gone.
+``beat_seconds`` and says in ``workers`` that this worker is alive. Ctrl-C or
+SIGTERM hands the job held back to waiting and stops with one line; a stop
+that comes while a lease or a result is being committed waits for the commit,
+so no job is left leased to a worker gone.
+
+The database may go away (a restart, a failover): every call to it is tried
+again, with a growing pause, until it answers, and a result played meanwhile
+is recorded then if its lease still holds. A job the worker cannot do
+(:class:`HandBack`) goes back with the reason; one it cannot do *here* (its
+bot differs) is not leased by this worker again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
-from oddtrick_referee._exceptions import BadJob
+import psycopg
+
+from oddtrick_referee._exceptions import BadJob, DatabaseUnreachable, HandBack
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue, open_queue, version_text
-from oddtrick_referee.workers.kinds import KINDS, describe
+from oddtrick_referee.workers.kinds import AFTER, KINDS, LEASE_AND_BEAT, Capacity, close_all, describe
 
 IDLE_LOOK_SECONDS = 60.0
 """The longest an idle worker sleeps without looking at the queue, even with no NOTIFY."""
+
+RETRY_MAX_SECONDS = 5.0
+"""The longest pause between two tries of a database that does not answer."""
+
+T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,10 +49,59 @@ class WorkerSettings:
     name: str
     kinds: Sequence[str]
     version: tuple[int, ...]
-    lease_seconds: float
-    beat_seconds: float
+    lease_seconds: float | None
+    """The lease taken on every job (None: each kind's own, :data:`LEASE_AND_BEAT`)."""
+    beat_seconds: float | None
     once: bool = False
     """Stop after one job (for scripts): the worker does one and exits."""
+    tables: int = 2
+    """Tables a tournament job plays at once here (``--tables``)."""
+
+    def lease_for(self, kind: str) -> float:
+        return self.lease_seconds or LEASE_AND_BEAT[kind][0]
+
+    def beat_for(self, kind: str) -> float:
+        """``--beat``, or the kind's own, and never fewer than five beats to a lease."""
+        return self.beat_seconds or min(LEASE_AND_BEAT[kind][1], self.lease_for(kind) / 5)
+
+    def leases(self) -> dict[str, float]:
+        return {kind: self.lease_for(kind) for kind in self.kinds}
+
+    def describe_leases(self) -> str:
+        return "; ".join(
+            f"{kind}: lease {self.lease_for(kind):g} s, beat every {self.beat_for(kind):g} s"
+            for kind in self.kinds
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What came of a job: its result, or why it failed (``error``) or went back (``back``)."""
+
+    result: Any = None
+    error: str | None = None
+    back: HandBack | None = None
+    seconds: float = 0.0
+
+
+def until_answered(out: TextIO, what: str, call: Callable[[], T]) -> T:
+    """``call()``, tried again while the database cannot be reached, with one line when it
+    goes and one when it is back."""
+    pause, told = 0.25, False
+    while True:
+        try:
+            answer = call()
+        except (psycopg.OperationalError, DatabaseUnreachable) as error:
+            if not told:
+                first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+                _say(out, f"database unreachable while {what} ({first}); trying again")
+                told = True
+            time.sleep(pause)
+            pause = min(pause * 2, RETRY_MAX_SECONDS)
+            continue
+        if told:
+            _say(out, f"database reachable again ({what})")
+        return answer
 
 
 class _Beater(threading.Thread):
@@ -47,19 +111,28 @@ class _Beater(threading.Thread):
     def __init__(self, beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
         super().__init__(name=f"beat-{lease.id}", daemon=True)
         self._beats, self._settings, self._lease, self._out = beats, settings, lease, out
-        self._stop = threading.Event()
+        self._stopped = threading.Event()
 
     def run(self) -> None:
-        try:
-            while not self._stop.wait(self._settings.beat_seconds):
-                if not self._beats.beat(self._lease.id, self._lease.token, self._settings.lease_seconds):
-                    _say(self._out, f"job {self._lease.id}: lease lost (it expired and was taken back)")
+        told = False
+        settings, lease = self._settings, self._lease
+        while not self._stopped.wait(settings.beat_for(lease.kind)):
+            try:
+                if not self._beats.beat(lease.id, lease.token, settings.lease_for(lease.kind)):
+                    _say(self._out, f"job {lease.id}: lease lost (it expired and was taken back)")
                     return
-        except Exception as error:  # a beat that cannot reach the database: the lease may expire
-            _say(self._out, f"job {self._lease.id}: cannot renew the lease: {error}")
+                self._beats.seen(settings.name, settings.version, settings.kinds, lease.id)
+                told = False
+            except Exception as error:  # the database out of reach: try at the next beat
+                if not told:
+                    _say(
+                        self._out,
+                        f"job {lease.id}: cannot renew the lease ({error}); trying at the next beat",
+                    )
+                    told = True
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopped.set()
 
 
 def _say(out: TextIO, line: str) -> None:
@@ -109,32 +182,24 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         _say(
             out,
             f"worker {settings.name} (oddtrick {version_text(settings.version)}) waiting for "
-            f"{', '.join(settings.kinds)} work at {queue.database.url}; lease {settings.lease_seconds:g} s, "
-            f"beat every {settings.beat_seconds:g} s",
+            f"{', '.join(settings.kinds)} work at {queue.database.url}; {settings.describe_leases()}",
         )
         told_update = False
+        refused: list[int] = []
+        hello = functools.partial(queue.seen, settings.name, settings.version, settings.kinds, None)
+        until_answered(out, "saying hello", hello)
         while True:
             with stopping.deferred():
-                held = queue.lease(settings.name, settings.kinds, settings.version, settings.lease_seconds)
+                held = until_answered(out, "leasing", functools.partial(_lease, queue, settings, refused))
             if held is None:
-                needed = queue.newer_version_waiting(settings.kinds, settings.version)
-                if needed is not None and not told_update:
-                    told_update = True
-                    _say(
-                        out,
-                        f"update required: waiting work needs oddtrick {version_text(needed)} or newer, "
-                        f"this worker is {version_text(settings.version)}; it does the rest meanwhile",
-                    )
-                left = queue.seconds_to_next_expiry()
-                queue.wait_for_work(
-                    IDLE_LOOK_SECONDS if left is None else min(IDLE_LOOK_SECONDS, left + 0.05)
-                )
+                told_update = _idle(queue, settings, out, told_update)
                 continue
-            result, error, seconds = _work(beats, settings, held, out)
+            outcome = _work(beats, settings, held, out)
             with stopping.deferred():
-                accepted = _record(queue, settings.name, held, result, error)
+                record = functools.partial(_record, queue, settings.name, held, outcome)
+                accepted = until_answered(out, "recording", record)
                 done, held = held, None
-            _report(out, done, accepted, error, seconds)
+            _after(queue, done, accepted, outcome, refused, out)
             if settings.once:
                 return 0
     except KeyboardInterrupt:
@@ -142,8 +207,10 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         if held is not None:
             what = _hand_back(settings, held)
         print(f"worker {settings.name}: stopped; {what}", file=out, flush=True)
+        close_all(wait=2.0)
         return 130
     finally:
+        close_all(wait=15.0)
         for number, handler in previous.items():
             signal.signal(number, handler)
         beats.close()
@@ -164,10 +231,47 @@ def _hand_back(settings: WorkerSettings, held: Lease) -> str:
         queue.close()
 
 
-def _work(
-    beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO
-) -> tuple[Any, str | None, float]:
-    """Do the job while beating; return its result, or the error that stopped it, and its seconds."""
+def _lease(queue: WorkQueue, settings: WorkerSettings, refused: Sequence[int]) -> Lease | None:
+    held = queue.lease(settings.name, settings.kinds, settings.version, settings.leases(), refused)
+    queue.seen(settings.name, settings.version, settings.kinds, held.id if held else None)
+    return held
+
+
+def _after(
+    queue: WorkQueue, done: Lease, accepted: bool, outcome: Outcome, refused: list[int], out: TextIO
+) -> None:
+    """Say what came of the job, remember a job not to lease again, run its kind's after-step."""
+    if outcome.back is not None and outcome.back.not_here:
+        refused.append(done.id)
+    _report(out, done, accepted, outcome)
+    if accepted and outcome.error is None and outcome.back is None and done.kind in AFTER:
+        line = until_answered(out, "checking the run", functools.partial(AFTER[done.kind], queue, done))
+        if line:
+            _say(out, line)
+
+
+def _idle(queue: WorkQueue, settings: WorkerSettings, out: TextIO, told_update: bool) -> bool:
+    """Wait for work (or the first expiry); returns whether the update line has been said."""
+
+    def wait() -> bool:
+        needed = queue.newer_version_waiting(settings.kinds, settings.version)
+        told = told_update
+        if needed is not None and not told_update:
+            told = True
+            _say(
+                out,
+                f"update required: waiting work needs oddtrick {version_text(needed)} or newer, "
+                f"this worker is {version_text(settings.version)}; it does the rest meanwhile",
+            )
+        left = queue.seconds_to_next_expiry()
+        queue.wait_for_work(IDLE_LOOK_SECONDS if left is None else min(IDLE_LOOK_SECONDS, left + 0.05))
+        return told
+
+    return until_answered(out, "waiting for work", wait)
+
+
+def _work(beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> Outcome:
+    """Do the job while beating (on a connection of the beats' own)."""
     _say(
         out,
         f"leased job {lease.id} ({describe(lease.kind, lease.payload)}, attempt {lease.attempts}, "
@@ -176,33 +280,42 @@ def _work(
     beater = _Beater(beats, settings, lease, out)
     beater.start()
     started = time.perf_counter()
-    result: Any = None
-    error: str | None = None
     try:
-        result = KINDS[lease.kind](lease.payload)
+        result = KINDS[lease.kind](lease.payload, Capacity(settings.tables))
+        outcome = Outcome(result=result)
     except BadJob as bad:
-        error = str(bad)
+        outcome = Outcome(error=str(bad))
+    except HandBack as back:
+        outcome = Outcome(back=back)
     except Exception as crash:  # the job broke the code that does it: record why, move on
-        error = f"{type(crash).__name__}: {crash}"
+        outcome = Outcome(error=f"{type(crash).__name__}: {crash}")
     finally:
         beater.stop()
-    return result, error, time.perf_counter() - started
+        beater.join()
+    return dataclasses.replace(outcome, seconds=time.perf_counter() - started)
 
 
-def _record(queue: WorkQueue, worker: str, lease: Lease, result: Any, error: str | None) -> bool:
-    """Store the result (or the failure); False when the token no longer holds the job."""
-    if error is not None:
-        return queue.fail(lease.id, lease.token, error, worker)
-    return queue.finish(lease.id, lease.token, result, worker)
+def _record(queue: WorkQueue, worker: str, lease: Lease, outcome: Outcome) -> bool:
+    """Store the result (or the failure, or give the job back); False when the token no
+    longer holds the job."""
+    if outcome.back is not None:
+        return queue.give_back(lease.id, lease.token, str(outcome.back)) is not None
+    if outcome.error is not None:
+        return queue.fail(lease.id, lease.token, outcome.error, worker)
+    return queue.finish(lease.id, lease.token, outcome.result, worker)
 
 
-def _report(out: TextIO, lease: Lease, accepted: bool, error: str | None, seconds: float) -> None:
-    if error is not None:
-        outcome = f"failed after {seconds:.2f} s: {error}"
+def _report(out: TextIO, lease: Lease, accepted: bool, outcome: Outcome) -> None:
+    seconds = outcome.seconds
+    if outcome.back is not None:
+        elsewhere = "; this worker will not take it again" if outcome.back.not_here else ""
+        what = f"given back after {seconds:.2f} s: {outcome.back}{elsewhere}"
+    elif outcome.error is not None:
+        what = f"failed after {seconds:.2f} s: {outcome.error}"
     else:
-        outcome = f"done in {seconds:.2f} s, result recorded"
+        what = f"done in {seconds:.2f} s, result recorded"
     if accepted:
-        _say(out, f"job {lease.id} {outcome}")
+        _say(out, f"job {lease.id} {what}")
     else:
         _say(
             out,

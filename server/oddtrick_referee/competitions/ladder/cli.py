@@ -59,6 +59,16 @@ def add_ladder_command(
     )
     sub = ladder.add_subparsers(dest="ladder_command", metavar="COMMAND", required=True)
 
+    _add_serve(sub, add_game_options, add_data_dir)
+    _add_entrant_commands(sub, add_data_dir)
+    _add_reading_commands(sub, add_data_dir)
+
+
+def _add_serve(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    add_game_options: Callable[[argparse.ArgumentParser], None],
+    add_data_dir: Callable[[argparse.ArgumentParser], None],
+) -> None:
     serve = sub.add_parser(
         "serve",
         help="run the ladder: a referee, the house bots and the scheduler, until Ctrl-C",
@@ -84,7 +94,16 @@ def add_ladder_command(
     serve.add_argument("--port", type=int, default=50051, help="port (0: any free port; default 50051)")
     _add_storage(serve, add_data_dir)
     add_game_options(serve)
-    play = serve.add_argument_group("ladder matches")
+    _add_match_options(serve.add_argument_group("ladder matches"))
+    _add_log_options(serve.add_argument_group("match logs"))
+    _add_rating_options(serve.add_argument_group("ratings"))
+    add_web_option(serve)
+    add_tls_options(serve)
+    serve.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
+    serve.set_defaults(handler=_serve)
+
+
+def _add_match_options(play: argparse._ArgumentGroup) -> None:
     play.add_argument(
         "--match-deals",
         type=int,
@@ -139,7 +158,9 @@ def add_ladder_command(
         help=DEALS_FROM_HELP + ". Matches take the next --match-deals deals each and go on where "
         "the last run left off. Keep the file private: a bot that has it knows every hand",
     )
-    logs = serve.add_argument_group("match logs")
+
+
+def _add_log_options(logs: argparse._ArgumentGroup) -> None:
     logs.add_argument(
         "--plain-logs",
         action="store_true",
@@ -156,7 +177,9 @@ def add_ladder_command(
         "their results, ratings and index rows stay in the database, and matches among two "
         "entrants or more keep their logs. Default: keep every log",
     )
-    rating = serve.add_argument_group("ratings")
+
+
+def _add_rating_options(rating: argparse._ArgumentGroup) -> None:
     rating.add_argument(
         "--draw-margin",
         type=float,
@@ -172,11 +195,13 @@ def add_ladder_command(
         metavar="DAYS",
         help="days without a match before an entrant is listed inactive (default 7)",
     )
-    add_web_option(serve)
-    add_tls_options(serve)
-    serve.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
-    serve.set_defaults(handler=_serve)
 
+
+def _add_entrant_commands(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    add_data_dir: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """register, retire, rotate-token: the database's entrants."""
     register = sub.add_parser(
         "register",
         help="add a bot; prints its token once (only a hash is kept)",
@@ -200,6 +225,12 @@ def add_ladder_command(
     _add_storage(rotate, add_data_dir)
     rotate.set_defaults(handler=_rotate)
 
+
+def _add_reading_commands(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    add_data_dir: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """standings, history, pairs: what the database says, the ladder running or not."""
     standings = sub.add_parser(
         "standings",
         help="the leaderboard",
@@ -482,60 +513,17 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    ignored = [f"--{name}" for name in ("format", "deals", "target") if getattr(args, name) is not None]
-    if ignored:
-        return _fail(
-            "serve",
-            ValueError(f"{', '.join(ignored)}: every ladder match plays --match-deals deals; drop them"),
-        )
     try:
-        config = config_from_args(args)
-        house = default_house_bots(args.house_bots)
-        if args.house_bot:
-            house = tuple(_house_bot(text) for text in args.house_bot)
-        tls = server_credentials(args)
-        deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
+        settings = _ladder_settings(args)
     except (ConfigError, ValueError, OSError) as error:
         return _fail("serve", error)
-    if args.match_deals < 1:
-        return _fail("serve", ValueError("--match-deals must be at least 1"))
-    if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
-        return _fail("serve", ValueError("--keep-house-logs must be a number of days, 0 or more"))
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.getLogger("oddtrick.ladder").setLevel(logging.INFO)
-    settings = LadderSettings(
-        config=config,
-        deals=args.match_deals,
-        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
-        data_dir=args.data_dir,
-        database=args.database,
-        host=args.host,
-        port=args.port,
-        trusted=args.trusted_pairs,
-        house_bots=house,
-        house_seats=args.house_seats,
-        rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
-        tls=tls,
-        compress_logs=not args.plain_logs,
-        deal_set=deal_set,
-        keep_house_logs_s=None if args.keep_house_logs is None else args.keep_house_logs * 86400,
-    )
 
     def ready(ladder: object) -> None:
         assert isinstance(ladder, Ladder)
-        print(
-            f"ladder listening on {ladder.referee.address}: {settings.match_config.describe()}, "
-            f"{'trusted pairs' if settings.trusted else 'teams of four, one seat per entrant'}; "
-            f"{len(house)} house bots; data in {args.data_dir}",
-            flush=True,
-        )
-        if settings.deal_set is not None:
-            print(f"  deals from {settings.deal_set.describe()}", flush=True)
-        rules = settings.rules
-        print(f"  time control: {time_control(rules.deadline_s, rules.clock)}", flush=True)
-        print(f"  register a bot:   oddtrick ladder register NAME --data-dir {args.data_dir}", flush=True)
-        print(f"  see the standings: oddtrick ladder standings --data-dir {args.data_dir}", flush=True)
+        _print_ready(ladder, settings, args.data_dir)
 
     try:
         web = bind_web(args.web) if args.web is not None else None
@@ -563,6 +551,55 @@ def _serve(args: argparse.Namespace) -> int:
             raise
         return _fail("serve", known)
     return 0
+
+
+def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
+    """The ladder ``serve``'s options describe; ValueError (or ConfigError, OSError) says what is wrong."""
+    ignored = [f"--{name}" for name in ("format", "deals", "target") if getattr(args, name) is not None]
+    if ignored:
+        raise ValueError(f"{', '.join(ignored)}: every ladder match plays --match-deals deals; drop them")
+    config = config_from_args(args)
+    house = default_house_bots(args.house_bots)
+    if args.house_bot:
+        house = tuple(_house_bot(text) for text in args.house_bot)
+    tls = server_credentials(args)
+    deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
+    if args.match_deals < 1:
+        raise ValueError("--match-deals must be at least 1")
+    if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
+        raise ValueError("--keep-house-logs must be a number of days, 0 or more")
+    return LadderSettings(
+        config=config,
+        deals=args.match_deals,
+        rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
+        data_dir=args.data_dir,
+        database=args.database,
+        host=args.host,
+        port=args.port,
+        trusted=args.trusted_pairs,
+        house_bots=house,
+        house_seats=args.house_seats,
+        rating=RatingSettings(draw_margin=args.draw_margin, inactive_after_s=args.inactive_after * 86400),
+        tls=tls,
+        compress_logs=not args.plain_logs,
+        deal_set=deal_set,
+        keep_house_logs_s=None if args.keep_house_logs is None else args.keep_house_logs * 86400,
+    )
+
+
+def _print_ready(ladder: Ladder, settings: LadderSettings, data_dir: Path) -> None:
+    print(
+        f"ladder listening on {ladder.referee.address}: {settings.match_config.describe()}, "
+        f"{'trusted pairs' if settings.trusted else 'teams of four, one seat per entrant'}; "
+        f"{len(settings.house_bots)} house bots; data in {data_dir}",
+        flush=True,
+    )
+    if settings.deal_set is not None:
+        print(f"  deals from {settings.deal_set.describe()}", flush=True)
+    rules = settings.rules
+    print(f"  time control: {time_control(rules.deadline_s, rules.clock)}", flush=True)
+    print(f"  register a bot:   oddtrick ladder register NAME --data-dir {data_dir}", flush=True)
+    print(f"  see the standings: oddtrick ladder standings --data-dir {data_dir}", flush=True)
 
 
 async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:

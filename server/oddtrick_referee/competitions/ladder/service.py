@@ -33,16 +33,14 @@ from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import (
     GameConfig,
     GameKind,
-    GameState,
-    HandResult,
     MatchFormat,
-    Seat,
     commitment,
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
 from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken
 from oddtrick_referee.competitions import sandbox
+from oddtrick_referee.competitions.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
@@ -50,8 +48,8 @@ from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSe
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.front_door import FrontDoor
-from oddtrick_referee.play.table import SeatRecord, TableRules
-from oddtrick_referee.referee import Connection, MatchSpec, RefereeSettings, SeatedMatch, running_referee
+from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.referee import Connection, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.database import open_database
 from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
 
@@ -175,14 +173,14 @@ class MatchOutcome:
     cause: str = ""
 
 
-class Ladder:
+class Ladder(Competition):
     """The scheduler and the match runner over one referee and one store."""
 
     def __init__(
         self, settings: LadderSettings, referee: FrontDoor, store: LadderStore, referee_id: str
     ) -> None:
+        super().__init__(referee)
         self.settings = settings
-        self.referee = referee
         self.store = store
         self.rater = Rater(settings.rating)
         self.referee_id = referee_id
@@ -413,42 +411,24 @@ class Ladder:
 
     def _seat(self, match_id: str, seed: str, lineup: Lineup) -> list[SeatedMatch]:
         """Both tables at once: no checkpoint between them, so nobody can take a seat in between."""
-        deals = self._match_deals()
-        return [
-            self.referee.seat_match(
-                MatchSpec(
-                    self.settings.match_config,
-                    table,
-                    self.settings.rules,
-                    seed=seed,
-                    match_id=f"{match_id}-t{number}",
-                    table_id=match_id,
-                    set_id=match_id,
-                    deals=deals,
-                ),
-                sealed=True,
-            )
-            for number, table in enumerate(lineup.tables, start=1)
-        ]
+        deal_set = DuplicateSet(
+            self.settings.match_config,
+            self.settings.rules,
+            seed,
+            set_id=match_id,
+            table_id=match_id,
+            deals=self._match_deals(),
+        )
+        return self.seat_tables(
+            [
+                deal_set.table(table, match_id=f"{match_id}-t{number}")
+                for number, table in enumerate(lineup.tables, start=1)
+            ]
+        )
 
     async def _run_tables(self, match_id: str, seed: str, lineup: Lineup, seated: list[SeatedMatch]) -> None:
-        states: list[GameState | None] = [None, None]
-        records: list[dict[Seat, SeatRecord]] = [{}, {}]
-
-        async def play(index: int) -> None:
-            try:
-                record = await self.referee.play_seated(seated[index])
-            except Exception:
-                for other in seated:  # cancelled next: its seats are told why
-                    other.explain_stop("the other table of this ladder match failed")
-                raise
-            states[index] = record.state
-            records[index] = dict(record.seats)
-
         try:
-            async with trio.open_nursery() as tables:
-                for index in range(len(seated)):
-                    tables.start_soon(play, index)
+            played = await self.play_seated_tables(seated, "the other table of this ladder match failed")
         except Exception as error:  # a failure at one table: the match cannot be rated
             log.exception("ladder match %s failed", match_id)
             await self._abort(match_id, seed, lineup, f"the referee failed: {error!r}")
@@ -457,12 +437,12 @@ class Ladder:
             with trio.CancelScope(shield=True):
                 await self._abort(match_id, seed, lineup, "the ladder stopped during the match")
             raise
-        finished = [state for state in states if state is not None]
-        await self._record(match_id, seed, lineup, finished, records)
+        await self._record(match_id, seed, lineup, played)
 
     async def _abort(self, match_id: str, seed: str, lineup: Lineup, cause: str) -> None:
-        await trio.to_thread.run_sync(self.store.abort_match, match_id, cause, now_ms(), seed)
-        await self.referee.release_set(match_id)
+        await self.record(
+            lambda: self.store.abort_match(match_id, cause, now_ms(), seed), lambda _: [match_id]
+        )
         log.warning("ladder match %s aborted: %s", match_id, cause)
         self._announce(MatchOutcome(match_id, "aborted", lineup, cause=cause))
 
@@ -471,18 +451,12 @@ class Ladder:
         match_id: str,
         seed: str,
         lineup: Lineup,
-        states: list[GameState],
-        records: list[dict[Seat, SeatRecord]],
+        tables: list[PlayedTable],
     ) -> None:
-        deals = team_a_scores(states)
+        deals = team_a_scores(tables)
         score_a = sum(score for _, score in deals)
-        faults: collections.Counter[str] = collections.Counter()
-        absent: set[str] = set()
-        for table in records:
-            for record in table.values():
-                faults[record.bot_name] += sum(record.faults.values())
-                if record.forfeited:
-                    absent.add(record.bot_name)
+        faults: collections.Counter[str] = sum((table.faults() for table in tables), collections.Counter())
+        absent: set[str] = set().union(*(table.forfeited() for table in tables))
         deal_scores = [score for _, score in deals]
         if absent:
             status, outcome = "forfeit", ""
@@ -504,10 +478,11 @@ class Ladder:
                 return forfeit_changes(rater, lineup, ratings, absent, faults, deal_scores)
             return match_changes(rater, lineup, ratings, deal_scores, outcome, faults)
 
-        changes = await trio.to_thread.run_sync(
+        changes = await self.record(
             lambda: self.store.finish_match(
                 match_id, status, seed, score_a, outcome, deals, rate, unrated, at, cause
-            )
+            ),
+            lambda _: [match_id],
         )
         for change in changes:
             entrant = self._entrants.get(change.name)
@@ -515,7 +490,6 @@ class Ladder:
                 self._entrants[change.name] = dataclasses.replace(
                     entrant, mu=change.mu, sigma=change.sigma, matches=entrant.matches + 1, last_played_ms=at
                 )
-        await self.referee.release_set(match_id)
         log.info(
             "ladder match %s %s: A %s v B %s, %+d over %d deals",
             match_id,
@@ -577,22 +551,18 @@ def forfeit_changes(
     return changes
 
 
-def team_a_scores(states: list[GameState]) -> list[tuple[int, int]]:
+def team_a_scores(tables: list[PlayedTable]) -> list[tuple[int, int]]:
     """(deal number, team A's net points) for each deal both tables played.
 
     Team A is North-South at table 1 and East-West at table 2, so its net on a
     deal is (NS − EW) at table 1 plus (EW − NS) at table 2: the same cards
     played both ways round, the luck of the deal cancelled.
     """
-    if len(states) != 2:
+    if len(tables) != 2:
         return []
-    one = {r.hand_number: _net_ns(r) for r in states[0].hand_results}
-    two = {r.hand_number: -_net_ns(r) for r in states[1].hand_results}
+    one = {deal: ns - ew for deal, ns, ew in tables[0].deals}
+    two = {deal: ew - ns for deal, ns, ew in tables[1].deals}
     return [(deal, one[deal] + two[deal]) for deal in sorted(one) if deal in two]
-
-
-def _net_ns(result: HandResult) -> int:
-    return result.points[0] + result.honours[0] - result.points[1] - result.honours[1]
 
 
 # ------------------------------------------------------------------ running
@@ -638,7 +608,7 @@ async def run_ladder(
             ladder = Ladder(settings, referee, store, referee_id)
             ladder.resume_deals(await referee.matches_recorded())
             referee.serve_ladder(ladder)
-            await _release_decided(referee, store)
+            await _release_decided(ladder, store)
             board = LadderLeaderboard(
                 store,
                 ladder.rater,
@@ -690,7 +660,7 @@ def _claim_house_bots(
     return claimed
 
 
-async def _release_decided(referee: FrontDoor, store: LadderStore) -> None:
+async def _release_decided(ladder: Ladder, store: LadderStore) -> None:
     """Publish the tables of every match that is over but whose logs are still sealed.
 
     The match's record (the ladder's database, perhaps PostgreSQL) and its tables' logs
@@ -700,10 +670,9 @@ async def _release_decided(referee: FrontDoor, store: LadderStore) -> None:
     whose match the ladder records as over (the matches just aborted included); their deals
     are never dealt again.
     """
-    sealed = await referee.sealed_sets()
+    sealed = await ladder.referee.sealed_sets()
     decided = await trio.to_thread.run_sync(store.over, sealed)
-    for match_id in sorted(decided):
-        await referee.release_set(match_id)
+    await ladder.publish(sorted(decided))
     if decided:
         log.info("published the logs of %d ladder match(es) that were over but still sealed", len(decided))
 

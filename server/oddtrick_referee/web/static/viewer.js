@@ -152,16 +152,165 @@
 
   // ------------------------------------------------------------- replay
 
+  const SVG = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  const sideOf = (seat) => ("NS".includes(seat) ? "NS" : "EW");
+  const lostText = (n) => "lost " + n + (n === 1 ? " trick" : " tricks") + " double dummy";
+
+  // The double-dummy analysis (web/analysis.py): a mark on each costly card, the card's
+  // tricks before and after, and the hand's chart of North-South's tricks against par.
+  function analysisBoard(data, jump) {
+    const box = $("analysis-data");
+    let found = box ? JSON.parse(box.textContent) : { status: "none", message: "" };
+    let onReady = () => {};
+    let current = null; // the shown hand's analysis
+    const forHand = (hand) => (found.status === "ready" ? found.hands[String(data.hands[hand - 1].number)] : undefined);
+
+    function poll() {
+      fetch("/matches/" + encodeURIComponent(data.match_id) + "/analysis.json", { cache: "no-store" })
+        .then((r) => (r.ok ? r.json() : { status: "none", message: "No analysis: the page could not fetch it." }))
+        .then((next) => {
+          found = next;
+          if (found.status === "pending") setTimeout(poll, 1000);
+          else onReady();
+        })
+        .catch(() => setTimeout(poll, 3000));
+    }
+    if (found.status === "pending") setTimeout(poll, 500);
+
+    function markEl(plays, index) {
+      const a = current;
+      if (!a || !a.marks[index]) return null;
+      const m = el("span", "mark mark-" + Math.min(a.lost[index], 3), a.marks[index]);
+      m.title = plays[index].seat + " " + pretty(plays[index].card) + ": " + lostText(a.lost[index]);
+      m.dataset.mark = a.marks[index];
+      return m;
+    }
+
+    function chart(a, h, card) {
+      const w = 530, ht = 170, left = 28, bottom = 22, top = 8;
+      const x = (i) => left + (i * (w - left - 8)) / 52;
+      const y = (t) => top + ((13 - t) * (ht - top - bottom)) / 13;
+      const parText = a.par ? a.par : "no par";
+      const svg = svgEl("svg", { viewBox: "0 0 " + w + " " + ht, role: "img", "aria-labelledby": "analysis-chart-title", class: "dd-chart" });
+      svg.append(svgEl("title", { id: "analysis-chart-title" },
+        "Hand " + h.number + ": North-South's double-dummy tricks after each card, from " + a.ns[0] + " at the opening lead to " + a.ns[a.ns.length - 1] + " taken; " + parText));
+      for (const t of [0, 7, 13]) {
+        svg.append(svgEl("line", { x1: left, x2: w - 8, y1: y(t), y2: y(t), class: "grid" }));
+        svg.append(svgEl("text", { x: left - 4, y: y(t) + 4, "text-anchor": "end", class: "axis" }, String(t)));
+      }
+      for (let k = 1; k < 13; k++) svg.append(svgEl("line", { x1: x(4 * k), x2: x(4 * k), y1: top, y2: ht - bottom, class: "grid" }));
+      svg.append(svgEl("text", { x: (w + left) / 2, y: ht - 4, "text-anchor": "middle", class: "axis" }, "cards played (a line every trick)"));
+      if (a.par_ns !== null && a.par_ns !== undefined) {
+        svg.append(svgEl("line", { x1: left, x2: w - 8, y1: y(a.par_ns), y2: y(a.par_ns), class: "par" }));
+        svg.append(svgEl("text", { x: w - 10, y: y(a.par_ns) - 3, "text-anchor": "end", class: "axis" }, "par " + a.par_ns));
+      }
+      svg.append(svgEl("polyline", { points: a.ns.map((t, i) => x(i) + "," + y(t)).join(" "), class: "tricks" }));
+      svg.append(svgEl("line", { x1: x(card), x2: x(card), y1: top, y2: ht - bottom, class: "cursor", "data-card-cursor": card }));
+      a.lost.forEach((lost, i) => {
+        if (!lost) return;
+        const play = h.plays[i];
+        const dot = svgEl("circle", { cx: x(i + 1), cy: y(a.ns[i + 1]), r: 3 + Math.min(lost, 3), class: "loss mark-" + Math.min(lost, 3), tabindex: 0, "data-step-to": i + 1 });
+        dot.append(svgEl("title", {}, "card " + (i + 1) + ": " + play.seat + " " + pretty(play.card) + " " + a.marks[i] + " " + lostText(lost)));
+        dot.addEventListener("click", () => jump(i + 1));
+        dot.addEventListener("keydown", (e) => { if (e.key === "Enter") jump(i + 1); });
+        svg.append(dot);
+      });
+      return svg;
+    }
+
+    return {
+      set onReady(f) { onReady = f; },
+      show(hand, card) {
+        const h = data.hands[hand - 1];
+        const a = forHand(hand);
+        current = a;
+        const status = $("analysis-status");
+        const chartBox = $("analysis-chart");
+        const cardLine = $("analysis-card");
+        if (!status) return;
+        chartBox.replaceChildren();
+        cardLine.replaceChildren();
+        if (found.status !== "ready") { status.textContent = found.message || ""; return; }
+        if (!a) { status.textContent = "No analysis for this hand: it was not played out."; return; }
+        status.textContent = "Hand " + h.number + ": " + a.par + " · double dummy from the opening lead NS " + a.ns[0] + ", taken NS " + a.tricks[0];
+        chartBox.append(chart(a, h, card));
+        if (card > 0) {
+          const i = card - 1;
+          const p = h.plays[i];
+          cardLine.append(el("span", "seat-name", NAMES[p.seat]), " ", cardEl(p.card),
+            ": " + sideOf(p.seat) + " could take " + a.before[i] + " before it, " + a.after[i] + " after");
+          const m = markEl(h.plays, i);
+          if (m) cardLine.append(", " + lostText(a.lost[i]) + " ", m);
+        }
+        // Marks on the cards of the trick list and of the trick on the table.
+        const items = document.querySelectorAll("#trick-list > li");
+        items.forEach((li, t) => {
+          li.querySelectorAll(".play").forEach((span, j) => {
+            const m = markEl(h.plays, 4 * t + j);
+            if (m) span.append(" ", m);
+          });
+        });
+        const first = card - ((card - 1) % 4) - 1;
+        for (let i = Math.max(0, first); i < card; i++) {
+          const m = markEl(h.plays, i);
+          if (m) document.querySelector("#trick .slot-" + h.plays[i].seat).append(m);
+        }
+      },
+    };
+  }
+
+  // The deal diagram of a replay: every card of the deal, those played greyed where they
+  // were (data-card only on the cards still held, as the live view's hands have it).
+  function renderDeal(seat, dealt, gone) {
+    const box = $("hand-" + seat);
+    box.replaceChildren();
+    for (const [letter, symbol, col] of SUITS) {
+      const row = el("div", "suit");
+      row.append(el("span", "sym " + col, symbol));
+      const held = dealt.filter((c) => c[1] === letter).sort((a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]));
+      if (!held.length) row.append(el("span", "void", "—"));
+      for (const card of held) {
+        if (!gone.has(card)) { row.append(cardEl(card, label(card))); continue; }
+        const ghost = el("span", "card played", label(card));
+        ghost.dataset.playedCard = card;
+        ghost.title = pretty(card) + ": played";
+        row.append(ghost);
+      }
+      box.append(row);
+    }
+  }
+
+  // Which seat sits where: the chosen seat at the bottom, the others clockwise from its left.
+  const AREAS = [["south", "s"], ["west", "w"], ["north", "n"], ["east", "e"]];
+  function rotate(bottom) {
+    const first = SEATS.indexOf(bottom);
+    AREAS.forEach(([seatArea, slotArea], k) => {
+      const seat = SEATS[(first + k) % 4];
+      document.querySelector("#table .seat-" + seat).style.gridArea = seatArea;
+      document.querySelector("#trick .slot-" + seat).style.gridArea = slotArea;
+    });
+    $("table").dataset.bottom = bottom;
+  }
+
   function replay(data) {
-    let hand = 1;
-    let card = 0;
     const params = new URLSearchParams(location.search);
     const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
-    hand = clamp(parseInt(params.get("hand") || "1", 10) || 1, 1, data.hands.length);
-    card = clamp(parseInt(params.get("card") || "0", 10) || 0, 0, data.hands[hand - 1].plays.length);
+    let hand = clamp(parseInt(params.get("hand") || "1", 10) || 1, 1, data.hands.length);
+    let card = clamp(parseInt(params.get("card") || "0", 10) || 0, 0, data.hands[hand - 1].plays.length);
+    // Calls shown: the whole auction unless the URL (or a step back) is inside it.
+    const current = () => data.hands[hand - 1];
+    let call = current().calls.length;
+    if (card === 0 && params.has("call")) call = clamp(parseInt(params.get("call"), 10) || 0, 0, call);
+    let timer = null;
 
     function state() {
-      const h = data.hands[hand - 1];
+      const h = current();
       const plays = h.plays.slice(0, card);
       const gone = new Set(plays.map((p) => p.card));
       const hands = {};
@@ -177,30 +326,56 @@
         done.push({ plays: plays.slice(i, i + 4), winner: plays[i + 3].winner });
       }
       const atEnd = card === h.plays.length && h.result !== null;
-      const comments = h.calls.filter((c) => c.comment).map((c) => ({ where: "auction", seat: c.seat, action: c.call, comment: c.comment }))
+      const calls = h.calls.slice(0, call);
+      const comments = calls.filter((c) => c.comment).map((c) => ({ where: "auction", seat: c.seat, action: c.call, comment: c.comment }))
         .concat(plays.filter((p) => p.comment).map((p) => ({ where: "trick " + p.trick, seat: p.seat, action: pretty(p.card), comment: p.comment })));
+      let toPlay = card < h.plays.length ? h.plays[card].seat : null;
+      if (call < h.calls.length) toPlay = h.calls[call].seat;
       return {
         title: "Hand " + h.number + " · dealer " + h.dealer + " · " + h.trumps,
-        hands, counts, trick, done,
+        hands, counts, trick, done, gone,
         winner: last ? last.winner : null,
         tricks: last ? last.tricks : [0, 0],
-        calls: h.calls,
+        calls,
         result: atEnd ? h.result + (h.game ? " · " + h.game : "") + (hand === data.hands.length && data.result ? " · " + data.result : "") : "",
         score: scoreText(atEnd ? h.scores_after : h.scores_before),
-        toPlay: card < h.plays.length ? h.plays[card].seat : null,
+        toPlay,
         last: last || null,
         comments,
       };
     }
 
+    const board = analysisBoard(data, (k) => { card = k; call = current().calls.length; show(); });
+    board.onReady = () => show();
+
     function show() {
-      const h = data.hands[hand - 1];
-      renderTable(state());
-      $("position").textContent = "hand " + hand + " · card " + card + "/" + h.plays.length;
+      const h = current();
+      const s = state();
+      renderTable(s);
+      for (const seat of SEATS) renderDeal(seat, h.deal[seat], s.gone);
+      // Each trick of the list jumps to its end.
+      document.querySelectorAll("#trick-list > li").forEach((li, t) => {
+        const jump = el("button", "trick-jump", String(t + 1));
+        jump.type = "button";
+        jump.setAttribute("aria-label", "go to the end of trick " + (t + 1));
+        jump.addEventListener("click", () => { card = 4 * (t + 1); call = h.calls.length; show(); });
+        li.prepend(jump, " ");
+      });
+      board.show(hand, card);
+      announce(h, s);
+      const inAuction = call < h.calls.length;
+      const where = inAuction ? "call " + call + "/" + h.calls.length : "card " + card + "/" + h.plays.length;
+      $("position").textContent = "hand " + hand + " · " + where;
       $("hand-picker").value = String(hand);
+      const scrubber = $("scrubber");
+      scrubber.max = String(h.calls.length + h.plays.length);
+      scrubber.value = String(call + card);
+      scrubber.setAttribute("aria-valuetext", where.replace("/", " of "));
       const url = new URL(location.href);
       url.searchParams.set("hand", hand);
       url.searchParams.set("card", card);
+      if (inAuction) url.searchParams.set("call", call);
+      else url.searchParams.delete("call");
       history.replaceState(null, "", url);
       // The links to this deal at both tables follow the hand shown.
       document.querySelectorAll("[data-hand-link]").forEach((link) => {
@@ -208,30 +383,98 @@
       });
     }
 
+    // What a screen reader says at each step: the card or call just made, tricks and score.
+    function announce(h, s) {
+      const box = $("announce");
+      if (!box) return;
+      let what = "hand " + h.number + ", the auction";
+      if (s.last) what = NAMES[s.last.seat] + " played " + pretty(s.last.card);
+      else if (s.calls.length) what = NAMES[s.calls[s.calls.length - 1].seat] + " called " + s.calls[s.calls.length - 1].call;
+      const won = s.trick.length === 4 && s.winner ? "; " + NAMES[s.winner] + " won the trick" : "";
+      box.textContent = what + won + ". Tricks NS " + s.tricks[0] + ", EW " + s.tricks[1] + ". " + (s.result ? s.result + ". " : "") + s.score;
+    }
+
+    const atLastStep = () => hand === data.hands.length && card === current().plays.length;
     const moves = {
       forward() {
-        if (card < data.hands[hand - 1].plays.length) card++;
-        else if (hand < data.hands.length) { hand++; card = 0; }
+        if (call < current().calls.length) call++;
+        else if (card < current().plays.length) card++;
+        else if (hand < data.hands.length) { hand++; card = 0; call = 0; }
       },
       back() {
         if (card > 0) card--;
-        else if (hand > 1) { hand--; card = data.hands[hand - 1].plays.length; }
+        else if (call > 0) call--;
+        else if (hand > 1) { hand--; card = current().plays.length; call = current().calls.length; }
       },
-      start() { card = 0; },
-      end() { card = data.hands[hand - 1].plays.length; },
-      nextHand() { if (hand < data.hands.length) { hand++; card = 0; } },
-      previousHand() { if (hand > 1) { hand--; card = 0; } },
+      trickForward() {
+        call = current().calls.length;
+        card = Math.min(current().plays.length, 4 * Math.floor(card / 4) + 4);
+      },
+      trickBack() {
+        call = current().calls.length;
+        card = Math.max(0, 4 * Math.ceil(card / 4) - 4);
+      },
+      start() { card = 0; call = current().calls.length; },
+      end() { card = current().plays.length; call = current().calls.length; },
+      nextHand() { if (hand < data.hands.length) { hand++; card = 0; call = current().calls.length; } },
+      previousHand() { if (hand > 1) { hand--; card = 0; call = current().calls.length; } },
     };
+
+    // Autoplay: a step every second at 1×, from 0.25× to 8×; it stops at the match's end.
+    const playButton = $("play");
+    function pause() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      playButton.textContent = "play";
+      playButton.setAttribute("aria-label", "play");
+      playButton.setAttribute("aria-pressed", "false");
+    }
+    function tick() {
+      if (atLastStep()) { pause(); return; }
+      moves.forward();
+      show();
+      timer = setTimeout(tick, 1000 / parseFloat($("speed").value));
+    }
+    function play() {
+      if (atLastStep()) { hand = 1; card = 0; call = 0; show(); }
+      playButton.textContent = "pause";
+      playButton.setAttribute("aria-label", "pause");
+      playButton.setAttribute("aria-pressed", "true");
+      timer = setTimeout(tick, 1000 / parseFloat($("speed").value));
+    }
+    const toggle = () => (timer === null ? play() : pause());
+    playButton.addEventListener("click", toggle);
+
     document.querySelectorAll("[data-step]").forEach((button) => {
       button.addEventListener("click", () => { moves[button.dataset.step](); show(); });
     });
     $("hand-picker").addEventListener("change", (event) => {
-      hand = parseInt(event.target.value, 10); card = 0; show();
+      hand = parseInt(event.target.value, 10); card = 0; call = current().calls.length; show();
     });
-    const keys = { ArrowRight: "forward", ArrowLeft: "back", ArrowDown: "nextHand", ArrowUp: "previousHand", Home: "start", End: "end" };
+    $("scrubber").addEventListener("input", (event) => {
+      const at = parseInt(event.target.value, 10);
+      const calls = current().calls.length;
+      call = Math.min(at, calls);
+      card = Math.max(0, at - calls);
+      show();
+    });
+    $("rotate").addEventListener("change", (event) => rotate(event.target.value));
+    const keys = {
+      ArrowRight: "forward", ArrowLeft: "back", ArrowDown: "nextHand", ArrowUp: "previousHand", Home: "start", End: "end",
+    };
     document.addEventListener("keydown", (event) => {
-      if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
-      const move = keys[event.key];
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      const target = event.target;
+      if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement) return;
+      if (event.key === " ") {
+        if (target instanceof HTMLButtonElement && target !== playButton) return; // space presses it
+        event.preventDefault();
+        toggle();
+        return;
+      }
+      let move = keys[event.key];
+      if (event.shiftKey && event.key === "ArrowRight") move = "trickForward";
+      if (event.shiftKey && event.key === "ArrowLeft") move = "trickBack";
       if (!move) return;
       event.preventDefault();
       moves[move]();

@@ -1,0 +1,311 @@
+"""``oddtrick tournament --database URL --workers``, ``oddtrick sprt --database URL --workers``
+and ``oddtrick tournament status``: submit a run to the workers, follow it, read it back.
+
+Submitting is the same command line as playing on one machine, plus where the
+workers are: the run and all its jobs are written in one transaction, then the
+command follows the run (a line as sets finish, the standings or the verdict
+at the end). Ctrl-C stops the following, not the run: the workers go on, and
+``oddtrick tournament status`` shows it from any machine.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from oddtrick.sprt import SprtState
+from oddtrick_referee._exceptions import DatabaseError
+from oddtrick_referee.competitions.distributed import (
+    TOURNAMENT_SET,
+    distributable_problem,
+    entry_record,
+    sprt_jobs,
+    tournament_jobs,
+)
+from oddtrick_referee.competitions.distributed_results import (
+    describe_run,
+    sprt_progress,
+    standings,
+    write_logs,
+)
+from oddtrick_referee.competitions.sequential import SequentialTest
+from oddtrick_referee.competitions.standings import Standings
+from oddtrick_referee.competitions.standings_table import print_standings
+from oddtrick_referee.competitions.tournament_plan import TournamentSettings
+from oddtrick_referee.storage.run_store import Run, RunStore, SetJob
+from oddtrick_referee.storage.work_queue import open_queue
+
+POLL_SECONDS = 1.0
+"""How often a following command looks at the run (one small query)."""
+
+
+def _run_settings(settings: TournamentSettings, extra: dict[str, Any]) -> dict[str, Any]:
+    """What identifies a run: the tournament's settings, its entries with their hashes."""
+    return {
+        **settings.describe(),
+        "entries": [entry_record(entry) for entry in settings.entries],
+        "rules": settings.rules.to_record(),
+        **extra,
+    }
+
+
+def _open(url: str) -> RunStore:
+    return RunStore(open_queue(url))
+
+
+def _hint(url: str, name: str) -> str:
+    return (
+        f"workers: oddtrick worker --database {url}; "
+        f"the run: oddtrick tournament status --database {url} {name}"
+    )
+
+
+def submit_tournament(settings: TournamentSettings, url: str, detach: bool, as_json: bool) -> int:
+    """Create the run's sets in the database (or find them), then follow it unless ``detach``."""
+    problem = distributable_problem(settings)
+    if problem:
+        print(f"oddtrick tournament: {problem}", file=sys.stderr)
+        return 2
+    master_seed = settings.seed or secrets.token_hex(16)
+    try:
+        jobs = tournament_jobs(settings, master_seed)
+        run_settings = _run_settings(settings, {"sets": len(jobs)})
+        store = _open(url)
+    except (ValueError, DatabaseError) as error:
+        print(f"oddtrick tournament: {error}; nothing submitted", file=sys.stderr)
+        return 2
+    try:
+        run, new = store.create(
+            settings.tournament_id, "tournament", run_settings, master_seed, TOURNAMENT_SET, jobs
+        )
+        said = f"{len(jobs)} duplicate sets submitted" if new else "already submitted: following it"
+        print(f"run {run.name}: {said}; {_hint(store.queue.database.url, run.name)}", file=sys.stderr)
+        if detach:
+            return 0
+        return _follow_tournament(store, run, as_json)
+    except DatabaseError as error:
+        print(f"oddtrick tournament: {error}", file=sys.stderr)
+        return 1
+    finally:
+        store.queue.close()
+
+
+def _follow_tournament(store: RunStore, run: Run, as_json: bool) -> int:
+    total = int(run.settings["sets"])
+    last: tuple[int, int] | None = None
+    started = time.monotonic()
+    try:
+        while True:
+            counts = store.counts(run.name)
+            done, failed = counts.get("done", 0), counts.get("failed", 0)
+            if (done, failed) != last:
+                last = (done, failed)
+                print(
+                    f"[{done}/{total} sets, {time.monotonic() - started:5.1f} s] "
+                    f"{counts.get('leased', 0)} being played, {failed} failed",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            if done + failed + counts.get("cancelled", 0) >= total:
+                break
+            time.sleep(POLL_SECONDS)
+    except KeyboardInterrupt:
+        print(
+            f"stopped following run {run.name}: the workers go on; "
+            f"oddtrick tournament status --database {store.queue.database.url} {run.name}",
+            file=sys.stderr,
+        )
+        return 130
+    jobs = store.jobs(run.name)
+    _show_standings(standings(run, jobs), as_json, sys.stdout)
+    return _say_failures(jobs, sys.stderr)
+
+
+def _say_failures(jobs: list[SetJob], stream: TextIO) -> int:
+    failed = [job for job in jobs if job.status == "failed"]
+    for job in failed:
+        print(
+            f"set {job.index + 1} (job {job.id}) failed after {job.attempts} attempts: {job.error}",
+            file=stream,
+        )
+    return 1 if failed else 0
+
+
+def _show_standings(result: Standings, as_json: bool, stream: TextIO) -> None:
+    if as_json:
+        print(json.dumps(result.to_json(), indent=2), file=stream)
+    else:
+        print_standings(result, stream)
+
+
+def submit_sprt(
+    test: SequentialTest,
+    url: str,
+    state: SprtState,
+    report: Callable[[SprtState], None],
+    sprt: dict[str, Any],
+) -> tuple[int, Standings | None]:
+    """Submit the test's batches of deal pairs, follow the recorded pairs in seed order,
+    cancel the waiting batches once it is over; the exit status and the standings."""
+    settings = test.settings()
+    try:
+        jobs = sprt_jobs(test)
+        run_settings = _run_settings(
+            settings, {"sets": len(jobs), "sprt": {**sprt, "max_pairs": test.max_pairs}}
+        )
+        store = _open(url)
+    except (ValueError, DatabaseError) as error:
+        print(f"oddtrick sprt: {error}; nothing submitted", file=sys.stderr)
+        return 2, None
+    try:
+        run, new = store.create(settings.tournament_id, "sprt", run_settings, test.seed, TOURNAMENT_SET, jobs)
+        said = f"{len(jobs)} batches of deal pairs submitted" if new else "already submitted: following it"
+        print(f"run {run.name}: {said}; {_hint(store.queue.database.url, run.name)}", file=sys.stderr)
+        return _follow_sprt(store, run, state, report)
+    except DatabaseError as error:
+        print(f"oddtrick sprt: {error}", file=sys.stderr)
+        return 1, None
+    finally:
+        store.queue.close()
+
+
+def _follow_sprt(
+    store: RunStore, run: Run, state: SprtState, report: Callable[[SprtState], None]
+) -> tuple[int, Standings | None]:
+    seen: dict[str, int] | None = None
+    try:
+        while True:
+            counts = store.counts(run.name)
+            if counts == seen:  # nothing recorded since the last look: the tables are not read again
+                time.sleep(POLL_SECONDS)
+                continue
+            seen = counts
+            jobs = store.jobs(run.name)
+            progress = sprt_progress(run, jobs)
+            for score in progress.scores[state.count :]:
+                state.add(score)
+                report(state)
+            if progress.over:
+                store.queue.cancel_run(run.name)
+                return 0, standings(run, jobs)
+            stuck = [job for job in jobs if job.status == "failed"]
+            if stuck:
+                _say_failures(stuck, sys.stderr)
+                print(
+                    f"no verdict after {state.count} deal pairs: a batch of the test failed", file=sys.stderr
+                )
+                return 1, standings(run, jobs)
+            time.sleep(POLL_SECONDS)
+    except KeyboardInterrupt:
+        print(
+            f"stopped following run {run.name} after {state.count} deal pairs: the workers go on; "
+            f"oddtrick tournament status --database {store.queue.database.url} {run.name}",
+            file=sys.stderr,
+        )
+        return 130, None
+
+
+def status(url: str, name: str | None, as_json: bool, logs: Path | None) -> int:
+    """``oddtrick tournament status``: a run's sets, its standings or SPRT line, the workers."""
+    try:
+        store = _open(url)
+    except DatabaseError as error:
+        print(f"oddtrick tournament status: {error}", file=sys.stderr)
+        return 1
+    try:
+        if name is None:
+            names = store.names()
+            print("\n".join(names) if names else "no runs in this database yet")
+            return 0
+        run = store.get(name)
+        if run is None:
+            known = ", ".join(store.names()) or "none"
+            print(f"oddtrick tournament status: no run {name!r} here (runs: {known})", file=sys.stderr)
+            return 2
+        jobs = store.jobs(name)
+        if logs is not None:
+            written = write_logs(store.logs(name), logs)
+            print(f"{len(written)} match logs written to {logs}", file=sys.stderr)
+        report = _status_report(store, run, jobs)
+        if as_json:
+            print(json.dumps(report, indent=2, default=str))
+        else:
+            _print_status(report, run, jobs)
+        return 0
+    finally:
+        store.queue.close()
+
+
+def _status_report(store: RunStore, run: Run, jobs: list[SetJob]) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    for job in jobs:
+        counts[job.status] = counts.get(job.status, 0) + 1
+    report: dict[str, Any] = {
+        "run": describe_run(run),
+        "sets": counts,
+        "failed": [
+            {"set": job.index + 1, "job": job.id, "error": job.error}
+            for job in jobs
+            if job.status == "failed"
+        ],
+        "given_back": [
+            {"set": job.index + 1, "job": job.id, "reason": job.error}
+            for job in jobs
+            if job.status in ("waiting", "leased") and job.error
+        ],
+        "standings": standings(run, jobs).to_json(),
+        "workers": [
+            {
+                "name": w.name,
+                "version": w.version,
+                "last_beat": w.last_beat.isoformat(),
+                "seconds_ago": round(w.seconds_ago, 1),
+                "job": w.job_id,
+            }
+            for w in store.workers()
+        ],
+    }
+    if run.kind == "sprt":
+        progress = sprt_progress(run, jobs)
+        report["sprt"] = {
+            "pairs": progress.state.count,
+            "mean": progress.state.mean,
+            "llr": progress.state.llr,
+            "lower": progress.state.lower,
+            "upper": progress.state.upper,
+            "verdict": progress.state.verdict,
+            "over": progress.over,
+        }
+    return report
+
+
+def _print_status(report: dict[str, Any], run: Run, jobs: list[SetJob]) -> None:
+    counts = report["sets"]
+    parts = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+    when = f"{run.created:%Y-%m-%d %H:%M:%S %Z}"
+    print(f"run {run.name} ({run.kind}, submitted {when}): {len(jobs)} jobs: {parts}")
+    if "sprt" in report:
+        line = report["sprt"]
+        print(
+            f"SPRT: {line['pairs']} deal pairs, mean {line['mean']:+.3f} per deal, LLR {line['llr']:+.3f} "
+            f"[{line['lower']:.3f}, {line['upper']:.3f}]: {line['verdict']}"
+        )
+    for failure in report["failed"]:
+        print(f"set {failure['set']} (job {failure['job']}) failed: {failure['error']}")
+    for back in report["given_back"]:
+        print(f"set {back['set']} (job {back['job']}) was given back: {back['reason']}")
+    print()
+    print_standings(standings(run, jobs), sys.stdout)
+    print()
+    print("workers (last beat):")
+    if not report["workers"]:
+        print("  none has leased from this database yet")
+    for worker in report["workers"]:
+        holding = f"holds job {worker['job']}" if worker["job"] else "idle"
+        ago = f"{worker['seconds_ago']:>7.1f} s ago"
+        print(f"  {worker['name']:<24} oddtrick {worker['version']:<8} {ago}  {holding}")

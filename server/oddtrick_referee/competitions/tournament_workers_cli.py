@@ -1,0 +1,81 @@
+"""The options of ``oddtrick tournament`` that send it to workers, and ``oddtrick tournament status``.
+
+Why options on the same command rather than a ``submit`` verb: a cutechess or
+``oddtrick tournament`` user already has the command line of the run they
+want; adding where the workers are (``--database URL --workers``) to it plays
+the same tournament, seed and all, on them, and prints the same standings at
+the end. Reading a run back is another act (it plays nothing and needs no
+bots), so it is a verb of its own: ``oddtrick tournament status``, as
+Fishtest's test page and fishnet's status are pages of their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from oddtrick_referee.competitions.distributed_command import status
+
+STATUS_COMMAND = "tournament-status"
+"""The parser ``oddtrick tournament status …`` is read by (the word pair is turned into it)."""
+
+
+def add_workers_options(tournament: argparse.ArgumentParser) -> None:
+    group = tournament.add_argument_group(
+        "on workers (docs/scale-out.md): `oddtrick worker --database URL` processes play the sets"
+    )
+    group.add_argument(
+        "--database",
+        default=None,
+        metavar="postgresql://…",
+        help="the PostgreSQL database the workers lease from (with --workers)",
+    )
+    group.add_argument(
+        "--workers",
+        action="store_true",
+        help="submit the run's duplicate sets to the workers instead of playing them here, then follow "
+        "it and print the standings; the same command again follows the same run",
+    )
+    group.add_argument(
+        "--detach", action="store_true", help="with --workers: submit and exit without following the run"
+    )
+
+
+def workers_problem(args: argparse.Namespace) -> str | None:
+    """Why the worker options given do not go together (None: they do)."""
+    if not args.workers:
+        return "--database and --detach are for a run on workers: add --workers"
+    if not args.database:
+        return "--workers needs --database postgresql://USER@HOST/DB, the database the workers lease from"
+    refused = [
+        option
+        for option, given in (("--remote", args.remote), ("--no-duplicate", args.no_duplicate),
+                              ("--deals-from", args.deals_from), ("--dd-skill", args.dd_skill),
+                              ("--web", getattr(args, "web", None)))
+        if given
+    ]  # fmt: skip
+    if refused:
+        return f"{', '.join(refused)} is for a tournament on one machine, not with --workers"
+    return None
+
+
+def add_status_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        STATUS_COMMAND,
+        prog="oddtrick tournament status",
+        description=(
+            "A run on workers (a tournament or an SPRT submitted with --workers), from its database: "
+            "its sets by status and why any failed or was given back, its standings (and the SPRT "
+            "line), and every worker with its last beat and the job it holds. Without NAME, the runs."
+        ),
+        epilog="example: oddtrick tournament status --database postgresql://oddtrick@db/oddtrick t-0123abcd",
+    )
+    parser.add_argument(
+        "name", nargs="?", default=None, metavar="NAME", help="the run (its --name or t-… id)"
+    )
+    parser.add_argument("--database", required=True, metavar="postgresql://…", help="the workers' database")
+    parser.add_argument("--json", action="store_true", help="print it all as JSON")
+    parser.add_argument(
+        "--logs", type=Path, default=None, metavar="DIR", help="also write the run's match logs to DIR"
+    )
+    parser.set_defaults(handler=lambda args: status(args.database, args.name, args.json, args.logs))

@@ -1,0 +1,186 @@
+"""Double-dummy analysis for the replay page: what every card cost, computed once per match.
+
+The numbers are ``oddtrick analyze``'s (the work queue's analysis job,
+:func:`oddtrick_referee.workers.kinds.analyse`, on the log's text), so the page,
+the command and a ladder's workers never disagree. Solving a 10-deal match takes
+seconds, too long for a page request: the first view starts it in a background
+thread and the page asks again (``analysis.json``) until it is there. The result is
+kept in the data folder's ``analysis/`` (one JSON file per match, beside the logs), so
+it is computed once per match and survives restarts; a folder the page cannot write
+keeps it in memory instead.
+
+Only a match a spectator may replay is analysed: :meth:`WebData.log_text` refuses a
+match in progress or a sealed play of a duplicate pair, and the analysis is read from
+that same text, so no solver ever sees hidden cards on the page's behalf.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from oddtrick_referee._exceptions import BadJob, NotVisible
+from oddtrick_referee.web.data import MATCH_ID, WebData
+from oddtrick_referee.workers.kinds import analyse
+
+NEEDS_EXTRA = "Double-dummy analysis needs the strong extra: pip install 'oddtrick[strong]'."
+"""What the page says, in one line, when the solver is not installed."""
+ABORTED = "No analysis: the match was aborted, so its deals are unknown."
+CACHE_FOLDER = "analysis"
+_FORMAT = 1
+"""Bumped when what is kept changes: older files are computed again."""
+
+
+def mark(lost: int) -> str:
+    """A card's mark by the tricks it lost, as chess viewers mark moves: ?! one trick
+    (an inaccuracy), ? two (a mistake), ?? three or more (a blunder); nothing when it
+    kept the side's double-dummy result."""
+    if lost <= 0:
+        return ""
+    return {1: "?!", 2: "?"}.get(lost, "??")
+
+
+def _par_text(hand: dict[str, Any]) -> str:
+    par = hand.get("par")
+    if not par:
+        return ""
+    if "contract" in par:
+        if par["contract"] is None:
+            return "par: thrown in"
+        return f"par {par['contract']}, NS {par['points'][0]} EW {par['points'][1]}"
+    return f"par NS {par['tricks'][0]} tricks (NS {par['points'][0]} EW {par['points'][1]})"
+
+
+def _par_ns_tricks(hand: dict[str, Any]) -> int | None:
+    """North-South's tricks at par: the classic double-dummy result, or the par contract's."""
+    par = hand.get("par")
+    if not par:
+        return None
+    if "tricks" in par:
+        return int(par["tricks"][0])
+    if par.get("contract") is None:
+        return None
+    declarer = par["contract"].rsplit(" ", 1)[-1]
+    tricks = int(par["declarer_tricks"])
+    return tricks if declarer in "NS" else 13 - tricks
+
+
+def page_analysis(result: dict[str, Any]) -> dict[str, Any]:
+    """``oddtrick analyze --json``'s result for one log, as the page's script reads it: per
+    hand played out, North-South's double-dummy tricks before the first card and after
+    each (53 numbers), each card's loss and mark, and the par."""
+    hands: dict[str, Any] = {}
+    for hand in result["logs"][0]["hands"] if result.get("logs") else []:
+        cards = hand["cards"]
+        ns = [hand["double_dummy_tricks"][0]]
+        for card in cards:
+            ns.append(card["after"] if card["seat"] in "NS" else 13 - card["after"])
+        hands[str(hand["hand"])] = {
+            "ns": ns,
+            "lost": [card["lost"] for card in cards],
+            "marks": [mark(card["lost"]) for card in cards],
+            "before": [card["before"] for card in cards],
+            "after": [card["after"] for card in cards],
+            "par": _par_text(hand),
+            "par_ns": _par_ns_tricks(hand),
+            "tricks": hand["tricks"],
+            "seat_lost": hand["lost"],
+        }
+    return {"status": "ready", "hands": hands}
+
+
+class Analyses:
+    """The analyses of one data folder's finished matches, each computed once, one at a time
+    (the solver uses every core; two at once would only slow both and the pages)."""
+
+    def __init__(self, data: WebData) -> None:
+        self.data = data
+        self.folder = data.data_dir / CACHE_FOLDER
+        self._memory: dict[str, dict[str, Any]] = {}
+        self._running: set[str] = set()
+        self._lock = threading.Lock()
+        self._one_at_a_time = threading.Lock()
+
+    @staticmethod
+    def available() -> bool:
+        """Whether the solver (endplay, the strong extra) can be imported here."""
+        try:
+            import oddtrick.double_dummy  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    def _path(self, match_id: str) -> Path:
+        return self.folder / f"{match_id}.json"
+
+    def cached(self, match_id: str) -> dict[str, Any] | None:
+        """The match's analysis if it was computed (``None`` if not yet)."""
+        with self._lock:
+            kept = self._memory.get(match_id)
+        if kept is not None:
+            return kept
+        try:
+            stored = json.loads(self._path(match_id).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(stored, dict) or stored.get("format") != _FORMAT:
+            return None
+        analysis: dict[str, Any] = stored["analysis"]
+        return analysis
+
+    def status(self, match_id: str) -> dict[str, Any]:
+        """The analysis, or why there is none, or that it is being computed (then started).
+
+        Raises :class:`KeyError` or :class:`NotVisible` as :meth:`WebData.log_text` does.
+        """
+        if not MATCH_ID.fullmatch(match_id):
+            raise KeyError(match_id)
+        row = self.data.match(match_id)
+        if row is None:
+            raise KeyError(match_id)
+        if row.category != "finished":
+            raise NotVisible(f"match {match_id} is not over")
+        if row.status != "finished":
+            return {
+                "status": "none",
+                "message": "No analysis: the match was aborted, so its deals are unknown.",
+            }
+        found = self.cached(match_id)
+        if found is not None:
+            return found  # plain JSON: shown without the solver too
+        if not self.available():
+            return {"status": "unavailable", "message": NEEDS_EXTRA}
+        text = self.data.log_text(match_id)  # the visibility check, again, before any solving
+        with self._lock:
+            if match_id not in self._running:
+                self._running.add(match_id)
+                threading.Thread(target=self._compute, args=(match_id, text), daemon=True).start()
+        return {"status": "pending", "message": "Analysing every card double dummy…"}
+
+    def _compute(self, match_id: str, text: str) -> None:
+        try:
+            with self._one_at_a_time:
+                try:
+                    found = page_analysis(analyse({"log_name": f"{match_id}.jsonl", "log_text": text}))
+                except BadJob as error:
+                    found = {"status": "none", "message": f"No analysis: {error}"}
+                except ImportError:
+                    found = {"status": "unavailable", "message": NEEDS_EXTRA}
+            self._keep(match_id, found)
+        finally:
+            with self._lock:
+                self._running.discard(match_id)
+
+    def _keep(self, match_id: str, found: dict[str, Any]) -> None:
+        """On disk when the folder can be written (atomically: a reader never sees half a
+        file), in memory otherwise."""
+        try:
+            self.folder.mkdir(exist_ok=True)
+            partial = self._path(match_id).with_suffix(".json.partial")
+            partial.write_text(json.dumps({"format": _FORMAT, "analysis": found}), encoding="utf-8")
+            partial.replace(self._path(match_id))
+        except OSError:
+            with self._lock:
+                self._memory[match_id] = found

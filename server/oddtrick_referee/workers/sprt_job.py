@@ -1,0 +1,35 @@
+"""What a worker does once it has recorded a job of a distributed sequential test:
+if the test has now decided (or reached its cap), cancel the jobs still waiting.
+
+Any worker may be the one whose result completes the decision, so each checks
+after its own; a job running elsewhere when the test decides finishes and is
+recorded, but the verdict (computed in seed order, as on one machine) does not
+use it.
+"""
+
+from __future__ import annotations
+
+from oddtrick_referee.competitions.distributed_results import sprt_progress
+from oddtrick_referee.storage.run_store import RunStore
+from oddtrick_referee.storage.work_queue import Lease, WorkQueue
+
+
+def after_batch(queue: WorkQueue, lease: Lease) -> str | None:
+    """Cancel the rest of a decided test; the line to print (None: nothing to say)."""
+    name = lease.payload.get("run")
+    if not isinstance(name, str):
+        return None
+    runs = RunStore(queue)
+    run = runs.get(name)
+    if run is None or run.kind != "sprt":
+        return None
+    progress = sprt_progress(run, runs.jobs(name))
+    if not progress.over:
+        return None
+    cancelled = queue.cancel_run(name)
+    if not cancelled:
+        return None
+    return (
+        f"{name}: the test is over after {progress.state.count} deal pairs "
+        f"({progress.state.verdict}); {cancelled} waiting job(s) cancelled"
+    )

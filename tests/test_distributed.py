@@ -1,0 +1,283 @@
+"""Tournaments and sequential tests played by ``oddtrick worker`` processes from PostgreSQL.
+
+Everything is real: a throw-away PostgreSQL server (tests/postgres_support.py), the
+submitting command and the workers as processes, each worker running its own local
+referee and the bots as processes of their own, signals sent for real (SIGKILL,
+SIGSTOP), the database stopped and started again. The bots are deterministic (the
+heuristic bot and a random bot seeded by what it sees), so a run on workers must give
+the standings a one-machine run of the same seed gives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from worker_support import DEADLINE, Worker, until
+
+from oddtrick_referee.storage.run_store import RunStore
+from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue
+
+ROOT = Path(__file__).resolve().parents[1]
+HEURISTIC = ROOT / "sample_bots" / "heuristic_bot.py"
+SEEDED = Path(__file__).with_name("seeded_random_bot.py")
+FAST = ("--lease", "2", "--beat", "0.5")
+"""Short leases, so that a dead worker's set is leased again within seconds."""
+
+
+def oddtrick(*words: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "oddtrick", *words], capture_output=True, text=True, timeout=timeout, cwd=cwd
+    )
+
+
+def tournament_words(name: str, deals: int, set_size: int, *bots: str) -> list[str]:
+    entries = bots or (f"heuristic={HEURISTIC}", f"seeded={SEEDED}")
+    words = ["tournament", "--game", "contract", "--deals", str(deals), "--set-size", str(set_size)]
+    words += ["--seed", "same-seed", "--name", name, "--json"]
+    for entry in entries:
+        words += ["--bot", entry]
+    return words
+
+
+def submit(url: str, words: list[str]) -> subprocess.CompletedProcess[str]:
+    """Submit a run without following it."""
+    done = oddtrick(*words, "--database", url, "--workers", "--detach", timeout=DEADLINE)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def without_times(standings: dict[str, Any]) -> dict[str, Any]:
+    """The standings but the decision times, which no two runs share, even on one machine."""
+    entries = [{k: v for k, v in row.items() if k != "time"} for row in standings["entries"]]
+    return {**standings, "entries": entries}
+
+
+@pytest.fixture
+def url(postgres_url: str, request: pytest.FixtureRequest) -> str:
+    from postgres_support import fresh_database
+
+    return fresh_database(postgres_url, re.sub(r"\W", "_", request.node.name)[:60].lower())
+
+
+@pytest.fixture
+def work(url: str) -> Iterator[WorkQueue]:
+    queue = open_queue(url)
+    yield queue
+    queue.close()
+
+
+@pytest.fixture
+def workers() -> Iterator[list[Worker]]:
+    started: list[Worker] = []
+    yield started
+    for worker in started:
+        if worker.process.poll() is None:
+            worker.process.send_signal(signal.SIGCONT)
+            worker.process.kill()
+            worker.process.wait()
+
+
+def run_jobs(work: WorkQueue, name: str) -> list[Any]:
+    return RunStore(work).jobs(name)
+
+
+def all_done(work: WorkQueue, name: str) -> bool:
+    jobs = run_jobs(work, name)
+    return bool(jobs) and all(job.status == "done" for job in jobs)
+
+
+def status_json(url: str, name: str, *more: str) -> dict[str, Any]:
+    shown = oddtrick("tournament", "status", "--database", url, name, "--json", *more, timeout=DEADLINE)
+    assert shown.returncode == 0, shown.stderr
+    report: dict[str, Any] = json.loads(shown.stdout)
+    return report
+
+
+def tables_played(work: WorkQueue, name: str) -> list[tuple[str, int, int]]:
+    return sorted(
+        (table["match_key"], table["set_number"], table["table_no"])
+        for job in run_jobs(work, name)
+        for table in job.tables
+    )
+
+
+def test_workers_give_the_standings_one_machine_gives_and_logs_that_check(
+    url: str, work: WorkQueue, workers: list[Worker], tmp_path: Path
+) -> None:
+    words = tournament_words("same", 8, 2)
+    alone = oddtrick(*words, "--data-dir", str(tmp_path / "alone"))
+    assert alone.returncode == 0, alone.stderr
+    workers += [Worker(url, "left", "--tables", "1"), Worker(url, "right")]
+    followed = oddtrick(*words, "--database", url, "--workers")
+    assert followed.returncode == 0, followed.stderr
+    assert "4 duplicate sets submitted" in followed.stderr
+    assert without_times(json.loads(followed.stdout)) == without_times(json.loads(alone.stdout))
+    report = status_json(url, "same", "--logs", str(tmp_path / "logs"))
+    assert report["sets"] == {"done": 4}
+    assert without_times(report["standings"]) == without_times(json.loads(alone.stdout))
+    assert {worker["name"] for worker in report["workers"]} == {"left", "right"}
+    logs = sorted((tmp_path / "logs").glob("*.jsonl"))
+    assert len(logs) == 8
+    checked = oddtrick("check", *map(str, logs))
+    assert checked.returncode == 0, checked.stdout
+    again = oddtrick(*words, "--database", url, "--workers")  # the same command follows the same run
+    assert again.returncode == 0, again.stderr
+    assert "already submitted" in again.stderr
+    assert len(run_jobs(work, "same")) == 4
+
+
+def test_a_killed_worker_s_set_is_played_again_from_its_start_and_counted_once(
+    url: str, work: WorkQueue, workers: list[Worker]
+) -> None:
+    submit(url, tournament_words("killed", 4, 2))
+    doomed = Worker(url, "doomed", *FAST)
+    workers.append(doomed)
+    job_id = int(doomed.wait_for(r"leased job (\d+) ").group(1))
+    doomed.process.send_signal(signal.SIGKILL)
+    doomed.process.wait()
+    workers.append(Worker(url, "heir", *FAST))
+    until("every set done", lambda: all_done(work, "killed"))
+    jobs = {job.id: job for job in run_jobs(work, "killed")}
+    assert (jobs[job_id].done_by, jobs[job_id].attempts) == ("heir", 2)
+    assert tables_played(work, "killed") == [("heuristic|seeded", s, t) for s in (1, 2) for t in (0, 1)]
+    assert status_json(url, "killed")["standings"]["entries"][0]["deals"] == 4
+
+
+def test_a_stopped_worker_s_late_result_is_refused_by_its_fencing_token(
+    url: str, work: WorkQueue, workers: list[Worker]
+) -> None:
+    submit(url, tournament_words("frozen", 2, 2))
+    frozen = Worker(url, "frozen", *FAST)
+    workers.append(frozen)
+    found = frozen.wait_for(r"leased job (\d+) .*token (\d+)")
+    job_id, token = int(found.group(1)), int(found.group(2))
+    frozen.process.send_signal(signal.SIGSTOP)
+    workers.append(Worker(url, "other", *FAST))
+    until("the set done by the other worker", lambda: all_done(work, "frozen"))
+    frozen.process.send_signal(signal.SIGCONT)
+    frozen.wait_for(rf"job {job_id}: result refused .*token {token} ")
+    (job,) = run_jobs(work, "frozen")
+    assert (job.done_by, job.attempts, len(job.tables)) == ("other", 2, 2)
+
+
+def test_workers_carry_on_when_postgresql_restarts_mid_run(workers: list[Worker]) -> None:
+    from postgres_support import postgres_cluster
+
+    with postgres_cluster() as cluster:
+        submit(cluster.url, tournament_words("restart", 8, 2))
+        work = open_queue(cluster.url)
+        worker = Worker(cluster.url, "steady", "--beat", "0.5", "--lease", "30")
+        workers.append(worker)
+        worker.wait_for(r"job \d+ done in")
+        work.close()
+        cluster.stop("fast")
+        worker.wait_for(r"database unreachable|cannot renew the lease")
+        cluster.start()
+        work = open_queue(cluster.url)
+        until("every set done after the restart", lambda: all_done(work, "restart"))
+        assert len(tables_played(work, "restart")) == 8
+        assert all(job.attempts == 1 for job in run_jobs(work, "restart"))
+        work.close()
+        assert worker.stop() == 130
+
+
+def test_a_bot_that_dies_at_start_fails_its_set_after_the_attempts_limit_with_its_reason(
+    url: str, work: WorkQueue, workers: list[Worker], tmp_path: Path
+) -> None:
+    dying = tmp_path / "dying_bot.py"
+    dying.write_text("raise SystemExit('this bot cannot start: no weights file')\n")
+    words = tournament_words("dying", 2, 2, f"heuristic={HEURISTIC}", f"dying={dying}")
+    workers.append(Worker(url, "patient", *FAST))
+    followed = oddtrick(*words, "--database", url, "--workers")
+    assert followed.returncode == 1, followed.stderr
+    assert re.search(
+        rf"set 1 \(job \d+\) failed after {MAX_ATTEMPTS} attempts: .*no weights file", followed.stderr
+    )
+    (job,) = run_jobs(work, "dying")
+    assert (job.status, job.attempts) == ("failed", MAX_ATTEMPTS)
+    gave_back = [line for line in workers[0].lines if "given back" in line]
+    assert len(gave_back) == MAX_ATTEMPTS
+
+
+def test_a_worker_whose_bot_differs_gives_the_set_back_and_a_matching_one_plays_it(
+    url: str, work: WorkQueue, workers: list[Worker], tmp_path: Path
+) -> None:
+    bot = tmp_path / "bot.py"
+    shutil.copy(SEEDED, bot)
+    submit(url, tournament_words("hashes", 2, 2, f"heuristic={HEURISTIC}", f"mine={bot}"))
+    original = bot.read_bytes()
+    bot.write_bytes(original + b"\n# edited after submission\n")
+    changed = Worker(url, "changed", *FAST)
+    workers.append(changed)
+    changed.wait_for(r"given back .*bot 'mine': .* here has sha256 .*this worker will not take it again")
+    (job,) = run_jobs(work, "hashes")
+    assert job.status == "waiting"
+    assert "install the same bot" in (status_json(url, "hashes")["given_back"][0]["reason"])
+    bot.write_bytes(original)
+    workers.append(Worker(url, "matching", *FAST))
+    until("the set done", lambda: all_done(work, "hashes"))
+    assert run_jobs(work, "hashes")[0].done_by == "matching"
+    assert sum("leased job" in line for line in changed.lines) == 1
+
+
+def test_an_sprt_on_workers_stops_their_work_when_it_decides_with_the_one_machine_verdict(
+    url: str, work: WorkQueue, workers: list[Worker], tmp_path: Path
+) -> None:
+    words = ["sprt", "--bot", f"heuristic={HEURISTIC}", "--bot", f"seeded={SEEDED}", "--seed", "t"]
+    words += ["--max-deals", "200", "--h0", "0", "--h1", "2"]
+    alone = oddtrick(*words, "--referee", "--data-dir", str(tmp_path / "alone"))
+    assert alone.returncode == 0, alone.stderr
+    workers += [Worker(url, "one"), Worker(url, "two")]
+    followed = oddtrick(*words, "--database", url, "--workers")
+    assert followed.returncode == 0, followed.stderr
+    verdict = [line for line in followed.stdout.splitlines() if "accepted" in line or "no verdict" in line]
+    assert verdict == [
+        line for line in alone.stdout.splitlines() if "accepted" in line or "no verdict" in line
+    ]
+    assert verdict
+    assert verdict[0].startswith("H1 accepted")
+    (name,) = RunStore(work).names()
+    jobs = run_jobs(work, name)
+    assert {job.status for job in jobs} <= {"done", "cancelled", "leased"}
+    assert sum(job.status == "cancelled" for job in jobs) >= len(jobs) // 2
+    report = status_json(url, name)
+    assert report["sprt"]["verdict"] == "H1"
+    assert report["sprt"]["pairs"] == int(re.findall(r"^\s*(\d+) deal pairs", alone.stdout, re.M)[-1])
+
+
+def test_options_that_do_not_go_with_workers_are_refused_in_one_line_and_submit_nothing(
+    url: str, work: WorkQueue, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oddtrick._cli import main
+
+    base = tournament_words("refused", 2, 2)
+    cases = [
+        ([*base, "--workers"], "--workers needs --database"),
+        ([*base, "--database", url], "add --workers"),
+        (
+            [*base, "--database", url, "--workers", "--remote", "far"],
+            "--remote is for a tournament on one machine",
+        ),
+        (
+            [*base, "--database", url, "--workers", "--no-duplicate"],
+            "--no-duplicate is for a tournament on one",
+        ),
+        (["sprt", "--bot", f"a={HEURISTIC}", "--bot", f"b={SEEDED}", "--workers"], "give both --workers and"),
+    ]
+    for words, message in cases:
+        assert main(words) == 2, words
+        error = capsys.readouterr().err
+        assert message in error
+        assert len(error.strip().splitlines()) == 1, error
+    assert main(["tournament", "status", "--database", url, "nothing-here"]) == 2
+    assert "no run 'nothing-here' here" in capsys.readouterr().err
+    assert work.jobs() == []
