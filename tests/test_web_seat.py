@@ -88,7 +88,7 @@ def play_command(tmp_path: Path, game: str, seed: str) -> Command:
 def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
     """Answer every question of the seat by clicking a legal card or call; on the first card
     that has an illegal one beside it, try that first (and, once, play by the keyboard)."""
-    seen: dict[str, Any] = {"cards": 0, "calls": 0, "refusal": None, "keyboard": None}
+    seen: dict[str, Any] = {"cards": 0, "calls": 0, "refusal": None, "keyboard": None, "announced": []}
     asked = -1
     bid = False
     while True:
@@ -101,14 +101,17 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
                 "#bidding-box button:enabled", "b => b.map(x => x.dataset.call)"
             )
             assert legal, "asked for a call with no call enabled"
+            assert not page.locator("#hand button:enabled").count(), "a card may be clicked in the auction"
             choice = next((c for c in legal if c not in ("pass", "double")), "pass") if not bid else "pass"
             bid = True
             page.click(f'#bidding-box button[data-call="{choice}"]')
             seen["calls"] += 1
             continue
+        seen["announced"].append(page.inner_text("#announce"))
         enabled = page.eval_on_selector_all("#hand button:enabled", "b => b.map(x => x.dataset.card)")
         greyed = page.eval_on_selector_all("#hand button:disabled", "b => b.map(x => x.dataset.card)")
         assert enabled
+        assert not page.locator("#bidding-box button:enabled").count(), "a call may be clicked in the play"
         if illegal and greyed and seen["refusal"] is None:
             seen["refusal"] = refuse(page, greyed[0])
         if keyboard and seen["keyboard"] is None:
@@ -117,6 +120,7 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
             page.click(f'#hand button[data-card="{enabled[-1]}"]')
         seen["cards"] += 1
     seen["received"] = page.evaluate("() => window.oddtrickSeat.received")
+    seen["live"] = page.get_attribute("#announce", "aria-live")
     seen["result"] = page.inner_text("#result")
     seen["match_result"] = page.inner_text("#match-result")
     seen["tricks"] = [page.inner_text("#tricks-ours"), page.inner_text("#tricks-theirs")]
@@ -258,6 +262,9 @@ def test_a_person_plays_a_whole_hand_in_the_browser_and_the_log_checks(
     assert seen["tricks"] == [str(result["tricks"][0]), str(result["tricks"][1])]
     assert seen["match_result"].startswith("match over:")
     assert stranger == 404
+    assert seen["live"] == "polite"
+    assert any(LABEL.search(said) and " played " in said for said in seen["announced"]), seen["announced"]
+    assert all(said.endswith("your turn to play") for said in seen["announced"]), seen["announced"]
     assert_only_what_the_seat_may_see(seen["received"], log_path, Seat.SOUTH)
 
 
@@ -345,3 +352,15 @@ async def test_a_match_whose_seat_no_page_follows_is_stopped_and_its_bots_with_i
     assert desk.error == "the match was stopped: no page followed the seat for 1 s"
     assert playing == 0
     assert desk.answer("QS") == "the match is over"
+
+
+async def test_an_answer_out_of_turn_or_after_the_match_is_refused_with_its_reason() -> None:
+    """The desk's own refusals, which a page sees only when it sends at the wrong time."""
+    desk = SeatDesk()
+    assert desk.answer("QS") == "it is not your turn"
+    desk.publish({"turn": "West (heuristic-opponents) to play"})
+    assert desk.answer("QS") == "it is not your turn (West (heuristic-opponents) to play)"
+    assert desk.asked is None
+    desk.close()
+    assert desk.answer("QS") == "the match is over"
+    assert [m["seq"] for m in desk.messages] == [0]

@@ -191,7 +191,7 @@ class BrowserSeat(Bot):
         def settle(action: Action) -> None:  # on the page's thread
             loop.call_soon_threadsafe(_settle, answer, action)
 
-        shown = snapshot(view, "your_turn", turn_text(view), asked=True)
+        shown = snapshot(view, "your_turn", "", asked=True)  # the page says the turn once
         self._post(functools.partial(self._ask, shown, view, settle))
         return await answer
 

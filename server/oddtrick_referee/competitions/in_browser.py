@@ -21,9 +21,10 @@ import contextlib
 import dataclasses
 import logging
 import secrets
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import trio
 
@@ -184,7 +185,8 @@ async def play_sitting(
 
 async def run_person(address: str, name: str, token: str, desk: SeatDesk, done: trio.Event) -> None:
     """The person's seat: the SDK's client on asyncio, in a thread, until its match is
-    played (or this task is cancelled, which cancels the client)."""
+    played, or this task is cancelled, which cancels the client and waits for its thread to
+    end (a thread left running would close its loop under gRPC's feet at exit)."""
     trio_token = trio.lowlevel.current_trio_token()
 
     def post(function: Callable[[], None]) -> None:
@@ -193,27 +195,55 @@ async def run_person(address: str, name: str, token: str, desk: SeatDesk, done: 
 
     seat = BrowserSeat(desk.publish, desk.ask, post)
     options = ClientOptions(server=address, name=name, token=token, seats=1, max_matches=1)
-    stops: list[Callable[[], None]] = []
+    client = _Client()
 
     def run() -> None:
-        async def main() -> None:
-            task = asyncio.current_task()
-            assert task is not None
-            loop = asyncio.get_running_loop()
-
-            def stop() -> None:
-                loop.call_soon_threadsafe(task.cancel)
-
-            stops.append(stop)
-            await run_bot_async(lambda: seat, options)
-
         with contextlib.suppress(asyncio.CancelledError):
-            asyncio.run(main())
+            asyncio.run(client.run(run_bot_async(lambda: seat, options)))
 
     try:
-        await trio.to_thread.run_sync(run, abandon_on_cancel=True)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_stop_when_cancelled, client)
+            await trio.to_thread.run_sync(run)
+            nursery.cancel_scope.cancel()
     finally:
         done.set()
-        for stop in stops:
-            with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
-                stop()
+
+
+class _Client:
+    """The asyncio task of the person's client, which the trio side may cancel at any time
+    (before the task has begun too: then it never begins)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._stop: Callable[[], None] | None = None
+
+    async def run(self, client: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(task.cancel)
+
+        with self._lock:
+            if self._stopped:
+                client.close()
+                return
+            self._stop = cancel
+        await client
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            if self._stop is not None:
+                with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
+                    self._stop()
+
+
+async def _stop_when_cancelled(client: _Client) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        client.stop()

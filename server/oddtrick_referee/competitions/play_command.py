@@ -20,7 +20,7 @@ from oddtrick_referee._errors import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
-from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent, play_at_terminal
+from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent, play_at_terminal, seat_table
 from oddtrick_referee.competitions.in_browser import Sitting, Sittings
 from oddtrick_referee.competitions.seat_desk import SeatDesk
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
@@ -93,6 +93,7 @@ def _play(args: argparse.Namespace) -> int:
         opponents = opponent(args.opponents or str(DEFAULT_BOT), "opponents")
         name = args.name or _user_name()
         if args.web is not None:
+            seat_table(seat, partner, opponents, name)  # a name clash is a usage error, said now
             sitting = Sitting(config, seat, partner, opponents, name, args.seed, args.deadline)
             return play_in_browser(sitting, args.data_dir, bind_web(args.web))
         return play_at_terminal(

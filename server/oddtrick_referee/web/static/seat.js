@@ -160,8 +160,11 @@
     drawHeading(message);
     drawTrick(message);
     drawScore(message);
-    drawAuction(message, legal);
-    drawHand(message, legal);
+    // A bid's code (7H) may be a card's too: cards are played only in the play.
+    const cards = message.phase === "play" ? legal : new Set();
+    const calls = message.phase === "auction" ? legal : new Set();
+    drawAuction(message, calls);
+    drawHand(message, cards);
     $("turn").textContent = message.turn;
     $("result").textContent = message.result ? `result: ${message.result}` : "";
     $("match-result").textContent = message.match_result || "";
@@ -204,7 +207,10 @@
     record.received.push(message);
     if (message.seq <= seen) return;
     seen = message.seq;
-    $("announce").textContent = message.say;
+    // A question repeats whose turn it is, which the message before it said already.
+    const said = $("announce").textContent;
+    if (message.say) $("announce").textContent = message.say;
+    else if (message.turn && !said.endsWith(message.turn)) $("announce").textContent = message.turn;
     if (message.legal.length) $("refusal").hidden = true;
     draw(message);
     if (message.match_id) document.body.dataset.matchId = message.match_id;
