@@ -80,7 +80,7 @@ def bot_process(
     says goes to ``output`` (a file, for a failure to show), else nowhere."""
     target = bot if ":" in bot else f"{LADDER_BOTS}:{bot}"
     command = [sys.executable, "-m", "oddtrick", "bot", target, "--server", address]
-    command += ["--name", name, "--token", token, "--seats", str(seats)]
+    command += ["--name", name, f"--token={token}", "--seats", str(seats)]
     if output is None:
         return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with output.open("ab") as sink:

@@ -28,6 +28,7 @@ from oddtrick_referee.storage.ladder_store import (
     LadderError,
     LadderStore,
     RatingChange,
+    new_token,
 )
 
 LINEUP = {
@@ -201,6 +202,15 @@ def test_names_differing_only_in_case_and_house_names_are_refused(store: LadderS
     with pytest.raises(LadderError, match="the ladder's own bots"):
         store.register("house-heuristic-9", now_ms=2)
     assert [e.name for e in store.entrants()] == ["alice"]
+
+
+def test_no_token_starts_with_a_dash_which_a_command_line_would_take_for_an_option() -> None:
+    """One URL-safe token in 64 used to start with '-': `oddtrick bot … --token -x…` then
+    stopped at once with a usage error (the ladder tests' rare failure)."""
+    tokens = [new_token() for _ in range(2000)]
+    assert not [token for token in tokens if token.startswith("-")]
+    assert len(set(tokens)) == len(tokens)
+    assert all(len(token) == 43 for token in tokens)
 
 
 def test_registering_a_name_twice_is_refused_and_changes_nothing(store: LadderStore) -> None:

@@ -213,7 +213,13 @@ def hash_token(token: str, salt: str) -> str:
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    """32 random bytes, URL-safe, never starting with ``-``: an entrant passes its token as
+    ``--token TOKEN``, and argparse takes a word starting with ``-`` for another option
+    (``--token: expected one argument``), which one token in 64 used to start with."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
 
 
 VERIFIED_CACHE_SIZE = 4096
