@@ -109,7 +109,7 @@ async def web_beside(
     app = create_app(referee.data_dir, RefereeLive(referee), leaderboard, tournament)
 
     def progress(match_id: str) -> Progress | None:
-        table = referee.live.get(match_id)
+        table = referee.live_table(match_id)
         return None if table is None else state_progress(table.state)
 
     app.state.web.data.live_progress = progress
