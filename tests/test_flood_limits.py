@@ -78,9 +78,13 @@ async def test_a_flood_on_the_open_request_is_cut_off_at_the_documented_limits(
                 nursery.start_soon(play, "fair", MatchSpec(config, fair, relaxed, seed="fair"))
     code, refusals, with_attempts_left = records["flooder"]
     assert code is grpc.StatusCode.RESOURCE_EXHAUSTED
-    # One UNKNOWN_REQUEST refusal, then one per evaluated attempt, and nothing for the rest.
-    assert refusals == 1 + limits.max_attempts
-    assert with_attempts_left == limits.max_attempts - 1
+    # The referee evaluates one UNKNOWN_REQUEST refusal, then one per attempt, and nothing
+    # for the rest (the record and the log below say so exactly). What reaches the flooder is
+    # at most that: the flood is cut off as it arrives, and on a busy machine the cut can come
+    # before the table has sent its refusals of the attempts it was given, which the closed
+    # stream then never carries.
+    assert 1 <= refusals <= 1 + limits.max_attempts
+    assert with_attempts_left <= limits.max_attempts - 1
     flooded_record = records["flooded"]
     assert flooded_record.seats[W].refusals == limits.max_attempts
     logged = log_records(flooded_record.log_path, "refusal")
