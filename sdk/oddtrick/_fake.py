@@ -16,8 +16,9 @@ from typing import Any
 
 from oddtrick._bot import Bot, BotView, Decision, decide_sync, make_bot
 from oddtrick._codec_text import parse_action
+from oddtrick._drive import FirstLegal, drive, next_turn
 from oddtrick._local import bot_view
-from oddtrick.rules import Action, GameConfig, GameState, Phase, Seat
+from oddtrick.rules import Action, GameConfig, GameState, Seat
 
 
 class FakeReferee:
@@ -65,19 +66,15 @@ class FakeReferee:
     def play(self, *actions: Action | str) -> None:
         """Apply actions for whoever is to act (text such as ``"QH"`` or ``"7C"`` is parsed)."""
         for action in actions:
-            if self.state.phase is Phase.HAND_OVER:
-                self.state.start_next_hand()
+            next_turn(self.state)  # deals the next hand if this one is over
             self.state.apply(parse_action(action, self.state) if isinstance(action, str) else action)
 
     def play_until_bot_turn(self) -> None:
         """Let the other seats play their first legal action until the bot must decide."""
-        while self.state.to_act is not self.seat:
-            if self.state.phase is Phase.MATCH_OVER:
-                raise RuntimeError("the match ended before the bot's turn")
-            if self.state.phase is Phase.HAND_OVER:
-                self.state.start_next_hand()
-                continue
-            self.state.apply(self.state.legal_actions[0])
+        for _ in drive(self.state, FirstLegal(), stop_at=self.seat):
+            pass
+        if self.state.to_act is not self.seat:
+            raise RuntimeError("the match ended before the bot's turn")
 
     def view(self) -> BotView:
         return bot_view(self.state, self.seat, self.players, self.time_left_ms)

@@ -8,9 +8,12 @@ decision raises at once (with the reason), since here it can only be a bug.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from oddtrick._bot import Bot, BotView, bot_name, decide_sync, make_bot
+from oddtrick._drive import drive
 from oddtrick.rules import (
+    Action,
     CallMade,
     CardPlayed,
     FixedDeal,
@@ -22,7 +25,6 @@ from oddtrick.rules import (
     MatchEnded,
     MatchEvent,
     Outcome,
-    Phase,
     Seat,
     TrickWon,
 )
@@ -110,17 +112,22 @@ def play_local(
                 notify(bot, view, event)
 
     report((state.hand_started(),))
-    while True:
-        if state.phase is Phase.MATCH_OVER:
-            return state
-        if state.phase is Phase.HAND_OVER:
-            _check_stalled(state, max_thrown_in)
-            report((state.start_next_hand(),))
-            continue
-        to_act = state.to_act
-        assert to_act is not None
-        action = decide_sync(players_bots[to_act], bot_view(state, to_act, names)).action
-        report(state.step(action, to_act))
+    stalled = partial(_check_stalled, max_thrown_in=max_thrown_in)
+    for events in drive(state, LocalBots(players_bots, names), before_deal=stalled):
+        report(events)
+    return state
+
+
+class LocalBots:
+    """The four seats' bots in this process, as the drive loop's :class:`Player`:
+    each asked with its own view, its decision taken at once."""
+
+    def __init__(self, bots: Mapping[Seat, Bot], names: Mapping[Seat, str]) -> None:
+        self.bots = bots
+        self.names = names
+
+    def act(self, state: GameState, seat: Seat) -> Action:
+        return decide_sync(self.bots[seat], bot_view(state, seat, self.names)).action
 
 
 def _check_stalled(state: GameState, max_thrown_in: int | None) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from oddtrick._codec_text import parse_action
+from oddtrick._drive import next_turn
 from oddtrick._log_records import (
     ActionRecord,
     HandStart,
@@ -127,8 +128,7 @@ def _replay(
     plays: list[tuple[Seat, Card]] = []
     for record in records[1:-1]:
         if isinstance(record, HandStart):
-            if state.phase is Phase.HAND_OVER:
-                state.start_next_hand()
+            next_turn(state)  # deals the next hand if the last one is over
             plays = []
         elif isinstance(record, ActionRecord):
             seat = Seat.parse(record.seat)

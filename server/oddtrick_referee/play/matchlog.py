@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from oddtrick._codec_text import parse_action
+from oddtrick._drive import next_turn
 
 # The one way to open a log, re-exported here for the server's readers.
 from oddtrick._log_records import LOG_FORMAT as LOG_FORMAT
@@ -379,8 +380,8 @@ def check_log(path: Path) -> CheckReport:
             kind = record["type"]
             seat_text, action_text = record.get("seat", ""), record.get("action", "")
             think, fault, clock = record.get("think_ms"), record.get("fault"), record.get("clock_ms")
-        if kind == "hand_start" and state.phase is Phase.HAND_OVER:
-            state.start_next_hand()
+        if kind == "hand_start":
+            next_turn(state)  # deals the next hand if the last one is over
         if kind == "action":
             actions += 1
             try:

@@ -17,10 +17,11 @@ import grpc
 import trio
 
 from oddtrick._codec_protocol import decided_fields, refusal_reason_name
+from oddtrick._drive import next_turn
 from oddtrick._log_records import ActionRecord, MatchEnd, MatchStart, Refusal, SeatEvent
 from oddtrick._log_records import MatchStopped as MatchStoppedRecord
 from oddtrick.deal_sets import MatchDeals
-from oddtrick.rules import GameConfig, GameState, HandEnded, MatchEvent, Phase, Seat
+from oddtrick.rules import GameConfig, GameState, HandEnded, HandStarted, MatchEvent, Phase, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee.play.clock import TableClock
 
@@ -148,18 +149,19 @@ class Table:
         return self.state
 
     async def _play(self) -> None:
-        state = self.state
-        self._report((state.hand_started(),), None)
-        while state.phase is not Phase.MATCH_OVER:
-            if state.phase is Phase.HAND_OVER:
+        """The SDK's drive loop (``oddtrick._drive``), stepped by :func:`next_turn`:
+        :func:`drive` wants an action at once, and a remote seat's is awaited, with
+        a deadline and faults (``decide.py``), and applied there."""
+        self._report((self.state.hand_started(),), None)
+        while (turn := next_turn(self.state)) is not None:
+            if isinstance(turn, HandStarted):
                 # The hand's last events reach the seat to act first with its next
                 # request, and every other seat right after that request has left:
                 # the next decision does not wait on four extra sends.
                 self._decisions.flush_others_after_request = True
-                self._report((state.start_next_hand(),), None)
+                self._report((turn,), None)
                 continue
-            seat = state.to_act
-            assert seat is not None
+            seat = turn
             decided = await self._decide(seat)
             self._count(seat, decided)
             if self._on_progress is not None:
