@@ -160,11 +160,11 @@ class RefereeLive:
         self._referee = referee
 
     def can_follow(self, match_id: str) -> bool:
-        table = self._referee.live.get(match_id)
+        table = self._referee.live_table(match_id)
         return table is not None and not table.sealed
 
     async def follow(self, match_id: str) -> AsyncIterator[dict[str, Any]]:
-        table = self._referee.live.get(match_id)
+        table = self._referee.live_table(match_id)
         if table is None or table.sealed:
             return
         watcher = LiveSpectator()
