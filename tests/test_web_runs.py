@@ -10,6 +10,8 @@ import re
 import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -17,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from worker_support import DEADLINE, Worker
+from worker_support import DEADLINE, Worker, until
 
+from oddtrick_referee.storage.run_store import RunStore
+from oddtrick_referee.storage.work_queue import open_queue
 from tests.test_web_accessibility import OUR_CHECKS, axe_problems
 from tests.web_support import browser_page, chromium_path
 
@@ -167,3 +171,48 @@ def test_a_database_the_page_cannot_reach_is_a_one_line_error(tmp_path: Path) ->
     assert done.returncode == 1
     assert done.stderr.startswith("oddtrick web: "), done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_an_sprt_s_page_shows_its_line_until_the_verdict_tournament_status_prints(
+    url: str, page_of: str, workers: list[Worker]
+) -> None:
+    words = ["sprt", "--bot", f"heuristic={HEURISTIC}", "--bot", f"seeded={SEEDED}", "--seed", "t"]
+    words += ["--max-deals", "200", "--h0", "0", "--h1", "2", "--database", url, "--workers"]
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "oddtrick", *words],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    store = RunStore(open_queue(url))
+    try:
+        until("the test is submitted", lambda: bool(store.names()))
+        (name,) = store.names()
+    finally:
+        store.queue.close()
+    address = page_of + "/runs/" + urllib.parse.quote(name)
+    before = get(address)
+    assert 'data-follow="5"' in before
+    assert '<strong id="verdict">undecided</strong>' in before
+    workers.append(Worker(url, "only"))
+    pages: list[str] = []
+
+    def over() -> bool:
+        pages.append(get(address))
+        return "data-follow" not in pages[-1]
+
+    until("the page says the test is over", over)
+    _, err = follower.communicate(timeout=DEADLINE)
+    assert follower.returncode == 0, err
+    shown = oddtrick("tournament", "status", "--database", url, name, "--json")
+    assert shown.returncode == 0, shown.stderr
+    line = json.loads(shown.stdout)["sprt"]
+    assert line["verdict"] == "H1"
+    final = pages[-1]
+    assert f'<strong id="verdict">{line["verdict"]}</strong>' in final
+    assert f'<span id="llr">{line["llr"]:+.3f}</span>' in final
+    assert f"{line['pairs']} deal pairs" in final
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        get(page_of + "/runs/no%20such%20run")
+    missing.value.close()
+    assert missing.value.code == 404
