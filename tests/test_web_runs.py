@@ -1,7 +1,8 @@
 """The web page of a run on workers (``oddtrick web --database URL``), all of it real: a
 throw-away PostgreSQL (tests/postgres_support.py), ``oddtrick worker`` processes, the page
 served by ``oddtrick web`` over a socket and read by a headless Chromium, which follows the
-run by itself until it is over, and whose final standings are ``tournament status --json``'s."""
+run by itself until it is over, and whose final standings are ``tournament status --json``'s;
+and a replay page that shows the analysis a worker recorded rather than computing its own."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from worker_support import DEADLINE, Worker, until
 
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import open_queue
+from oddtrick_referee.web.analysis import page_analysis
 from tests.test_web_accessibility import OUR_CHECKS, axe_problems
 from tests.web_support import browser_page, chromium_path
 
@@ -216,3 +218,43 @@ def test_an_sprt_s_page_shows_its_line_until_the_verdict_tournament_status_print
         get(page_of + "/runs/no%20such%20run")
     missing.value.close()
     assert missing.value.code == 404
+
+
+def test_a_match_s_analysis_a_worker_recorded_is_the_replay_page_s_at_once(
+    url: str, workers: list[Worker], tmp_path: Path
+) -> None:
+    pytest.importorskip("endplay")
+    data = tmp_path / "data"
+    words = ["tournament", "--game", "contract", "--deals", "2", "--set-size", "2", "--seed", "a"]
+    played = oddtrick(
+        *words, "--bot", f"heuristic={HEURISTIC}", "--bot", f"seeded={SEEDED}", "--data-dir", str(data)
+    )
+    assert played.returncode == 0, played.stderr
+    log = sorted(data.rglob("*.jsonl*"))[0]
+    match_id = log.name.split(".")[0]
+    submitted = oddtrick("analyze", "--submit", "--database", url, str(log))
+    assert submitted.returncode == 0, submitted.stderr
+    workers.append(Worker(url, "solver"))
+    queue = open_queue(url)
+    try:
+        until(
+            "the worker records the analysis", lambda: queue.latest_result("analysis", [log.name]) is not None
+        )
+    finally:
+        queue.close()
+    here = oddtrick("analyze", "--json", str(log))
+    assert here.returncode == 0, here.stderr
+    web = subprocess.Popen(
+        [sys.executable, "-m", "oddtrick", "web", "--database", url, "--data-dir", str(data), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert web.stdout is not None
+        address = re.search(r"web page on (\S+)/", web.stdout.readline())
+        assert address
+        shown = json.loads(get(f"{address.group(1)}/matches/{match_id}/analysis.json"))
+    finally:
+        web.send_signal(signal.SIGINT)
+        web.communicate(timeout=DEADLINE)
+    assert shown == page_analysis(json.loads(here.stdout))  # ready at the first ask: nothing computed here
+    assert shown["hands"]

@@ -87,7 +87,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "itself while it goes on. Alongside --data-dir rather than instead of it: the workers keep "
         "no data folder of their own, and one page may show a referee's matches and the runs at "
         "once; with --database, a --data-dir holding no referee data is no error (the page then "
-        "opens on /runs)",
+        "opens on /runs). A match whose log a worker analysed (oddtrick analyze --submit) shows "
+        "that analysis instead of computing it here",
     )
     web.set_defaults(handler=_web)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from oddtrick_referee.competitions.distributed_results import status_report
 from oddtrick_referee.storage.run_store import RunStore
+from oddtrick_referee.workers.kinds import ANALYSIS
 
 FOLLOW_SECONDS = 5
 """How often an open run page asks again while the run goes on (one page, a few small queries)."""
@@ -54,6 +55,12 @@ class RunPages:
         report["counts"] = [(status, report["sets"].get(status, 0)) for status in STATUSES]
         report["follow"] = None if report["over"] else FOLLOW_SECONDS
         return report
+
+    def analysis(self, match_id: str) -> Any | None:
+        """``oddtrick analyze --json``'s result for the match's log, if a worker recorded one
+        (an ``analysis`` job named after its log: ``oddtrick analyze --submit``)."""
+        with self._lock:
+            return self.store.queue.latest_result(ANALYSIS, [f"{match_id}.jsonl", f"{match_id}.jsonl.gz"])
 
     def close(self) -> None:
         self.store.queue.close()

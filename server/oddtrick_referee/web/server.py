@@ -153,4 +153,7 @@ def standalone_app(
     live: LiveSource | None = ArenaLive(server) if server else None
     if live is None and sittings is not None:
         live = SittingsLive(sittings)
-    return create_app(data_dir, live, leaderboard, sittings=sittings, play=sittings is not None, runs=runs)
+    app = create_app(data_dir, live, leaderboard, sittings=sittings, play=sittings is not None, runs=runs)
+    if runs is not None:
+        app.state.web.analyses.stored = runs.analysis
+    return app
