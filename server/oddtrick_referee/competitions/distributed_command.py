@@ -28,9 +28,9 @@ from oddtrick_referee.competitions.distributed import (
     tournament_jobs,
 )
 from oddtrick_referee.competitions.distributed_results import (
-    describe_run,
     sprt_progress,
     standings,
+    status_report,
     write_logs,
 )
 from oddtrick_referee.competitions.sequential import SequentialTest
@@ -231,7 +231,7 @@ def status(url: str, name: str | None, as_json: bool, logs: Path | None) -> int:
         if logs is not None:
             written = write_logs(store.logs(name), logs)
             print(f"{len(written)} match logs written to {logs}", file=sys.stderr)
-        report = _status_report(store, run, jobs)
+        report = status_report(store, run, jobs)
         if as_json:
             print(json.dumps(report, indent=2, default=str))
         else:
@@ -239,49 +239,6 @@ def status(url: str, name: str | None, as_json: bool, logs: Path | None) -> int:
         return 0
     finally:
         store.queue.close()
-
-
-def _status_report(store: RunStore, run: Run, jobs: list[SetJob]) -> dict[str, Any]:
-    counts: dict[str, int] = {}
-    for job in jobs:
-        counts[job.status] = counts.get(job.status, 0) + 1
-    report: dict[str, Any] = {
-        "run": describe_run(run),
-        "sets": counts,
-        "failed": [
-            {"set": job.index + 1, "job": job.id, "error": job.error}
-            for job in jobs
-            if job.status == "failed"
-        ],
-        "given_back": [
-            {"set": job.index + 1, "job": job.id, "reason": job.error}
-            for job in jobs
-            if job.status in ("waiting", "leased") and job.error
-        ],
-        "standings": standings(run, jobs).to_json(),
-        "workers": [
-            {
-                "name": w.name,
-                "version": w.version,
-                "last_beat": w.last_beat.isoformat(),
-                "seconds_ago": round(w.seconds_ago, 1),
-                "job": w.job_id,
-            }
-            for w in store.workers()
-        ],
-    }
-    if run.kind == "sprt":
-        progress = sprt_progress(run, jobs)
-        report["sprt"] = {
-            "pairs": progress.state.count,
-            "mean": progress.state.mean,
-            "llr": progress.state.llr,
-            "lower": progress.state.lower,
-            "upper": progress.state.upper,
-            "verdict": progress.state.verdict,
-            "over": progress.over,
-        }
-    return report
 
 
 def _print_status(report: dict[str, Any], run: Run, jobs: list[SetJob]) -> None:

@@ -23,7 +23,7 @@ from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
 from oddtrick_referee.play.clock import ClockRule, time_control
 from oddtrick_referee.storage.results import DealResult
-from oddtrick_referee.storage.run_store import Run, SetJob
+from oddtrick_referee.storage.run_store import Run, RunStore, SetJob
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 
@@ -130,3 +130,51 @@ def pack_log(path: Path) -> str:
 
 def describe_run(run: Run) -> dict[str, Any]:
     return {"name": run.name, "kind": run.kind, "created": run.created.isoformat(), **run.settings}
+
+
+def status_report(store: RunStore, run: Run, jobs: list[SetJob]) -> dict[str, Any]:
+    """What ``tournament status --json`` prints and the web page's run page shows: one
+    function, so the two cannot disagree. ``over`` says no job is waiting or leased (or,
+    for an SPRT, that the test is decided or at its cap): the page stops following it."""
+    counts: dict[str, int] = {}
+    for job in jobs:
+        counts[job.status] = counts.get(job.status, 0) + 1
+    report: dict[str, Any] = {
+        "run": describe_run(run),
+        "sets": counts,
+        "failed": [
+            {"set": job.index + 1, "job": job.id, "error": job.error}
+            for job in jobs
+            if job.status == "failed"
+        ],
+        "given_back": [
+            {"set": job.index + 1, "job": job.id, "reason": job.error}
+            for job in jobs
+            if job.status in ("waiting", "leased") and job.error
+        ],
+        "standings": standings(run, jobs).to_json(),
+        "workers": [
+            {
+                "name": w.name,
+                "version": w.version,
+                "last_beat": w.last_beat.isoformat(),
+                "seconds_ago": round(w.seconds_ago, 1),
+                "job": w.job_id,
+            }
+            for w in store.workers()
+        ],
+    }
+    report["over"] = not any(job.status in ("waiting", "leased") for job in jobs)
+    if run.kind == "sprt":
+        progress = sprt_progress(run, jobs)
+        report["sprt"] = {
+            "pairs": progress.state.count,
+            "mean": progress.state.mean,
+            "llr": progress.state.llr,
+            "lower": progress.state.lower,
+            "upper": progress.state.upper,
+            "verdict": progress.state.verdict,
+            "over": progress.over,
+        }
+        report["over"] = report["over"] or progress.over
+    return report

@@ -375,6 +375,18 @@ class WorkQueue:
             )
         return [Job(**row) for row in rows]
 
+    def latest_result(self, kind: str, log_names: Sequence[str]) -> Any | None:
+        """The newest recorded result of a ``kind`` job whose payload's ``log_name`` is one of
+        ``log_names`` (None: none is done): how the web page finds a match's analysis that a
+        worker did, whoever submitted it."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT result FROM work WHERE kind = ? AND status = 'done' "
+                "AND payload->>'log_name' = ANY(?) ORDER BY finished DESC LIMIT 1",
+                (kind, list(log_names)),
+            )
+        return rows[0]["result"] if rows else None
+
 
 def submit_in(
     cursor: Cursor, kind: str, payloads: Sequence[dict[str, Any]], required_version: Sequence[int] = (0,)

@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,9 @@ class Analyses:
         self._running: set[str] = set()
         self._lock = threading.Lock()
         self._one_at_a_time = threading.Lock()
+        self.stored: Callable[[str], Any | None] | None = None
+        """A match's analysis recorded by a worker (``oddtrick web --database``), used rather
+        than computing it here: a worker's cores, not the page's, did the solving."""
 
     @staticmethod
     def available() -> bool:
@@ -152,6 +156,13 @@ class Analyses:
         found = self.cached(match_id)
         if found is not None:
             return found  # plain JSON: shown without the solver too
+        if self.stored is not None:
+            self.data.log_text(match_id)  # the visibility check, as for computing it here
+            result = self.stored(match_id)
+            if result is not None:
+                found = page_analysis(result)
+                self._keep(match_id, found)
+                return found
         if not self.available():
             return {"status": "unavailable", "message": NEEDS_EXTRA}
         text = self.data.log_text(match_id)  # the visibility check, again, before any solving

@@ -15,6 +15,7 @@
 | ``/download/tournament/{id}`` | a tournament's logs and PBN in one zip |
 | ``/bots/{name}`` | a bot's matches, record, faults, think times and rating |
 | ``/leaderboard`` | the ladder's leaderboard, when a ladder is plugged in |
+| ``/runs``, ``/runs/{name}`` | runs on workers: jobs, standings or SPRT line, workers (:mod:`.runs`) |
 | ``/static/…`` | the page's CSS and script |
 | ``/play…`` | a seat played from the browser, when given :class:`~.in_browser.Sittings` (:mod:`.seat`) |
 
@@ -53,6 +54,7 @@ from oddtrick_referee.web.deals import tournament_deals, tournament_play, travel
 from oddtrick_referee.web.downloads import safe_file_name, tournament_zip
 from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.live import LiveSource
+from oddtrick_referee.web.runs import RunPages
 from oddtrick_referee.web.seat import SeatPages
 from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
 
@@ -135,12 +137,15 @@ class WebApp:
         self.env = _environment()
         self.play = False
         """Whether the Play button shows (``oddtrick web --play``)."""
+        self.runs: RunPages | None = None
+        """The runs on workers of a database (``oddtrick web --database``)."""
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(
             leaderboard=self.leaderboard_source is not None,
             tournament=self.tournament,
             play=self.play,
+            runs=self.runs is not None,
             **context,
         )
         return HTMLResponse(html, status_code=status_code)
@@ -154,6 +159,8 @@ class WebApp:
         if self.tournament:
             # Any name a tournament may have, spaces, '#' and '/' included, in one path segment.
             return RedirectResponse(f"/tournaments/{quote(self.tournament, safe='')}", status_code=302)
+        if self.runs is not None and not self.data.index_path.exists():  # a workers' database alone
+            return RedirectResponse("/runs", status_code=302)
         return RedirectResponse("/matches", status_code=302)
 
     async def matches(self, request: Request) -> Response:
@@ -375,6 +382,21 @@ class WebApp:
             return self.not_found(f"There is no bot {name!r} here.")
         return self.page("bot.html", title=f"Bot {name}", b=found)
 
+    async def run_list(self, request: Request) -> Response:
+        if self.runs is None:
+            return self.not_found("This page shows no workers' database (oddtrick web --database URL).")
+        rows = await anyio.to_thread.run_sync(self.runs.runs)
+        return self.page("runs.html", title="Runs on workers", rows=rows)
+
+    async def run(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if self.runs is None or len(name) > _LONGEST_NAME:
+            return self.not_found("There is no such run here.")
+        found = await anyio.to_thread.run_sync(self.runs.run, name)
+        if found is None:
+            return self.not_found(f"There is no run {name!r} in this database.")
+        return self.page("run.html", title=f"Run {name}", r=found)
+
     async def leaderboard(self, request: Request) -> Response:
         source = self.leaderboard_source
         if source is None:
@@ -391,6 +413,7 @@ def create_app(
     page_size: int = PAGE_SIZE,
     sittings: Sittings | None = None,
     play: bool = False,
+    runs: RunPages | None = None,
 ) -> Starlette:
     """The web page's ASGI application for one data folder.
 
@@ -399,9 +422,11 @@ def create_app(
     tournament's standings (``tournament --web``); ``page_size`` matches are listed a page.
     ``sittings`` serves the pages of seats people play from the browser, and ``play``
     puts the Play button on the page to start such matches (``oddtrick web --play``).
+    ``runs`` adds the pages of the runs on workers of a database (``oddtrick web --database``).
     """
     web = WebApp(data_dir, live, leaderboard, tournament, page_size)
     web.play = play and sittings is not None
+    web.runs = runs
     routes = [
         Route("/", web.home),
         Route("/matches", web.matches),
@@ -417,6 +442,8 @@ def create_app(
         Route("/download/tournament/{tournament_id:path}", web.download_tournament),
         Route("/bots/{name:path}", web.bot),
         Route("/leaderboard", web.leaderboard),
+        Route("/runs", web.run_list),
+        Route("/runs/{name:path}", web.run),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     if sittings is not None:

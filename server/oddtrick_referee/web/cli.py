@@ -15,12 +15,16 @@ from oddtrick_referee._errors import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
+from oddtrick_referee._exceptions import DatabaseError
 from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.page import LeaderboardSource
 from oddtrick_referee.storage.database import open_database
 from oddtrick_referee.storage.ladder_store import LadderStore
+from oddtrick_referee.storage.run_store import RunStore
+from oddtrick_referee.storage.work_queue import open_queue
+from oddtrick_referee.web.runs import RunPages
 from oddtrick_referee.web.server import bind_web, serve_web, standalone_app
 
 
@@ -44,7 +48,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "viewer for each finished one (step through it card by card; the URL names the "
             "position), downloads of its log and PBN, tournament standings and the leaderboard. "
             "With --server it also follows matches in progress live from that referee; beside a "
-            "referee, use serve --web or tournament --web instead."
+            "referee, use serve --web or tournament --web instead. With --database it also shows the "
+            "runs on workers of that PostgreSQL database under /runs (docs/scale-out.md)."
         ),
         epilog="example: oddtrick web --data-dir oddtrick-data --port 8000. The page answers only "
         "under the address it listens on and localhost (a guard against DNS rebinding); to serve it "
@@ -73,6 +78,18 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "each starting bot processes here, and stopped when no page has followed it for 10 "
         "minutes), so it is off unless given",
     )
+    web.add_argument(
+        "--database",
+        default=None,
+        metavar="postgresql://…",
+        help="also show the runs on workers of this database (tournaments and SPRTs submitted with "
+        "--workers) under /runs, each with its jobs, standings or SPRT line and workers, following "
+        "itself while it goes on. Alongside --data-dir rather than instead of it: the workers keep "
+        "no data folder of their own, and one page may show a referee's matches and the runs at "
+        "once; with --database, a --data-dir holding no referee data is no error (the page then "
+        "opens on /runs). A match whose log a worker analysed (oddtrick analyze --submit) shows "
+        "that analysis instead of computing it here",
+    )
     web.set_defaults(handler=_web)
 
 
@@ -90,9 +107,19 @@ def _ladder_in(data_dir: Path) -> LeaderboardSource | None:
     return LadderLeaderboard(store, Rater(settings), "Ladder")
 
 
-def _web(args: argparse.Namespace) -> int:
+def _runs(url: str | None) -> RunPages | None:
+    """The runs of the workers' database at ``url`` (None: none given); raises DatabaseError."""
+    return None if url is None else RunPages(RunStore(open_queue(url)))
 
-    if not (args.data_dir / "oddtrick.sqlite3").exists() and not args.play:  # --play's referee makes it
+
+def _web(args: argparse.Namespace) -> int:
+    try:
+        runs = _runs(args.database)
+    except DatabaseError as error:  # (the driver's reason may run over lines: one line here)
+        print(f"oddtrick web: {' '.join(str(error).split())}", file=sys.stderr)
+        return 1
+    referee_data = (args.data_dir / "oddtrick.sqlite3").exists()
+    if not referee_data and not args.play and runs is None:  # --play's referee makes it
         print(
             f"oddtrick web: no referee data in {args.data_dir} (no oddtrick.sqlite3); give the folder "
             "oddtrick serve or tournament wrote with --data-dir",
@@ -100,7 +127,7 @@ def _web(args: argparse.Namespace) -> int:
         )
         return 2
     sittings = Sittings(args.data_dir, sys.stdout, abandon_s=ABANDON_S) if args.play else None
-    app = standalone_app(args.data_dir, args.server, _ladder_in(args.data_dir), sittings)
+    app = standalone_app(args.data_dir, args.server, _ladder_in(args.data_dir), sittings, runs)
     host = f"[{args.host}]" if ":" in args.host else args.host
     try:
         sock = bind_web(f"{host}:{args.port}")

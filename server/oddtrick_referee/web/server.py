@@ -20,6 +20,7 @@ from oddtrick_referee.web.app import create_app
 from oddtrick_referee.web.guard import HostCheck, configured_hosts
 from oddtrick_referee.web.live import ArenaLive, LiveSource, RefereeLive
 from oddtrick_referee.web.progress import Progress, state_progress
+from oddtrick_referee.web.runs import RunPages
 from oddtrick_referee.web.seat import SittingsLive
 
 log = logging.getLogger("oddtrick.web")
@@ -145,10 +146,14 @@ def standalone_app(
     server: str | None,
     leaderboard: LeaderboardSource | None = None,
     sittings: Sittings | None = None,
+    runs: RunPages | None = None,
 ) -> Any:
     """``oddtrick web``'s page; with ``sittings``, the Play button too, and the matches played
-    from it live (unless ``server`` is followed instead)."""
+    from it live (unless ``server`` is followed instead); with ``runs``, a workers' database's runs."""
     live: LiveSource | None = ArenaLive(server) if server else None
     if live is None and sittings is not None:
         live = SittingsLive(sittings)
-    return create_app(data_dir, live, leaderboard, sittings=sittings, play=sittings is not None)
+    app = create_app(data_dir, live, leaderboard, sittings=sittings, play=sittings is not None, runs=runs)
+    if runs is not None:
+        app.state.web.analyses.stored = runs.analysis
+    return app
