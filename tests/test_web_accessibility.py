@@ -191,6 +191,7 @@ async def test_the_live_view_passes_mid_hand_and_at_the_hands_end(tmp_path: Path
             page.wait_for_function("() => document.querySelectorAll('#trick [data-card]').length === 2")
             page.wait_for_function("() => document.querySelector('.seat.to-play')")
             said = page.inner_text("#announce")
+            status = page.get_attribute("#live-status", "role")
             mid = page_problems(page)
             page.goto(f"{url}/matches")
             matches = page_problems(page)
@@ -199,7 +200,13 @@ async def test_the_live_view_passes_mid_hand_and_at_the_hands_end(tmp_path: Path
             go.set()
             page.wait_for_function(MATCH_OVER)
             page.wait_for_function("() => document.querySelectorAll('.holding [data-card]').length === 52")
-            return {"said": said, "mid": mid, "matches": matches, "end": page_problems(page)}
+            return {
+                "said": said,
+                "status": status,
+                "mid": mid,
+                "matches": matches,
+                "end": page_problems(page),
+            }
 
     async with (
         running_referee(RefereeSettings(port=0, data_dir=tmp_path / "data")) as referee,
@@ -228,6 +235,7 @@ async def test_the_live_view_passes_mid_hand_and_at_the_hands_end(tmp_path: Path
     second = logged_hands(done[0].log_path)[1]["cards"][1]
     assert f"{SEAT_NAMES[second[0]]} played {Card.parse(second[1]).pretty}" in seen["said"], seen["said"]
     assert seen["said"].endswith(" to play"), seen["said"]
+    assert seen["status"] == "status", "a lost connection is not said"
 
 
 MATCH_OVER = "() => document.getElementById('live-status').textContent.includes('over')"
