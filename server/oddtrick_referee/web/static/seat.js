@@ -27,6 +27,13 @@
   // while the next question may arrive before the answer's reply does.
   let answered = -1;
   let boxBuilt = false;
+  // Whether the focus was last on a card or a call: a card played leaves the hand and the
+  // buttons are greyed while the bots play, which drops the focus; it is given back to the
+  // first card (or call) the seat may play when the seat is asked again.
+  let focusInTable = false;
+  document.addEventListener("focusin", (event) => {
+    focusInTable = Boolean(event.target.closest && event.target.closest("#hand, #bidding-box"));
+  });
 
   function who(message, seat) {
     if (seat === message.seat) return "you";
@@ -171,6 +178,12 @@
     document.body.dataset.phase = message.phase;
     document.body.dataset.yourTurn = legal.size ? "yes" : "no";
     if (legal.size) document.body.dataset.asked = message.seq;
+    const now = document.activeElement;
+    const lost = !now || now === document.body || now.disabled;
+    if (legal.size && focusInTable && lost) {
+      const first = document.querySelector(message.phase === "play" ? "#hand button:enabled" : "#bidding-box button:enabled");
+      if (first) first.focus();
+    }
   }
 
   async function send(action) {

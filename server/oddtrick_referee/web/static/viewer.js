@@ -489,8 +489,11 @@
     const s = {
       title: "waiting for the first hand", hands: {}, counts: {}, trick: [], done: [], winner: null,
       tricks: [0, 0], calls: [], result: "", score: scoreText([0, 0]), toPlay: null,
-      header: "", lastSeq: 0, classic: false,
+      header: "", lastSeq: 0, classic: false, said: "",
     };
+    // What a screen reader says as the play goes: the card or call just made, whose turn it is.
+    const turn = () => (s.toPlay ? NAMES[s.toPlay] + (s.auction ? " to call" : " to play") : "");
+    const say = (what) => { s.said = [what, turn()].filter((t) => t).join("; "); };
     const status = $("live-status");
     function over() {
       const link = el("a", "", "replay it card by card");
@@ -516,15 +519,20 @@
           for (const seat of SEATS) { s.hands[seat] = e.hands[seat] ? e.hands[seat].slice() : null; s.counts[seat] = 13; }
           s.trick = []; s.done = []; s.winner = null; s.tricks = [0, 0]; s.calls = []; s.result = "";
           s.toPlay = SEATS[(SEATS.indexOf(e.dealer) + 1) % 4];
+          s.auction = !s.classic;
+          say(s.header);
           break;
         }
         case "call_made":
           s.calls.push({ seat: e.seat, call: e.call });
           s.toPlay = SEATS[(SEATS.indexOf(e.seat) + 1) % 4];
+          say(NAMES[e.seat] + " called " + e.call);
           break;
         case "auction_ended":
           s.title = s.header.replace(/auction$/, e.contract || "thrown in: all four passed");
           s.toPlay = e.leader; // the declarer's left leads (null: thrown in, nobody plays)
+          s.auction = false;
+          say(e.contract ? "contract " + e.contract : "thrown in: all four passed");
           break;
         case "card_played":
           if (s.trick.length === 4) { s.trick = []; s.winner = null; }
@@ -532,14 +540,17 @@
           s.counts[e.seat]--;
           if (s.hands[e.seat]) s.hands[e.seat] = s.hands[e.seat].filter((c) => c !== e.card);
           s.toPlay = SEATS[(SEATS.indexOf(e.seat) + 1) % 4];
+          say(NAMES[e.seat] + " played " + pretty(e.card));
           break;
         case "trick_completed":
           s.winner = e.winner; s.tricks = e.tricks;
           s.done.push({ plays: s.trick.slice(), winner: e.winner });
           s.toPlay = e.winner;
+          say(s.said.split("; ")[0] + "; " + NAMES[e.winner] + " won the trick. Tricks NS " + e.tricks[0] + ", EW " + e.tricks[1]);
           break;
         case "hand_ended":
           s.result = e.result; s.score = scoreText(e.scores); s.toPlay = null;
+          say(e.result + ". " + s.score);
           // The four hands as dealt, shown until the next hand is dealt (none if thrown in).
           for (const seat of SEATS) if (e.hands[seat]) s.hands[seat] = e.hands[seat].slice();
           break;
@@ -548,6 +559,7 @@
           break;
         case "match_ended":
           s.result += " · " + e.text;
+          s.said = s.result;
           over();
           break;
         default:
@@ -559,6 +571,8 @@
       const event = JSON.parse(message.data);
       apply(event);
       renderTable(s);
+      const announce = $("announce");
+      if (announce.textContent !== s.said) announce.textContent = s.said;
       document.body.dataset.lastSeq = String(s.lastSeq);
       if (window.oddtrickOnEvent) window.oddtrickOnEvent(event);
     };
