@@ -18,18 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick import __version__
-from oddtrick._logfile import open_log
 from oddtrick_referee._exceptions import BadJob
 from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
+from oddtrick_referee.storage.analysis_jobs import ANALYSIS as ANALYSIS  # the old names work
+from oddtrick_referee.storage.analysis_jobs import ANALYSIS_FIRST_VERSION
+from oddtrick_referee.storage.analysis_jobs import MAX_LOG_BYTES as MAX_LOG_BYTES
+from oddtrick_referee.storage.analysis_jobs import analysis_payload as analysis_payload
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue
 from oddtrick_referee.workers import tournament_job
 from oddtrick_referee.workers.sprt_job import after_batch
 from oddtrick_referee.workers.table_session import close_session
-
-MAX_LOG_BYTES = 16 * 1024 * 1024
-"""The largest match log a job may carry (a 100-deal match log is well under 1 MiB)."""
-
-ANALYSIS = "analysis"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,24 +35,6 @@ class Capacity:
     """What this worker offers a job: how many tables it plays at once (``--tables``)."""
 
     tables: int = 2
-
-
-def analysis_payload(path: Path, par: bool) -> dict[str, Any]:
-    """The payload of one match log's analysis: the log's text travels in it.
-
-    Workers then need nothing but the database: no shared folder, no path that
-    means something else on another machine, and a log moved or compressed
-    after submission is analysed as it was submitted.
-    """
-    if path.stat().st_size > MAX_LOG_BYTES:
-        raise BadJob(f"{path} is larger than {MAX_LOG_BYTES // (1024 * 1024)} MiB, too large to submit")
-    with open_log(path) as file:
-        text = file.read()
-    if len(text.encode("utf-8")) > MAX_LOG_BYTES:
-        raise BadJob(
-            f"{path} holds more than {MAX_LOG_BYTES // (1024 * 1024)} MiB of text, too large to submit"
-        )
-    return {"log_name": path.name, "log_text": text, "par": par}
 
 
 def describe(kind: str, payload: dict[str, Any]) -> str:
@@ -115,7 +95,7 @@ def close_all(wait: float) -> None:
 NEEDS_STRONG = {ANALYSIS}
 """The kinds only a worker with the strong extra (endplay) can do."""
 
-FIRST_VERSION: dict[str, str] = {ANALYSIS: "0.1.0", TOURNAMENT_SET: "0.1.0"}
+FIRST_VERSION: dict[str, str] = {ANALYSIS: ANALYSIS_FIRST_VERSION, TOURNAMENT_SET: "0.1.0"}
 """The first oddtrick whose workers do each kind: the version such work requires by default."""
 
 WORKER_VERSION = __version__

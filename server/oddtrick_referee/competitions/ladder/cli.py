@@ -177,6 +177,13 @@ def _add_log_options(logs: argparse._ArgumentGroup) -> None:
         "their results, ratings and index rows stay in the database, and matches among two "
         "entrants or more keep their logs. Default: keep every log",
     )
+    logs.add_argument(
+        "--analyse",
+        action="store_true",
+        help="once a match is over and its tables released, submit each table's log as an analysis "
+        "job to the work queue in the --database (PostgreSQL only); `oddtrick worker --database "
+        "URL` analyses them, `oddtrick analyze --results` and `oddtrick web --database` show them",
+    )
 
 
 def _add_rating_options(rating: argparse._ArgumentGroup) -> None:
@@ -568,6 +575,8 @@ def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
         raise ValueError("--match-deals must be at least 1")
     if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
         raise ValueError("--keep-house-logs must be a number of days, 0 or more")
+    if args.analyse and not (args.database or "").startswith(("postgresql://", "postgres://")):
+        raise ValueError("--analyse needs a PostgreSQL --database: the work queue lives there")
     return LadderSettings(
         config=config,
         deals=args.match_deals,
@@ -584,6 +593,7 @@ def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
         compress_logs=not args.plain_logs,
         deal_set=deal_set,
         keep_house_logs_s=None if args.keep_house_logs is None else args.keep_house_logs * 86400,
+        analyse=args.analyse,
     )
 
 

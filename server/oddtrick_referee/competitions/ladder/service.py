@@ -50,6 +50,7 @@ from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import Connection, RefereeSettings, SeatedMatch, running_referee
+from oddtrick_referee.storage.analysis_jobs import submit_analyses
 from oddtrick_referee.storage.database import open_database
 from oddtrick_referee.storage.ladder_store import EntrantRecord, LadderStore, RatingChange
 
@@ -112,6 +113,9 @@ class LadderSettings:
     """Delete the logs of an entrant's matches against house bots once this old (None: keep them all)."""
     deal_set: DealSet | None = None
     """``--deals-from``: matches play these deals in order (cycling) instead of fresh seeds'."""
+    analyse: bool = False
+    """``--analyse``: once a match's tables are released, submit each table's log as an
+    ``analysis`` job to the work queue in ``database`` (PostgreSQL) for ``oddtrick worker``."""
 
     @property
     def referee_id(self) -> str:
@@ -438,6 +442,25 @@ class Ladder(Competition):
                 await self._abort(match_id, seed, lineup, "the ladder stopped during the match")
             raise
         await self._record(match_id, seed, lineup, played)
+        if self.settings.analyse:
+            await self._submit_analyses(match_id, [table.log_path for table in seated])
+
+    async def _submit_analyses(self, match_id: str, logs: list[Path]) -> None:
+        """``--analyse``: the released tables' logs, one analysis job each, submitted on a
+        worker thread; a failure is one line in the log, and the ladder plays on."""
+        assert self.settings.database is not None
+        try:
+            jobs = await trio.to_thread.run_sync(submit_analyses, self.settings.database, logs)
+        except Exception as error:  # a database down, a log gone: the match stands, unanalysed
+            cause = " ".join(str(error).split()) or type(error).__name__
+            log.warning("ladder match %s: its logs were not submitted for analysis: %s", match_id, cause)
+            return
+        log.info(
+            "ladder match %s: %d log(s) submitted for analysis (job %s)",
+            match_id,
+            len(jobs),
+            ", ".join(str(job) for job in jobs),
+        )
 
     async def _abort(self, match_id: str, seed: str, lineup: Lineup, cause: str) -> None:
         await self.record(
