@@ -108,12 +108,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
 
 def command_paths(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    """Every command and subcommand of the command line, as the words that name it."""
+    """Every command and subcommand of the command line, as the words a user types for it
+    (its usage line's: `tournament status` is read by a parser of its own)."""
     paths = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, child in action.choices.items():
-                paths.append((*prefix, name))
+                paths.append(tuple(child.prog.split()[1:]))
                 paths += command_paths(child, (*prefix, name))
     return paths
 
