@@ -61,4 +61,5 @@ python3 -m venv "$venv"
 # tests start, exactly as after a user's `source .venv/bin/activate`.
 export VIRTUAL_ENV="$venv"
 export PATH="$venv/bin:$PATH"
-"$venv/bin/python" -m pytest "$@"
+# The slowest tests are named at the end, so a run that nears its time budget says where it went.
+"$venv/bin/python" -m pytest --durations=15 "$@"
