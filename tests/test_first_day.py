@@ -358,12 +358,12 @@ def test_a_file_with_one_function_of_the_view_is_a_bot_and_two_are_named(tmp_pat
 def test_a_bot_that_times_out_is_told_in_its_own_output(tmp_path: Path) -> None:
     """Not only in the standings: the bot's own log says the referee played for it, and why.
 
-    The deadline is long enough (1 s) that the random bot beside it answers in time on a
+    The deadline is long enough (0.5 s) that the random bot beside it answers in time on a
     loaded machine (at 0.2 s it once did not, at a load of 20), and the slow bot sleeps past it."""
     sleepy = ROOT / "tests" / "sleepy_bot.py"
     result = oddtrick(
-        "tournament", "--game", "classic", "--deals", "1", "--deadline", "1", "--seed", "late",
-        "--data-dir", str(tmp_path), "--bot", f"slow=cmd:{sys.executable} {sleepy} random 1500",
+        "tournament", "--game", "classic", "--deals", "1", "--deadline", "0.5", "--seed", "late",
+        "--data-dir", str(tmp_path), "--bot", f"slow=cmd:{sys.executable} {sleepy} random 900",
         "--bot", f"random={RANDOM_BOT}", timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

@@ -393,7 +393,11 @@ def test_a_ladder_killed_mid_match_keeps_what_finished_aborts_the_rest_and_plays
             # Its deals are never dealt again, so its tables' logs may now be read.
             for table_id in match.tables:
                 row = index.get(table_id)
-                assert row is not None
+                if row is None:
+                    # Killed while the match waited for its entrants' streams: this table never
+                    # started, so it has no log to release.
+                    assert not list((tmp_path / "logs").glob(f"{table_id}.jsonl*")), table_id
+                    continue
                 assert not log_withheld(row)
         # Nothing of the interrupted match was rated.
         assert {e.name: (e.mu, e.sigma, e.matches) for e in store.entrants()} == rated_before

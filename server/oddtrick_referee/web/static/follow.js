@@ -21,9 +21,10 @@
     }
     const fresh = next.querySelector("[data-follow]");
     if (!fresh && reloadAtEnd) { location.reload(); return; }
+    // Counted at every answer, the last (which ends the following) included.
+    document.body.dataset.followed = String((parseInt(document.body.dataset.followed || "0", 10) || 0) + 1);
     if (!fresh) { document.querySelector("main").replaceWith(next.querySelector("main")); return; }
     if (fresh.innerHTML !== current.innerHTML) current.replaceWith(document.adoptNode(fresh));
-    document.body.dataset.followed = String((parseInt(document.body.dataset.followed || "0", 10) || 0) + 1);
     setTimeout(again, every);
   }
   setTimeout(again, every);
