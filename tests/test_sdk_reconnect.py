@@ -12,9 +12,10 @@ from referee_support import PATIENCE_S, SeededBot
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick_referee import RefereeSettings, running_referee
 
-WINDOW_S = 3.0
-DOWN_S = 2.0
-"""Each outage is shorter than the window; the two together are longer."""
+WINDOW_S = 5.0
+DOWN_S = 3.0
+"""Each outage is shorter than the window (by 2 s, for a referee that starts slowly on a
+busy machine); the two together are longer."""
 
 
 def free_port() -> int:
@@ -23,12 +24,22 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-async def connected(settings: RefereeSettings, name: str) -> None:
-    """Run a referee until ``name`` has a session on it, then stop it."""
+async def connected(settings: RefereeSettings, name: str, bot_ended: trio.Event) -> None:
+    """Run a referee until ``name`` has a session on it, then stop it; at once if the bot
+    has ended (it gave up), since then it never will."""
     async with running_referee(settings) as referee:
         with trio.fail_after(PATIENCE_S):
             while not any(s.name == name for s in list(referee.lobby.sessions.values())):
-                await referee.lobby.change_event.wait()
+                if bot_ended.is_set():
+                    return
+                async with trio.open_nursery() as either:
+                    for event in (referee.lobby.change_event, bot_ended):
+                        either.start_soon(_set_then_cancel, event, either.cancel_scope)
+
+
+async def _set_then_cancel(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 async def test_a_bot_survives_outages_that_together_outlast_its_reconnect_window(tmp_path: Path) -> None:
@@ -36,6 +47,8 @@ async def test_a_bot_survives_outages_that_together_outlast_its_reconnect_window
     settings = RefereeSettings(port=port, data_dir=tmp_path)
     options = ClientOptions(server=f"127.0.0.1:{port}", name="steady", token="", reconnect_for_s=WINDOW_S)
     outcome: list[BaseException | None] = []
+    bot_ended = trio.Event()
+    trio_token = trio.lowlevel.current_trio_token()
 
     def client() -> None:
         try:
@@ -43,14 +56,16 @@ async def test_a_bot_survives_outages_that_together_outlast_its_reconnect_window
             outcome.append(None)
         except BaseException as error:
             outcome.append(error)
+        finally:
+            trio_token.run_sync_soon(bot_ended.set)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(lambda: trio.to_thread.run_sync(client, abandon_on_cancel=True))
-        await connected(settings, "steady")
+        await connected(settings, "steady", bot_ended)
         await trio.sleep(DOWN_S)  # the first outage
-        await connected(settings, "steady")
+        await connected(settings, "steady", bot_ended)
         await trio.sleep(DOWN_S)  # the second: more than the window since the first began
-        await connected(settings, "steady")
+        await connected(settings, "steady", bot_ended)
         assert outcome == [], f"the bot gave up: {outcome}"
         nursery.cancel_scope.cancel()
 
