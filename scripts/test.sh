@@ -61,5 +61,9 @@ python3 -m venv "$venv"
 # tests start, exactly as after a user's `source .venv/bin/activate`.
 export VIRTUAL_ENV="$venv"
 export PATH="$venv/bin:$PATH"
-# The slowest tests are named at the end, so a run that nears its time budget says where it went.
-"$venv/bin/python" -m pytest --durations=15 "$@"
+# Two test processes by default (ODDTRICK_TEST_PROCESSES=0: one, in this process, as
+# pytest's -s or --pdb need): each file runs whole on one of them, so a file's fixtures
+# are made once. The slowest tests are named at the end, so a run that nears its time
+# budget says where it went.
+processes="${ODDTRICK_TEST_PROCESSES:-2}"
+"$venv/bin/python" -m pytest -n "$processes" --dist loadfile --durations=15 "$@"

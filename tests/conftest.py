@@ -53,7 +53,11 @@ def postgres_url():  # type: ignore[no-untyped-def]
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Start building the starter bots as soon as a run includes their tests, so that
     the slow builds (Rust, Java) run at low priority beside the tests before them.
-    Last of the hooks, so a run that deselects them (``-m "not slow"``) builds nothing."""
+    Last of the hooks, so a run that deselects them (``-m "not slow"``) builds nothing.
+    Under several test processes (pytest-xdist) every one collects every test but only
+    one runs that file: the builds start there, from the file's fixture, not twice."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        return
     if any(item.nodeid.startswith("tests/test_starter_bots.py") for item in items):
         from starter_builds import BUILDS_KEY, start_builds
 
