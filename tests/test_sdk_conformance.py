@@ -4,12 +4,15 @@ entry, a real process on a real socket, everything else from the environment).""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import trio
+from referee_support import GUARD_S, PATIENCE_S
 
 from oddtrick_referee.conformance.runner import Options, run_conformance
 
@@ -46,4 +49,26 @@ def test_every_sample_bot_conforms(bot: str) -> None:
 
 
 def test_the_readme_bot_conforms_as_the_readme_runs_it(tmp_path: Path) -> None:
-    assert_conforms(f"{sys.executable} -m oddtrick bot {readme_bot(tmp_path)}:MyBot")
+    """`oddtrick conformance my_bot.py`, the README's command, from the bot's folder."""
+    readme_bot(tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "conformance", "my_bot.py", "--json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=PATIENCE_S, check=False,
+    )  # fmt: skip
+    report = json.loads(run.stdout)
+    failed = [check for check in report["checks"] if not check["passed"]]
+    assert report["passed"], (failed, run.stderr[-2000:])
+    assert run.returncode == 0
+    assert len(report["checks"]) >= 26
+
+
+def test_a_bot_file_that_is_not_there_is_one_line_saying_what_to_give() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "conformance", "no_such_bot.py"],
+        capture_output=True, text=True, timeout=GUARD_S, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "oddtrick conformance: no bot file no_such_bot.py; give a Python bot (FILE.py or FILE.py:Class), "
+        'or --bot-command "CMD" for a bot in another language'
+    ]

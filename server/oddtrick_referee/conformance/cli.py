@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shlex
 import sys
+from pathlib import Path
 
 from oddtrick_referee._errors import interrupted, run_command
 from oddtrick_referee.conformance.runner import Options, run_conformance
@@ -23,6 +25,13 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         ),
     )
     target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "bot",
+        nargs="?",
+        metavar="BOT.py",
+        help="a Python bot (FILE.py or FILE.py:Class), started as `oddtrick bot BOT.py`; "
+        "a bot in another language: --bot-command",
+    )
     target.add_argument(
         "--bot-command",
         metavar="CMD",
@@ -66,8 +75,19 @@ def _conformance(args: argparse.Namespace) -> int:
     def progress(text: str) -> None:
         print(f"conformance: {text}", file=sys.stderr, flush=True)
 
+    command = args.bot_command
+    if args.bot is not None:
+        path = args.bot.rsplit(":", 1)[0] if args.bot.count(":") == 1 else args.bot
+        if not Path(path).is_file():
+            print(
+                f"oddtrick conformance: no bot file {path}; give a Python bot (FILE.py or FILE.py:Class), "
+                'or --bot-command "CMD" for a bot in another language',
+                file=sys.stderr,
+            )
+            return 2
+        command = shlex.join([sys.executable, "-m", "oddtrick", "bot", args.bot])
     options = Options(
-        command=args.bot_command,
+        command=command,
         host=args.host,
         port=args.port or 0,
         name=args.name,
