@@ -35,11 +35,13 @@ from oddtrick._codec_arena import (
     watch_match_request,
 )
 from oddtrick._codec_text import parse_action
+from oddtrick._drive import replay_actions
 from oddtrick._terminal import console, suits
 from oddtrick._tls import TlsOptions
 from oddtrick._tls import channel as open_channel
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
+    Action,
     AuctionEnded,
     CallMade,
     CardPlayed,
@@ -51,7 +53,6 @@ from oddtrick.rules import (
     HandStarted,
     MatchEnded,
     MatchEvent,
-    Phase,
     Seat,
     TrickWon,
 )
@@ -344,11 +345,15 @@ def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
     auction: list[str] = []
     actions = [r for r in records if r.get("type") == "action"]
     yield from _replayed(state.hand_started(), state, trick, auction)
-    for record in actions:
-        if state.phase is Phase.HAND_OVER:
-            yield from _replayed(state.start_next_hand(), state, trick, auction)
-        for event in state.step(parse_action(record["action"], state), Seat.parse(record["seat"])):
+    for events in replay_actions(state, actions, _logged):
+        for event in events:
             yield from _replayed(event, state, trick, auction)
+
+
+def _logged(state: GameState, record: dict[str, Any]) -> tuple[Seat, Action]:
+    """A log's action line: the seat it names and its action."""
+    action = parse_action(record["action"], state)
+    return Seat.parse(record["seat"]), action
 
 
 def _replayed(event: MatchEvent, state: GameState, trick: list[str], auction: list[str]) -> Iterator[str]:
