@@ -1,9 +1,9 @@
 """The one drive loop of a match: deal when a hand is over, ask the seat to act, apply.
 
 Everything that plays a match out in order (``play_local``, the fake referee, the
-referee's table) walks the same steps: while the match is not over, deal the next
-hand if the last one is over, find the seat to act, get its action, apply it with
-:meth:`GameState.step`. :func:`next_turn` is that first half, one step at a time;
+referee's table, a replay of a log) walks the same steps: while the match is not over,
+deal the next hand if the last one is over, find the seat to act, get its action,
+apply it with :meth:`GameState.step`. :func:`next_turn` is that first half, one step at a time;
 :func:`drive` is the whole loop for a :class:`Player` that answers at once, yielding
 each step's events to whoever consumes them.
 
