@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
+
 from oddtrick import Seat
-from oddtrick._drive import FirstLegal, drive, next_turn
-from oddtrick.rules import Action, GameConfig, GameState, HandEnded, HandStarted, MatchEnded, Phase, replay
+from oddtrick._drive import FirstLegal, drive, next_turn, replay_actions
+from oddtrick.rules import (
+    Action,
+    GameConfig,
+    GameState,
+    HandEnded,
+    HandStarted,
+    MatchEnded,
+    MatchFormat,
+    Phase,
+    RulesError,
+    replay,
+)
 
 
 def test_drive_plays_a_match_to_its_end_and_reports_every_hand() -> None:
@@ -55,3 +68,63 @@ def test_next_turn_deals_only_when_a_hand_is_over() -> None:
     assert isinstance(turn, HandStarted)
     assert turn.hand_number == 2 == state.hand_number
     assert state.phase is not Phase.HAND_OVER
+
+
+def _whole_match(seed: str) -> GameState:
+    state = GameState(GameConfig.classic(format=MatchFormat.DEALS, deals=2), seed)
+    list(drive(state, FirstLegal()))
+    return state
+
+
+def _by_seat(state: GameState, line: tuple[Seat, Action]) -> tuple[Seat, Action]:
+    return line
+
+
+def test_until_ends_the_loop_before_any_step_even_a_deal() -> None:
+    state = GameState(GameConfig.classic(), "drive-until")
+    steps = list(drive(state, FirstLegal(), until=lambda: state.phase is Phase.HAND_OVER))
+    assert state.phase is Phase.HAND_OVER
+    assert state.hand_number == 1
+    assert not any(isinstance(step[0], HandStarted) for step in steps)
+    assert not list(drive(GameState(GameConfig.classic(), "drive-until"), FirstLegal(), until=lambda: True))
+
+
+def test_a_replay_of_a_whole_log_gives_the_same_match_and_events() -> None:
+    played = _whole_match("drive-replay")
+    lines = list(played.history)
+    again = GameState(played.config, "drive-replay")
+    replayed = [e for step in replay_actions(again, lines, _by_seat) for e in step]
+    driven = GameState(played.config, "drive-replay")
+    assert replayed == [e for step in drive(driven, FirstLegal()) for e in step]
+    assert again == played
+
+
+@pytest.mark.parametrize("kept", [52, 52 + 7, 0])
+def test_a_replay_ends_where_its_log_ends_without_dealing_a_hand_too_many(kept: int) -> None:
+    played = _whole_match("drive-short")
+    lines = list(played.history)[:kept]
+    state = GameState(played.config, "drive-short")
+    dealt: list[int] = []
+    steps = list(replay_actions(state, lines, _by_seat, before_deal=lambda s: dealt.append(s.hand_number)))
+    assert len([s for s in steps if not isinstance(s[0], HandStarted)]) == kept
+    assert state.history == played.history[:kept]
+    assert state.hand_number == (1 if kept <= 52 else 2)  # a log ending at a hand's end deals none
+    assert dealt == ([1] if kept > 52 else [])
+    if kept == 52:
+        assert state.phase is Phase.HAND_OVER
+
+
+def test_a_replay_refuses_an_action_out_of_turn_or_past_the_match_end_as_the_rules_do() -> None:
+    played = _whole_match("drive-refused")
+    lines = list(played.history)
+    seat, action = lines[1]
+    wrong = [lines[0], (seat.left, action), *lines[2:]]
+    state = GameState(played.config, "drive-refused")
+    with pytest.raises(RulesError, match=f"but it is {seat.name.title()}'s turn"):
+        list(replay_actions(state, wrong, _by_seat))
+    assert state.history == played.history[:1]  # the state as it was
+    past = GameState(played.config, "drive-refused")
+    with pytest.raises(RulesError):
+        list(replay_actions(past, [*lines, lines[-1]], _by_seat))
+    assert past.phase is Phase.MATCH_OVER
+    assert past == played

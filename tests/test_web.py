@@ -684,3 +684,40 @@ def test_oddtrick_web_stops_cleanly_on_ctrl_c_and_sigterm(tmp_path, sent):
         _, err = process.communicate(timeout=30)
     assert process.returncode == 0
     assert "Traceback" not in err
+
+
+async def test_a_matchs_downloads_answer_404_with_why_when_it_is_unknown_sealed_or_unreadable(
+    played, tmp_path
+):
+    data_dir = own_copy(played, tmp_path)
+    whole = played["classic-cut"].log_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    torn = data_dir / "logs" / "torn.jsonl"
+    torn.write_text("".join(whole[:-1]), encoding="utf-8")  # no match_end: cannot be replayed
+    config = json.dumps(played["classic-cut"].config.to_dict())
+    with sqlite3.connect(data_dir / "oddtrick.sqlite3") as db:
+        db.execute(
+            "INSERT OR REPLACE INTO matches "
+            "(match_id, status, started_at, config, players, log_path, details) "
+            "VALUES ('torn', 'finished', 0, ?, '{}', ?, '{\"sealed\": false}')",
+            (config, str(torn)),
+        )
+    downloads = ("replay.json", "analysis.json", "log.jsonl", "match.pbn")
+    async with web_on(data_dir) as url:
+        answers = {
+            (match_id, suffix): await in_thread(get, f"{url}/matches/{match_id}/{suffix}")
+            for match_id in ("no-such-match", played["sealed"].match_id, "torn")
+            for suffix in downloads
+        }
+    for suffix in downloads:
+        status, body, _ = answers["no-such-match", suffix]
+        assert (status, body) == (404, "no such match\n"), suffix
+    for suffix in downloads:  # why it is not shown: sealed, not unknown
+        status, body, _ = answers[played["sealed"].match_id, suffix]
+        assert status == 404, suffix
+        assert "sealed" in body, (suffix, body)
+        assert body.endswith("\n"), suffix
+    for suffix in ("replay.json", "match.pbn"):
+        status, body, _ = answers["torn", suffix]
+        assert status == 404, suffix
+        assert "did not finish" in body, suffix
+    assert answers["torn", "log.jsonl"][:2] == (200, "".join(whole[:-1]))

@@ -408,3 +408,12 @@ def spectator_event_from_wire(event: referee_pb2.Event) -> SpectatorEvent | None
     if kind == "match_ended":
         return _match_end_from_wire(event.match_ended)
     return None
+
+
+def revealed_seed_from_wire(event: referee_pb2.Event) -> str:
+    """The seed a spectator's ``match_ended`` event reveals at the match's end (the values
+    of :func:`spectator_event_from_wire` do not hold it); ``""`` for any other event, a
+    stopped match, or a seed that stays secret."""
+    if event.WhichOneof("kind") != "match_ended":
+        return ""
+    return event.match_ended.seed

@@ -8,6 +8,7 @@ this module turns them into lines a person reads.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import queue
 import threading
@@ -17,16 +18,6 @@ from typing import Any, TextIO
 
 import grpc
 
-from oddtrick._codec import (
-    call_from_wire,
-    card_from_wire,
-    config_from_wire,
-    contract_from_wire,
-    hand_result_from_wire,
-    seat_from_wire,
-    side_from_wire,
-    trumps_from_wire,
-)
 from oddtrick._codec_arena import (
     IN_PROGRESS,
     SEALED,
@@ -34,15 +25,20 @@ from oddtrick._codec_arena import (
     match_log_request,
     watch_match_request,
 )
+from oddtrick._codec_protocol import revealed_seed_from_wire, spectator_event_from_wire
 from oddtrick._codec_text import parse_action
+from oddtrick._drive import replay_actions
+from oddtrick._events import MatchOpened, MatchStopped, SpectatorEvent
 from oddtrick._terminal import console, suits
 from oddtrick._tls import TlsOptions
 from oddtrick._tls import channel as open_channel
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
+    Action,
     AuctionEnded,
     CallMade,
     CardPlayed,
+    Deal,
     GameConfig,
     GameEnded,
     GameKind,
@@ -50,104 +46,101 @@ from oddtrick.rules import (
     HandEnded,
     HandStarted,
     MatchEnded,
-    MatchEvent,
-    Phase,
     Seat,
     TrickWon,
 )
 from oddtrick.rules._cards import pretty_hand
-from oddtrick.v1 import arena_pb2, arena_pb2_grpc, game_pb2, referee_pb2
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2
 
 
 class PlayByPlay:
-    """Turns spectator events into text lines, a trick per line."""
+    """Turns spectator events into text lines, a trick per line: the values a spectator is
+    told (``oddtrick._events``), read from the wire with the codec, or a replay's own."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: GameKind = GameKind.CONTRACT) -> None:
         self._trick: list[str] = []
         self._auction: list[str] = []
-        self._kind = GameKind.CONTRACT
+        self._kind = kind
+        """The game, told by the match's opening (a replay knows it from its log)."""
         self._hands_shown = False
 
     def lines(self, events: Iterable[referee_pb2.Event]) -> Iterator[str]:
+        """The lines of a spectator's wire events (``Arena.WatchMatch``)."""
         for event in events:
-            yield from self._event(event)
+            value = spectator_event_from_wire(event)
+            if value is not None:
+                yield from self.shown(value, revealed_seed_from_wire(event))
 
-    def _event(self, event: referee_pb2.Event) -> Iterator[str]:
-        kind = event.WhichOneof("kind")
-        if kind == "match_started":
-            started = event.match_started
-            config = config_from_wire(started.config)
-            self._kind = config.game
-            players = "  ".join(f"{seat_from_wire(p.seat)} {p.bot_name}" for p in started.players)
-            yield f"match {started.match_id} · {config.describe()}"
+    def shown(self, event: SpectatorEvent, seed: str = "") -> Iterator[str]:
+        """The lines of one event; ``seed``, the one a match's end reveals, if any."""
+        if isinstance(event, MatchOpened):
+            self._kind = event.config.game
+            players = "  ".join(f"{seat} {name}" for seat, name in event.players)
+            yield f"match {event.match_id} · {event.config.describe()}"
             yield f"  {players}"
-        elif kind == "hand_started":
-            yield from self._hand_started(event.hand_started)
-        elif kind == "call_made":
-            made = event.call_made
-            self._auction.append(f"{seat_from_wire(made.seat)} {call_from_wire(made.call).pretty}")
-        elif kind == "auction_ended":
+        elif isinstance(event, HandStarted):
+            yield from self._hand_started(event)
+        elif isinstance(event, CallMade):
+            self._auction.append(f"{event.seat} {event.call.pretty}")
+        elif isinstance(event, AuctionEnded):
             yield f"  auction: {', '.join(self._auction)}"
             self._auction = []
-            ended = event.auction_ended
-            if ended.HasField("contract"):
-                contract = contract_from_wire(ended.contract)
-                yield f"  contract: {contract}"
-            else:
-                yield "  thrown in: all four passed"
-        elif kind == "card_played":
-            played = event.card_played
-            self._trick.append(f"{seat_from_wire(played.seat)} {card_from_wire(played.card).pretty:>3}")
-        elif kind == "trick_completed":
-            trick = event.trick_completed
-            ns, ew = trick.tricks.north_south, trick.tricks.east_west
             yield (
-                f"  trick {trick.trick.number:>2}: {'  '.join(self._trick)}"
-                f"  → {seat_from_wire(trick.trick.winner)}   (NS {ns}, EW {ew})"
+                f"  contract: {event.contract}"
+                if event.contract is not None
+                else "  thrown in: all four passed"
             )
+        elif isinstance(event, CardPlayed):
+            self._trick.append(f"{event.seat} {event.card.pretty:>3}")
+        elif isinstance(event, TrickWon):
+            ns, ew = event.tricks_won
+            played = "  ".join(self._trick)
+            yield f"  trick {event.trick.number:>2}: {played}  → {event.trick.winner}   (NS {ns}, EW {ew})"
             self._trick = []
-        elif kind == "hand_ended":
-            result = hand_result_from_wire(event.hand_ended)
-            score = event.hand_ended.score
+        elif isinstance(event, HandEnded):
+            result = event.result
             if not self._hands_shown:
-                yield from _hands(event.hand_ended.hands)
+                yield from _hands(result.deal)
             yield f"  result: {result.describe()}"
-            yield f"  score: NS {score.game.north_south}, EW {score.game.east_west}"
-        elif kind == "game_ended":
-            game = event.game_ended
-            yield f"game {game.game_number} won by {side_from_wire(game.winner)}"
-        elif kind == "match_ended":
-            final = event.match_ended
-            total = final.score.total
-            outcome = (
-                f"{side_from_wire(final.winner)} won"
-                if final.outcome == game_pb2.MATCH_OUTCOME_WIN
-                else "drawn"
-            )
-            yield f"match over: {outcome}, NS {total.north_south} – EW {total.east_west}"
-            if final.seed:
-                yield f"  seed {final.seed} (oddtrick check on the log replays every deal)"
+            yield f"  score: NS {result.scores_after[0]}, EW {result.scores_after[1]}"
+        elif isinstance(event, GameEnded):
+            yield f"game {event.result.game_number} won by {event.result.winner}"
+        else:
+            yield from _match_over(event, seed)
 
-    def _hand_started(self, started: referee_pb2.HandStarted) -> Iterator[str]:
+    def _hand_started(self, started: HandStarted) -> Iterator[str]:
         self._trick = []
         self._auction = []
-        dealer = seat_from_wire(started.dealer)
-        line = f"hand {started.hand_number} · dealer {dealer}"
+        line = f"hand {started.hand_number} · dealer {started.dealer}"
         if self._kind is GameKind.CLASSIC:
-            trumps = trumps_from_wire(started.trumps)
+            trumps = started.trumps
             line += f" · trumps {trumps.symbol if trumps is not None else 'none (no trumps)'}"
-        if started.HasField("turned_card"):
-            line += f" (turned {card_from_wire(started.turned_card).pretty})"
-        if started.HasField("cut_card"):
-            line += f" (cut {card_from_wire(started.cut_card).pretty})"
+        if started.turned_card is not None:
+            line += f" (turned {started.turned_card.pretty})"
+        if started.cut_card is not None:
+            line += f" (cut {started.cut_card.pretty})"
         yield line
-        self._hands_shown = bool(started.hands)
+        self._hands_shown = started.hands is not None
         yield from _hands(started.hands)
 
 
-def _hands(hands: Iterable[game_pb2.SeatHand]) -> Iterator[str]:
-    for hand in hands:
-        yield f"  {seat_from_wire(hand.seat)}  {pretty_hand(card_from_wire(c) for c in hand.cards)}"
+def _hands(deal: Deal | None) -> Iterator[str]:
+    """The four hands, when shown (``None``: not shown, or a thrown-in hand's)."""
+    if deal is not None:
+        for seat in Seat:
+            yield f"  {seat}  {pretty_hand(deal[seat])}"
+
+
+def _match_over(event: MatchEnded | MatchStopped, seed: str) -> Iterator[str]:
+    """The match's end; a stopped match is told as one drawn, with the points so far."""
+    if isinstance(event, MatchStopped):
+        yield f"match over: drawn, NS {event.totals[0]} – EW {event.totals[1]}"
+        return
+    final = event.result
+    outcome = f"{final.winner} won" if final.winner is not None else "drawn"
+    yield f"match over: {outcome}, NS {final.totals[0]} – EW {final.totals[1]}"
+    if seed:
+        yield f"  seed {seed} (oddtrick check on the log replays every deal)"
 
 
 def newest_match_in_progress(channel: grpc.Channel, skip: Collection[str] = ()) -> str | None:
@@ -325,7 +318,8 @@ def _replay_finished(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pac
 
 
 def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
-    """A match log's play, re-created with the rules engine, in ``PlayByPlay``'s words."""
+    """A match log's play, re-created with the rules engine, in ``PlayByPlay``'s words:
+    as a closed table's spectators saw it, the four hands shown once each hand is over."""
     start, end = records[0], records[-1]
     config = GameConfig.from_dict(start["config"])
     players = "  ".join(
@@ -340,50 +334,17 @@ def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
     except DealSetError:
         fixed = None  # shown from the seed, as a log of an older referee would be
     state = GameState(config, end.get("seed"), deals=fixed)
-    trick: list[str] = []
-    auction: list[str] = []
+    play = PlayByPlay(config.game)
     actions = [r for r in records if r.get("type") == "action"]
-    yield from _replayed(state.hand_started(), state, trick, auction)
-    for record in actions:
-        if state.phase is Phase.HAND_OVER:
-            yield from _replayed(state.start_next_hand(), state, trick, auction)
-        for event in state.step(parse_action(record["action"], state), Seat.parse(record["seat"])):
-            yield from _replayed(event, state, trick, auction)
+    yield from play.shown(dataclasses.replace(state.hand_started(), hands=None))
+    for events in replay_actions(state, actions, _logged):
+        for event in events:
+            if isinstance(event, HandStarted):
+                event = dataclasses.replace(event, hands=None)
+            yield from play.shown(event)
 
 
-def _replayed(event: MatchEvent, state: GameState, trick: list[str], auction: list[str]) -> Iterator[str]:
-    if isinstance(event, HandStarted):
-        line = f"hand {event.hand_number} · dealer {event.dealer}"
-        if state.config.game is GameKind.CLASSIC:
-            line += f" · trumps {event.trumps.symbol if event.trumps is not None else 'none (no trumps)'}"
-        if event.turned_card is not None:
-            line += f" (turned {event.turned_card.pretty})"
-        if event.cut_card is not None:
-            line += f" (cut {event.cut_card.pretty})"
-        yield line
-    elif isinstance(event, CallMade):
-        auction.append(f"{event.seat} {event.call.pretty}")
-    elif isinstance(event, AuctionEnded):
-        yield f"  auction: {', '.join(auction)}"
-        auction.clear()
-        yield f"  contract: {event.contract}" if event.contract else "  thrown in: all four passed"
-    elif isinstance(event, CardPlayed):
-        trick.append(f"{event.seat} {event.card.pretty:>3}")
-    elif isinstance(event, TrickWon):
-        ns, ew = event.tricks_won
-        played = "  ".join(trick)
-        yield f"  trick {event.trick.number:>2}: {played}  → {event.trick.winner}   (NS {ns}, EW {ew})"
-        trick.clear()
-    elif isinstance(event, HandEnded):
-        result = event.result
-        if result.deal is not None:
-            for seat in Seat:
-                yield f"  {seat}  {pretty_hand(result.deal[seat])}"
-        yield f"  result: {result.describe()}"
-        yield f"  score: NS {result.scores_after[0]}, EW {result.scores_after[1]}"
-    elif isinstance(event, GameEnded):
-        yield f"game {event.result.game_number} won by {event.result.winner}"
-    elif isinstance(event, MatchEnded):
-        final = event.result
-        outcome = f"{final.winner} won" if final.winner is not None else "drawn"
-        yield f"match over: {outcome}, NS {final.totals[0]} – EW {final.totals[1]}"
+def _logged(state: GameState, record: dict[str, Any]) -> tuple[Seat, Action]:
+    """A log's action line: the seat it names and its action."""
+    action = parse_action(record["action"], state)
+    return Seat.parse(record["seat"]), action

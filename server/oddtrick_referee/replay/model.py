@@ -18,11 +18,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick._drive import replay_actions
 from oddtrick._log_records import ActionRecord
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
+    Action,
     Call,
+    CallMade,
     Card,
+    CardPlayed,
     Contract,
     Deal,
     GameConfig,
@@ -30,6 +34,8 @@ from oddtrick.rules import (
     GameResult,
     GameState,
     HandResult,
+    HandStarted,
+    MatchEvent,
     MatchResult,
     Phase,
     RulesError,
@@ -230,16 +236,10 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
         fixed = deals_from_log(start, end)
     except DealSetError as error:
         raise ReplayError(str(error)) from None
-    builder = _Builder(GameState(config, seed, deals=fixed))
-    for number, record in enumerate(records[1:-1], 2):
-        if record.get("type") == "action":
-            try:
-                action = ActionRecord.from_dict(record)
-            except (KeyError, TypeError) as error:
-                raise ReplayError(f"line {number}: an action line without its {error}") from None
-            builder.action(action)
+    state = GameState(config, seed, deals=fixed)
+    builder = _Builder(state)
+    builder.replay([(n, r) for n, r in enumerate(records[1:-1], 2) if r.get("type") == "action"])
     hands = builder.finish()
-    state = builder.state
     return MatchReplay(
         match_id=str(start.get("match_id", "")),
         config=config,
@@ -269,11 +269,13 @@ def replay_log(path: Path) -> MatchReplay:
 
 
 class _Builder:
-    """Re-applies actions through the engine, collecting each hand as it goes."""
+    """Collects each hand as the drive loop (``oddtrick._drive``) re-applies the log's actions."""
 
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.hands: list[HandReplay] = []
+        self._record: ActionRecord | None = None
+        """The action line read last: the one applied, or refused."""
         self._begin()
 
     def _begin(self) -> None:
@@ -288,45 +290,59 @@ class _Builder:
         self._calls: list[CallStep] = []
         self._plays: list[PlayStep] = []
         self._first: Seat | None = state.to_act if state.phase is Phase.PLAY else None
-        self._actions = 0
 
-    def action(self, record: ActionRecord) -> None:
+    def replay(self, lines: Sequence[tuple[int, Mapping[str, Any]]]) -> None:
+        """Re-apply the log's action lines (each with its line number), to where the log ends."""
         state = self.state
-        if state.phase is Phase.HAND_OVER:
-            self._close()
-            state.start_next_hand()
-            self._begin()
-        self._actions += 1
-        text = str(record.action)  # as logged; a damaged line may hold anything
         try:
-            seat = logged_seat(str(record.seat))
-            action = logged_action(text, state)
-            auction = state.phase is Phase.AUCTION
-            trick = len(state.tricks) + 1
-            state.apply(action, seat)
+            for events in replay_actions(state, lines, self._read, before_deal=self._close):
+                if isinstance(events[0], HandStarted):
+                    self._begin()
+                else:
+                    self._applied(events[0])
         except RulesError as error:
+            record = self._record
+            assert record is not None
+            actions = len(self._calls) + len(self._plays) + 1  # the one refused, of this hand
             raise ReplayError(
-                f"hand {state.hand_number}, action {self._actions} ({record.seat} {text}) "
+                f"hand {state.hand_number}, action {actions} ({record.seat} {record.action!s}) "
                 f"is against the rules: {error}"
             ) from None
+
+    def _read(self, state: GameState, line: tuple[int, Mapping[str, Any]]) -> tuple[Seat, Action]:
+        number, fields = line
+        try:
+            record = ActionRecord.from_dict(fields)
+        except (KeyError, TypeError) as error:
+            raise ReplayError(f"line {number}: an action line without its {error}") from None
+        self._record = record
+        # As logged: a damaged line may hold anything.
+        return logged_seat(str(record.seat)), logged_action(str(record.action), state)
+
+    def _applied(self, event: MatchEvent) -> None:
+        """One logged action, applied: ``event`` is its call or card."""
+        state, record = self.state, self._record
+        assert record is not None
         think, fault, comment, bank = record.think_ms, record.fault, record.comment, record.clock_ms
         own = record.bot_think_ms
-        if auction:
-            assert isinstance(action, Call)
-            self._calls.append(CallStep(seat, action, think, fault, comment, bank, own))
+        if isinstance(event, CallMade):
+            self._calls.append(CallStep(event.seat, event.call, think, fault, comment, bank, own))
             if state.phase is Phase.PLAY:
                 self._first = state.to_act
                 self._trumps = state.trumps
             return
-        assert isinstance(action, Card)
+        assert isinstance(event, CardPlayed)
         done = state.tricks
+        trick = event.trick_number
         winner = done[-1].winner if len(done) == trick else None
         self._plays.append(
-            PlayStep(seat, action, trick, winner, state.tricks_won, think, fault, comment, bank, own)
+            PlayStep(
+                event.seat, event.card, trick, winner, state.tricks_won, think, fault, comment, bank, own
+            )
         )
 
-    def _close(self) -> None:
-        state = self.state
+    def _close(self, state: GameState) -> None:
+        """The hand is over (before the next is dealt) or the log ends: keep it."""
         results = state.hand_results
         result = results[self._number - 1] if len(results) >= self._number else None
         game = None
@@ -351,7 +367,7 @@ class _Builder:
         )
 
     def finish(self) -> list[HandReplay]:
-        self._close()
+        self._close(self.state)
         return self.hands
 
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 import datetime
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import anyio.to_thread
@@ -108,6 +108,24 @@ def _script_json(value: Any) -> str:
     comment such as "<!--<script>" would otherwise keep the HTML parser from ending the
     element where it ends, and the page with it."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+Found = TypeVar("Found")
+
+
+async def _of_match(
+    read: Callable[[str], Found], match_id: str, *unreadable: type[Exception]
+) -> Found | PlainTextResponse:
+    """``read(match_id)``, in a worker thread, or the 404 a match's downloads answer when
+    it fails: ``no such match`` for one unknown here, else why (a match not visible here,
+    or one of ``unreadable``, such as a log that cannot be replayed)."""
+    told: tuple[type[Exception], ...] = (NotVisible, *unreadable)
+    try:
+        return await anyio.to_thread.run_sync(read, match_id)
+    except KeyError:
+        return PlainTextResponse("no such match\n", 404)
+    except told as error:
+        return PlainTextResponse(f"{error}\n", 404)
 
 
 def _int(value: str | None, default: int, low: int, high: int) -> int:
@@ -235,24 +253,18 @@ class WebApp:
 
     async def replay_json(self, request: Request) -> Response:
         match_id = request.path_params["match_id"]
-        try:
-            match = await anyio.to_thread.run_sync(self.data.replay, match_id)
-        except KeyError:
-            return PlainTextResponse("no such match\n", 404)
-        except (NotVisible, ReplayError) as error:
-            return PlainTextResponse(f"{error}\n", 404)
+        match = await _of_match(self.data.replay, match_id, ReplayError)
+        if isinstance(match, Response):
+            return match
         return Response(json.dumps(match_view(match), ensure_ascii=False), media_type="application/json")
 
     async def analysis_json(self, request: Request) -> Response:
         """The match's double-dummy analysis, or why there is none, or ``pending`` while it is
         computed (the page asks again)."""
         match_id = request.path_params["match_id"]
-        try:
-            found = await anyio.to_thread.run_sync(self.analyses.status, match_id)
-        except KeyError:
-            return PlainTextResponse("no such match\n", 404)
-        except NotVisible as error:
-            return PlainTextResponse(f"{error}\n", 404)
+        found = await _of_match(self.analyses.status, match_id)
+        if isinstance(found, Response):
+            return found
         return Response(
             json.dumps(found, ensure_ascii=False),
             media_type="application/json",
@@ -261,12 +273,9 @@ class WebApp:
 
     async def log(self, request: Request) -> Response:
         match_id = request.path_params["match_id"]
-        try:
-            text = await anyio.to_thread.run_sync(self.data.log_text, match_id)
-        except KeyError:
-            return PlainTextResponse("no such match\n", 404)
-        except NotVisible as error:
-            return PlainTextResponse(f"{error}\n", 404)
+        text = await _of_match(self.data.log_text, match_id)
+        if isinstance(text, Response):
+            return text
         return Response(
             text,
             media_type="application/x-ndjson; charset=utf-8",
@@ -275,12 +284,9 @@ class WebApp:
 
     async def pbn(self, request: Request) -> Response:
         match_id = request.path_params["match_id"]
-        try:
-            match = await anyio.to_thread.run_sync(self.data.replay, match_id)
-        except KeyError:
-            return PlainTextResponse("no such match\n", 404)
-        except (NotVisible, ReplayError) as error:
-            return PlainTextResponse(f"{error}\n", 404)
+        match = await _of_match(self.data.replay, match_id, ReplayError)
+        if isinstance(match, Response):
+            return match
         return Response(
             match_to_pbn(match),
             media_type="application/x-pbn; charset=utf-8",
