@@ -15,6 +15,7 @@ that says so.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -44,6 +45,12 @@ _TABLE_BATCH: Final = _dds.MAXNOOFTABLES
 _DDS_SUIT: Final = (3, 2, 1, 0)
 """Our suit (clubs 0 … spades 3) -> DDS's (spades 0 … clubs 3); the same map both ways."""
 _NO_TRUMPS: Final = 4
+
+_ONE_CALL_AT_A_TIME: Final = threading.Lock()
+"""DDS keeps its search memory per thread index and its batches in globals: two Python
+threads in it at once (ctypes lets go of the GIL) corrupt each other's input — "AnalysePlay
+input error" from a web page's analysis beside an analyze run in one process. Every call
+holds this lock; DDS shares a batch among its own threads inside one call."""
 
 
 Hands: TypeAlias = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
@@ -114,7 +121,8 @@ def solve(positions: Sequence[Position]) -> list[dict[Card, int]]:
     future = _dds.futureTricks()
     for position in positions:
         _fill(target, position)
-        _dds.SolveBoard(target, -1, 3, 1, future, 0)  # every legal card with its score
+        with _ONE_CALL_AT_A_TIME:
+            _dds.SolveBoard(target, -1, 3, 1, future, 0)  # every legal card with its score
         results.append(_card_scores(future))
     return results
 
@@ -127,7 +135,8 @@ def max_tricks(positions: Sequence[Position]) -> list[int]:
     future = _dds.futureTricks()
     for position in positions:
         _fill(target, position)
-        _dds.SolveBoard(target, -1, 1, 1, future, 0)
+        with _ONE_CALL_AT_A_TIME:
+            _dds.SolveBoard(target, -1, 1, 1, future, 0)
         results.append(future.score[0])
     return results
 
@@ -178,7 +187,8 @@ def analyse_plays(starts: Sequence[Position], plays: Sequence[Sequence[Card]]) -
                 trace.suit[step] = _DDS_SUIT[card.suit]
                 trace.rank[step] = int(card.rank)
         solved = _dds.solvedPlays()
-        _dds.AnalyseAllPlaysBin(boards, traces, solved, 1)
+        with _ONE_CALL_AT_A_TIME:
+            _dds.AnalyseAllPlaysBin(boards, traces, solved, 1)
         for slot in range(len(chunk)):
             answer = solved.solved[slot]
             results.append([answer.tricks[step] for step in range(answer.number)])
@@ -202,7 +212,8 @@ def trick_tables(hands: Sequence[Hands]) -> list[dict[tuple[Denomination, Seat],
                     deals.ddTableDeal[slot].cards[seat][suit] = holdings[suit]
         results = _dds.ddTablesRes()
         pars = _dds.allParResults()
-        _dds.CalcAllTables(deals, -1, [0, 0, 0, 0, 0], results, pars)
+        with _ONE_CALL_AT_A_TIME:
+            _dds.CalcAllTables(deals, -1, [0, 0, 0, 0, 0], results, pars)
         for slot in range(len(chunk)):
             table = results.results[slot].resTable
             tables.append(

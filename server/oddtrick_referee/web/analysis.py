@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -27,6 +28,8 @@ from typing import Any
 from oddtrick_referee._exceptions import BadJob, NotVisible
 from oddtrick_referee.web.data import MATCH_ID, WebData
 from oddtrick_referee.workers.kinds import analyse
+
+log = logging.getLogger("oddtrick.web")
 
 NEEDS_EXTRA = "Double-dummy analysis needs the strong extra: pip install 'oddtrick[strong]'."
 """What the page says, in one line, when the solver is not installed."""
@@ -182,6 +185,11 @@ class Analyses:
                     found = {"status": "none", "message": f"No analysis: {error}"}
                 except ImportError:
                     found = {"status": "unavailable", "message": NEEDS_EXTRA}
+                except Exception as error:  # the solver failed: said until a restart, not on disk
+                    log.exception("analysis of match %s failed", match_id)
+                    with self._lock:
+                        self._memory[match_id] = {"status": "none", "message": f"No analysis: {error}"}
+                    return
             self._keep(match_id, found)
         finally:
             with self._lock:
