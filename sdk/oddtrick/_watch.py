@@ -132,9 +132,10 @@ def _hands(deal: Deal | None) -> Iterator[str]:
 
 
 def _match_over(event: MatchEnded | MatchStopped, seed: str) -> Iterator[str]:
-    """The match's end; a stopped match is told as one drawn, with the points so far."""
+    """The match's end; a stopped match with why, and the points so far (as the live page)."""
     if isinstance(event, MatchStopped):
-        yield f"match over: drawn, NS {event.totals[0]} – EW {event.totals[1]}"
+        why = event.reason or "before its end"
+        yield f"match stopped: {why}; NS {event.totals[0]} – EW {event.totals[1]}"
         return
     final = event.result
     outcome = f"{final.winner} won" if final.winner is not None else "drawn"
