@@ -215,4 +215,7 @@ def test_help_and_a_bad_port() -> None:
     assert "--port must be from 1 to 65535" in bad.stderr
     neither = conformance()
     assert neither.returncode == 2
-    assert "one of the arguments --bot-command --port is required" in neither.stderr
+    assert neither.stderr.splitlines() == [
+        "oddtrick conformance: which bot? a Python file (oddtrick conformance my_bot.py), "
+        '--bot-command "CMD" for a bot in another language, or --port PORT to start it yourself'
+    ]

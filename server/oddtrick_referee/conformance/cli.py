@@ -24,7 +24,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "Exit status 0 only when every check passes."
         ),
     )
-    target = parser.add_mutually_exclusive_group(required=True)
+    target = parser.add_mutually_exclusive_group()  # none given: one line on what to give
     target.add_argument(
         "bot",
         nargs="?",
@@ -64,7 +64,16 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(handler=_conformance)
 
 
+NO_BOT = (
+    "oddtrick conformance: which bot? a Python file (oddtrick conformance my_bot.py), "
+    '--bot-command "CMD" for a bot in another language, or --port PORT to start it yourself'
+)
+
+
 def _conformance(args: argparse.Namespace) -> int:
+    if args.bot is None and args.bot_command is None and args.port is None:
+        print(NO_BOT, file=sys.stderr)
+        return 2
     if args.port is not None and not 0 < args.port < 65536:
         print(f"oddtrick conformance: --port must be from 1 to 65535, not {args.port}", file=sys.stderr)
         return 2
