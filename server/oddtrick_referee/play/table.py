@@ -153,6 +153,13 @@ class Table:
         :func:`drive` wants an action at once, and a remote seat's is awaited, with
         a deadline and faults (``decide.py``), and applied there."""
         self._report((self.state.hand_started(),), None)
+        await self._decisions.run(self._turns, self._decided)
+        self.outbox.flush_all()
+        self._finish_log()
+
+    async def _turns(self) -> None:
+        """Deal or decide until the match is over (a decision's timeout ends it early:
+        :meth:`Decisions.run` hands its fallback to :meth:`_decided` and calls it again)."""
         while (turn := next_turn(self.state)) is not None:
             if isinstance(turn, HandStarted):
                 # The hand's last events reach the seat to act first with its next
@@ -161,14 +168,13 @@ class Table:
                 self._decisions.flush_others_after_request = True
                 self._report((turn,), None)
                 continue
-            seat = turn
-            decided = await self._decide(seat)
-            self._count(seat, decided)
-            if self._on_progress is not None:
-                self._on_progress(self)
-            self._report(decided.events, decided)
-        self.outbox.flush_all()
-        self._finish_log()
+            self._decided(turn, await self._decide(turn))
+
+    def _decided(self, seat: Seat, decided: Decided) -> None:
+        self._count(seat, decided)
+        if self._on_progress is not None:
+            self._on_progress(self)
+        self._report(decided.events, decided)
 
     async def _decide(self, seat: Seat) -> Decided:
         return await self._decisions.decide(seat)
