@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 
@@ -129,7 +128,9 @@ class Decisions:
         """Send the other seats their events once the next request has left (a new hand's)."""
         self._scope = trio.CancelScope()
         """The scope :meth:`run` holds around the table's decisions: its deadline is the
-        open decision's, and none (infinity) between decisions."""
+        open decision's. It is left in place once the answer is in, since nothing awaits
+        between an answer and the next request, which moves it: a deadline can only pass
+        while the table waits, and it waits only for a decision."""
         self._asking: Seat | None = None
         """The seat whose decision is open, while :attr:`_scope`'s deadline is its deadline."""
 
@@ -140,8 +141,8 @@ class Decisions:
         whose deadline passes ends with its fallback, handed to ``decided`` as the loop would.
 
         One cancel scope lasts from one timeout to the next, its deadline moved to each
-        decision's and back: entering and closing a scope per decision is some fifty calls
-        in trio, hundreds of times a second per table; moving a deadline is a few.
+        decision's: entering and closing a scope per decision is some fifty calls in trio,
+        hundreds of times a second per table; moving a deadline is a few.
         """
         while True:
             with trio.CancelScope() as scope:
@@ -170,7 +171,6 @@ class Decisions:
         try:
             decided = await self._answer(seat, deadline, sent)
         finally:
-            scope.deadline = math.inf
             link.asked()
             self.open.pop(seat, None)
         self._asking = None
