@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import dataclasses
 import errno
 import logging
@@ -101,17 +100,16 @@ class _Outgoing:
         self.closed = True
 
     # --- asyncio side
-    async def _next(self) -> Any:
-        while True:
-            with self._lock:
-                if self._pending:
-                    return self._pending.popleft()
-                waiter = self._waiter = self._loop.create_future()
-            await waiter
-
     async def write_until_closed(self, context: grpc.aio.ServicerContext) -> None:
+        lock, pending = self._lock, self._pending
         while True:
-            message = await self._next()
+            with lock:
+                message = pending.popleft() if pending else None
+                if message is None:
+                    waiter = self._waiter = self._loop.create_future()
+            if message is None:  # nothing queued (a message is never None)
+                await waiter
+                continue
             if isinstance(message, Close):
                 if message.code is not grpc.StatusCode.OK:
                     await context.abort(message.code, message.details)
@@ -296,8 +294,11 @@ class _PlayHandler:
             self._to_trio(stream._peer_ended, broken)
 
     def _to_trio(self, function: Callable[..., None], *args: Any) -> None:
-        with contextlib.suppress(trio.RunFinishedError):
+        # try/except rather than contextlib.suppress: this runs for every message a bot sends.
+        try:
             self._trio_token.run_sync_soon(function, *args)
+        except trio.RunFinishedError:
+            return  # the referee is stopping: nobody is left to tell
 
 
 @dataclasses.dataclass
