@@ -28,7 +28,7 @@ from oddtrick_referee.play.clock import TableClock
 # Re-exported: the referee, the conformance kit and the tests import these from here.
 from oddtrick_referee.play.decide import Decided, DecisionRules, Decisions
 from oddtrick_referee.play.decide import fallback_action as fallback_action
-from oddtrick_referee.play.matchlog import MatchLogWriter
+from oddtrick_referee.play.matchlog import MatchLogWriter, action_text
 from oddtrick_referee.play.outbox import MatchHeader, Outbox
 from oddtrick_referee.play.records import Fault as Fault
 from oddtrick_referee.play.records import SeatRecord as SeatRecord
@@ -191,7 +191,7 @@ class Table:
         if decided.bot_error is not None:
             record.add_fault(Fault.BOT_ERROR)
         clock_ms = self._clock.left_ms(seat)
-        hand, action, fault = self.state.hand_number, str(decided.action), decided.fault
+        hand, action, fault = self.state.hand_number, action_text(decided.action), decided.fault
         if fault is None and not decided.comment and decided.bot_error is None:
             self._log.write_action(hand, seat, action, decided.think_ms, decided.bot_think_ms, clock_ms)
             return
