@@ -221,10 +221,9 @@ class Outbox:
         """The seat's pending message (its events so far, now numbered), leaving a fresh one."""
         message = self._outgoing[seat]
         self._outgoing[seat] = new_referee_message()
-        events = message.update.events
-        if events:
-            for event, number in zip(events, self._links[seat].next_sequences(len(events)), strict=True):
-                event.sequence = number
+        link = self._links[seat]
+        for event in message.update.events:
+            event.sequence = link.next_sequence()
         return message
 
     def request(

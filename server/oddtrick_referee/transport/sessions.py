@@ -228,12 +228,6 @@ class SeatLink:
         self._sequence += 1
         return self._sequence
 
-    def next_sequences(self, count: int) -> range:
-        """Number ``count`` more events sent on this seat at once (a message's events)."""
-        first = self._sequence + 1
-        self._sequence += count
-        return range(first, first + count)
-
     @property
     def forfeited(self) -> bool:
         """The seat's grace ran out: the referee decides for it to the end of the match."""
