@@ -39,8 +39,15 @@ def run_once(tree: Path, bench: str, extra: list[str]) -> dict[str, float]:
     figures = {}
     # The CPU a phase spent in the benchmark's own process per unit of work (stderr), which
     # a loaded machine moves less than the rates.
+    # A label a benchmark reports twice (referee.py's "4 table(s)", folded then unfolded)
+    # keeps both, the second as "... #2", rather than the last overwriting the first.
     for label, unit, ms in _CPU_LINE.findall(done.stderr):
-        figures[f"{label} cpu_ms_per_{unit.replace(' ', '_')}"] = float(ms)
+        name = f"{label} cpu_ms_per_{unit.replace(' ', '_')}"
+        repeat = 2
+        while name in figures:
+            name = f"{label} #{repeat} cpu_ms_per_{unit.replace(' ', '_')}"
+            repeat += 1
+        figures[name] = float(ms)
     for line in done.stdout.splitlines():
         name, colon, value = line.partition(":")
         if not colon:

@@ -214,7 +214,16 @@ def action_from_wire(action: cards_pb2.Action) -> Action:
 
 
 def cards_to_wire(cards: Iterable[Card]) -> list[cards_pb2.Card]:
-    return [card_to_wire(card) for card in cards]
+    """The cards' wire forms (shared messages: copy one before changing it), looked up
+    without a call per card: a request carries the seat's hand every decision."""
+    return list(map(_CARD_WIRE.__getitem__, cards))
+
+
+def actions_to_wire(actions: Iterable[Action]) -> list[cards_pb2.Action]:
+    """The actions' wire forms (shared messages, as :func:`action_to_wire`'s): a request
+    lists every legal action, every decision."""
+    wire = _ACTION_WIRE
+    return [wire[action] if action in wire else action_to_wire(action) for action in actions]
 
 
 # ------------------------------------------------------------ game values

@@ -14,7 +14,7 @@ from typing import Any
 
 from oddtrick._codec import (
     FAULT_KINDS,
-    action_to_wire,
+    actions_to_wire,
     call_from_wire,
     call_to_wire,
     card_from_wire,
@@ -220,6 +220,18 @@ def add_event(message: referee_pb2.RefereeMessage, fields: Mapping[str, Any]) ->
     return added
 
 
+def add_event_to_each(
+    messages: Iterable[referee_pb2.RefereeMessage], fields: Mapping[str, Any]
+) -> referee_pb2.Event | None:
+    """Add the same (unnumbered) event to every message's update; returns the last one
+    added (``None`` for no message). One call per public event, not one per seat: the
+    table's outbox adds every call and card to four messages, hundreds of times a second."""
+    added: referee_pb2.Event | None = None
+    for message in messages:
+        added = message.update.events.add(**fields)
+    return added
+
+
 def decided_fields(by_referee: bool, fault: str | None, think_ms: int | None) -> dict[str, Any]:
     """The fields a call or card event carries about how the action was decided: by the
     referee (with its fault, a name of :data:`~oddtrick._codec.FAULT_KINDS`), or by the
@@ -316,7 +328,7 @@ def fill_request(
     request = message.update.request
     request.request_id = request_id
     request.kind = referee_pb2.DECISION_KIND_CALL if auction else referee_pb2.DECISION_KIND_CARD
-    request.legal_actions.extend([action_to_wire(a) for a in legal])
+    request.legal_actions.extend(actions_to_wire(legal))
     request.time_left_ms = time_left_ms
     if clock_left_ms is not None:
         request.clock_left_ms = clock_left_ms
@@ -326,7 +338,7 @@ def fill_request(
     state = request.hand
     state.CopyFrom(hand)
     state.turn = request.seat
-    state.cards.extend([card_to_wire(card) for card in own_cards])
+    state.cards.extend(cards_to_wire(own_cards))
     return request
 
 

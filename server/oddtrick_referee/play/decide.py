@@ -13,7 +13,7 @@ import dataclasses
 import itertools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import trio
 
@@ -126,21 +126,60 @@ class Decisions:
         """Why the decision in progress would fall back, were its deadline to pass now."""
         self.flush_others_after_request = False
         """Send the other seats their events once the next request has left (a new hand's)."""
+        self._scope = trio.CancelScope()
+        """The scope :meth:`run` holds around the table's decisions: its deadline is the
+        open decision's. It is left in place once the answer is in, since nothing awaits
+        between an answer and the next request, which moves it: a deadline can only pass
+        while the table waits, and it waits only for a decision."""
+        self._asking: Seat | None = None
+        """The seat whose decision is open, while :attr:`_scope`'s deadline is its deadline."""
+
+    async def run(
+        self, turns: Callable[[], Awaitable[None]], decided: Callable[[Seat, Decided], None]
+    ) -> None:
+        """Run ``turns`` (the table's loop of :meth:`decide` calls) to its end; a decision
+        whose deadline passes ends with its fallback, handed to ``decided`` as the loop would.
+
+        One cancel scope lasts from one timeout to the next, its deadline moved to each
+        decision's: entering and closing a scope per decision is some fifty calls in trio,
+        hundreds of times a second per table; moving a deadline is a few.
+        """
+        while True:
+            with trio.CancelScope() as scope:
+                self._scope = scope
+                await turns()
+                return
+            seat, self._asking = self._asking, None
+            if seat is not None:  # else the deadline passed just after the answer came in
+                decided(seat, self._given_up(seat))
 
     async def decide(self, seat: Seat) -> Decided:
+        """The seat's decision (within :meth:`run`): its answer, or the fallback for it."""
         link = self._links[seat]
         if link.forfeited:
             return self._fall_back(seat, Fault.FORFEITED)
+        # A scope whose deadline passed as an answer came in is spent: :meth:`run` takes a
+        # fresh one before this request is sent.
+        await trio.lowlevel.checkpoint_if_cancelled()
         deadline, sent = self._ask(seat)
         self._fault = Fault.TIMEOUT
+        scope = self._scope
+        scope.deadline = deadline
+        if deadline <= trio.current_time():
+            scope.cancel()  # no time at all (an empty bank): as a scope entered past its deadline
+        self._asking = seat
         try:
-            with trio.move_on_at(deadline):
-                decided = await self._answer(seat, deadline, sent)
-                if decided is not None:
-                    return decided
+            decided = await self._answer(seat, deadline, sent)
         finally:
             link.asked()
             self.open.pop(seat, None)
+        self._asking = None
+        return decided if decided is not None else self._given_up(seat)
+
+    def _given_up(self, seat: Seat) -> Decided:
+        """The decision ended without a legal answer (its deadline, a forfeit): the fallback
+        with the fault why."""
+        link = self._links[seat]
         fault = self._fault
         if fault is Fault.FORFEITED:
             self._clock.forfeited(seat)

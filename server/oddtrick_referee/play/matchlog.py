@@ -63,6 +63,17 @@ from oddtrick_referee.play.clock import ClockRule, replay_bank
 _LOGGED_CARDS: dict[str, Action] = {str(card): card for card in PACK}
 _LOGGED_CALLS: dict[str, Action] = {str(call): call for call in (PASS, DOUBLE, *BIDS)}
 _LOGGED_SEATS = {str(seat): seat for seat in Seat}
+_ACTION_TEXT: dict[Action, str] = {
+    action: text for text, action in (*_LOGGED_CARDS.items(), *_LOGGED_CALLS.items())
+}
+_SEAT_TEXT: dict[Seat, str] = {seat: text for text, seat in _LOGGED_SEATS.items()}
+
+
+def action_text(action: Action) -> str:
+    """``str(action)``, as the log writes it, looked up for the canonical actions: the
+    table writes one a decision."""
+    text = _ACTION_TEXT.get(action)
+    return text if text is not None else str(action)
 
 
 def logged_action(text: str, state: GameState) -> Action:
@@ -138,7 +149,7 @@ class MatchLogWriter:
         own = "" if bot_think_ms is None else f',"bot_think_ms":{bot_think_ms}'
         bank = "" if clock_ms is None else f',"clock_ms":{clock_ms}'
         line = (
-            f'{{"type":"action","hand":{hand},"seat":"{seat}","action":"{action}",'
+            f'{{"type":"action","hand":{hand},"seat":"{_SEAT_TEXT[seat]}","action":"{action}",'
             f'"think_ms":{think}{own}{bank}}}\n'
         )
         if self._file is None:

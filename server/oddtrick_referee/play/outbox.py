@@ -26,6 +26,7 @@ from oddtrick._codec import (
 from oddtrick._codec_hand import advance_hand, start_hand
 from oddtrick._codec_protocol import (
     add_event,
+    add_event_to_each,
     auction_ended_to_wire,
     call_made_to_wire,
     card_played_to_wire,
@@ -156,8 +157,8 @@ class Outbox:
     def queue_all(self, seen: SpectatorEvent, **event: Any) -> None:
         """Queue one public event for every seat and spectator, and advance the hand's
         public state with it."""
-        for seat in _SEATS:
-            added = self.queue(seat, **event)
+        added = add_event_to_each(self._outgoing.values(), event)  # in seat order
+        assert added is not None
         advance_hand(self._hand, added, cards_pb2.SEAT_UNSPECIFIED)
         self.spectators.record(seen, event)
 

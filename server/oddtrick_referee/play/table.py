@@ -28,7 +28,7 @@ from oddtrick_referee.play.clock import TableClock
 # Re-exported: the referee, the conformance kit and the tests import these from here.
 from oddtrick_referee.play.decide import Decided, DecisionRules, Decisions
 from oddtrick_referee.play.decide import fallback_action as fallback_action
-from oddtrick_referee.play.matchlog import MatchLogWriter
+from oddtrick_referee.play.matchlog import MatchLogWriter, action_text
 from oddtrick_referee.play.outbox import MatchHeader, Outbox
 from oddtrick_referee.play.records import Fault as Fault
 from oddtrick_referee.play.records import SeatRecord as SeatRecord
@@ -153,6 +153,13 @@ class Table:
         :func:`drive` wants an action at once, and a remote seat's is awaited, with
         a deadline and faults (``decide.py``), and applied there."""
         self._report((self.state.hand_started(),), None)
+        await self._decisions.run(self._turns, self._decided)
+        self.outbox.flush_all()
+        self._finish_log()
+
+    async def _turns(self) -> None:
+        """Deal or decide until the match is over (a decision's timeout ends it early:
+        :meth:`Decisions.run` hands its fallback to :meth:`_decided` and calls it again)."""
         while (turn := next_turn(self.state)) is not None:
             if isinstance(turn, HandStarted):
                 # The hand's last events reach the seat to act first with its next
@@ -161,14 +168,13 @@ class Table:
                 self._decisions.flush_others_after_request = True
                 self._report((turn,), None)
                 continue
-            seat = turn
-            decided = await self._decide(seat)
-            self._count(seat, decided)
-            if self._on_progress is not None:
-                self._on_progress(self)
-            self._report(decided.events, decided)
-        self.outbox.flush_all()
-        self._finish_log()
+            self._decided(turn, await self._decide(turn))
+
+    def _decided(self, seat: Seat, decided: Decided) -> None:
+        self._count(seat, decided)
+        if self._on_progress is not None:
+            self._on_progress(self)
+        self._report(decided.events, decided)
 
     async def _decide(self, seat: Seat) -> Decided:
         return await self._decisions.decide(seat)
@@ -185,7 +191,7 @@ class Table:
         if decided.bot_error is not None:
             record.add_fault(Fault.BOT_ERROR)
         clock_ms = self._clock.left_ms(seat)
-        hand, action, fault = self.state.hand_number, str(decided.action), decided.fault
+        hand, action, fault = self.state.hand_number, action_text(decided.action), decided.fault
         if fault is None and not decided.comment and decided.bot_error is None:
             self._log.write_action(hand, seat, action, decided.think_ms, decided.bot_think_ms, clock_ms)
             return

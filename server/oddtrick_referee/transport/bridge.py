@@ -11,7 +11,7 @@ while the call lives, since cancelling a grpc.aio ``read()`` kills the call.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import collections
 import dataclasses
 import errno
 import logging
@@ -55,21 +55,40 @@ class Close:
 
 class _Outgoing:
     """What the trio side sends on one call, queued for the asyncio side, which
-    writes it (:meth:`write_until_closed`) until a :class:`Close` ends the call."""
+    writes it (:meth:`write_until_closed`) until a :class:`Close` ends the call.
+
+    The queue is a deque under a lock rather than an ``asyncio.Queue`` fed by
+    ``call_soon_threadsafe``: the asyncio loop is woken only when the writer waits
+    for something to write, never for a message queued while it is still writing
+    the last, and a message costs no future and no getter bookkeeping.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, peer: str) -> None:
         self.peer = peer
         self._loop = loop
-        self._outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self._lock = threading.Lock()
+        self._pending: collections.deque[Any] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+        """The writer's wait for the next message, while the queue is empty (asyncio's side)."""
         self.closed = False
+
+    @property
+    def queued(self) -> int:
+        """Messages sent but not yet taken by the writer."""
+        return len(self._pending)
 
     # --- trio side
     def send(self, message: Any) -> None:
         """Queue ``message`` for the peer. Never blocks; a no-op once closed."""
         if self.closed:
             return
+        with self._lock:
+            self._pending.append(message)
+            waiter, self._waiter = self._waiter, None
+        if waiter is None:
+            return
         try:
-            self._loop.call_soon_threadsafe(self._outbox.put_nowait, message)
+            self._loop.call_soon_threadsafe(_wake, waiter)
         except RuntimeError:  # the asyncio loop is gone: the server is stopping
             self.closed = True
 
@@ -82,13 +101,26 @@ class _Outgoing:
 
     # --- asyncio side
     async def write_until_closed(self, context: grpc.aio.ServicerContext) -> None:
+        lock, pending = self._lock, self._pending
         while True:
-            message = await self._outbox.get()
+            with lock:
+                message = pending.popleft() if pending else None
+                if message is None:
+                    waiter = self._waiter = self._loop.create_future()
+            if message is None:  # nothing queued (a message is never None)
+                await waiter
+                continue
             if isinstance(message, Close):
                 if message.code is not grpc.StatusCode.OK:
                     await context.abort(message.code, message.details)
                 return
             await context.write(message)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    """The writer's wait is over (in asyncio's thread): a message is queued."""
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class WatchStream(_Outgoing):
@@ -102,8 +134,8 @@ class WatchStream(_Outgoing):
     """Responses queued for a spectator before it is cut off."""
 
     def send(self, message: Any) -> None:
-        # qsize() read from the trio thread is a snapshot, which is all a bound needs.
-        if not self.closed and self._outbox.qsize() >= self.max_behind:
+        # The queue's length read from the trio thread is a snapshot, which is all a bound needs.
+        if not self.closed and self.queued >= self.max_behind:
             self.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "the spectator fell too far behind the play")
             return
         super().send(message)
@@ -262,8 +294,11 @@ class _PlayHandler:
             self._to_trio(stream._peer_ended, broken)
 
     def _to_trio(self, function: Callable[..., None], *args: Any) -> None:
-        with contextlib.suppress(trio.RunFinishedError):
+        # try/except rather than contextlib.suppress: this runs for every message a bot sends.
+        try:
             self._trio_token.run_sync_soon(function, *args)
+        except trio.RunFinishedError:
+            return  # the referee is stopping: nobody is left to tell
 
 
 @dataclasses.dataclass

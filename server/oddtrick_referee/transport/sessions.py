@@ -13,6 +13,7 @@ import dataclasses
 import hmac
 import logging
 import secrets
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -196,7 +197,10 @@ class SeatLink:
         self._open_request = 0
         """The request id the table waits on (0: none); only its answers are passed on."""
         self._last_request = 0
-        self._send, self._decisions = trio.open_memory_channel[Any](float("inf"))
+        self._decisions: deque[Any] = deque()
+        """What the seat's bot answered (and DISCONNECTED marks), not yet taken by the table."""
+        self._waiter: trio.lowlevel.Task | None = None
+        """The table's task parked in :meth:`answer` until something is delivered."""
         self.on_resume: Callable[[SeatLink], None] = _ignore_link
         self.on_detach: Callable[[SeatLink], None] = _ignore_link
         self.on_unknown: Callable[[SeatLink, referee_pb2.Refusal], None] = _ignore_refusal
@@ -244,8 +248,17 @@ class SeatLink:
 
     async def answer(self) -> referee_pb2.Decision | None:
         """The next answer to the open request, or ``None`` if the seat's stream ended."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        decisions = self._decisions
         while True:
-            item = await self._decisions.receive()
+            if not decisions:
+                # Parked by hand rather than on a memory channel: one answer a decision,
+                # hundreds a second per table, and a channel's receive raises and catches
+                # WouldBlock every time it has to wait.
+                self._waiter = trio.lowlevel.current_task()
+                await trio.lowlevel.wait_task_rescheduled(self._abort_wait)
+                continue
+            item = decisions.popleft()
             if item is DISCONNECTED:
                 return None
             if item.request_id == self._open_request:
@@ -288,7 +301,17 @@ class SeatLink:
         self.on_unknown = _ignore_refusal
 
     def deliver(self, message: Any) -> None:
-        self._send.send_nowait(message)
+        """Hand the table an answer (or DISCONNECTED), waking it if it waits in :meth:`answer`."""
+        self._decisions.append(message)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            trio.lowlevel.reschedule(waiter)
+
+    def _abort_wait(self, raise_cancel: Any) -> trio.lowlevel.Abort:
+        """The table's wait in :meth:`answer` was cancelled (its deadline, or the match)."""
+        self._waiter = None
+        return trio.lowlevel.Abort.SUCCEEDED
 
     def count_unsolicited(self, limit: int) -> bool:
         """Count one message not asked for; False once the budget is exceeded."""
