@@ -229,7 +229,7 @@ class Decisions:
         link = self._links[seat]
         attempts = 0
         while True:
-            if link.session is None:
+            if link.session is None and not link.answers_waiting:
                 self._fault = Fault.DISCONNECTED
                 if not await self._await_reconnect(link):
                     self._fault = Fault.FORFEITED

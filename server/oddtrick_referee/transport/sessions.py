@@ -246,6 +246,13 @@ class SeatLink:
         """The open request is decided (or given up): its late answers are unsolicited."""
         self._open_request = 0
 
+    @property
+    def answers_waiting(self) -> bool:
+        """Something the bot sent is not taken yet: answers that came before its stream
+        ended (a flood cut off, a bot that answered and hung up) are still the table's to
+        evaluate, in order, before it waits for the bot to come back."""
+        return bool(self._decisions)
+
     async def answer(self) -> referee_pb2.Decision | None:
         """The next answer to the open request, or ``None`` if the seat's stream ended."""
         await trio.lowlevel.checkpoint_if_cancelled()
