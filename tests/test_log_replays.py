@@ -24,6 +24,7 @@ from typing import Any
 import grpc
 import pytest
 
+from oddtrick._codec_protocol import Seen
 from oddtrick._drive import drive
 from oddtrick._log_records import ActionRecord
 from oddtrick._watch import PlayByPlay, replay_lines
@@ -41,9 +42,8 @@ from oddtrick.rules import (
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.play.matchlog import LOG_FORMAT
-from oddtrick_referee.play.outbox import MatchHeader, Outbox
+from oddtrick_referee.play.outbox import MatchHeader, Outbox, Spectators
 from oddtrick_referee.play.records import SeatRecord, TableRules
-from oddtrick_referee.play.spectators import Seen, Spectators
 from oddtrick_referee.replay.json_export import match_to_json
 from oddtrick_referee.replay.model import replay_records
 

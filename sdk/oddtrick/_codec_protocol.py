@@ -214,6 +214,26 @@ def event_to_wire(sequence: int, fields: Mapping[str, Any]) -> referee_pb2.Event
     return referee_pb2.Event(sequence=sequence, **fields)
 
 
+class Seen:
+    """One spectator event: its number (from 1), its value and its wire fields, so that a
+    spectator taking values (the live page) and one sending wire events (``WatchMatch``)
+    are both served without decoding or re-encoding the other's form."""
+
+    __slots__ = ("_wire", "event", "fields", "number")
+
+    def __init__(self, number: int, event: SpectatorEvent, fields: Mapping[str, Any]) -> None:
+        self.number = number
+        self.event = event
+        self.fields = fields
+        self._wire: referee_pb2.Event | None = None
+
+    def wire(self) -> referee_pb2.Event:
+        """The wire event, built once however many streams send it (and only if one does)."""
+        if self._wire is None:
+            self._wire = event_to_wire(self.number, self.fields)
+        return self._wire
+
+
 def add_event(message: referee_pb2.RefereeMessage, fields: Mapping[str, Any]) -> referee_pb2.Event:
     """Add an (unnumbered) event to ``message``'s update; returns it."""
     added: referee_pb2.Event = message.update.events.add(**fields)

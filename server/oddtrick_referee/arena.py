@@ -30,10 +30,10 @@ from oddtrick._codec_arena import (
     server_info,
     watch_response,
 )
+from oddtrick._codec_protocol import Seen
 from oddtrick.rules import GameKind
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc
 from oddtrick_referee.play.matchlog import LOG_FORMAT, read_log
-from oddtrick_referee.play.spectators import Seen
 from oddtrick_referee.play.table import Table, TableRules
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 from oddtrick_referee.transport.bridge import WatchStream

@@ -1,5 +1,9 @@
 """Each seat's next message, and the spectators' record, made from the rules' events.
 
+Everything the table tells anyone goes out here: the seats' messages and the
+spectators' numbered record (:class:`Spectators`, shown to each :class:`Spectator`
+as it joins and as the match goes on).
+
 The one place that decides who is shown what: a seat is dealt its own cards (from
 ``state.view(seat)``, the rules' door for hidden information) and is told public
 events only; spectators are shown the four hands only at an open table. A seat's
@@ -14,6 +18,8 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import grpc
+
 from oddtrick._codec import (
     cards_to_wire,
     game_result_to_wire,
@@ -25,6 +31,7 @@ from oddtrick._codec import (
 )
 from oddtrick._codec_hand import advance_hand, start_hand
 from oddtrick._codec_protocol import (
+    Seen,
     add_event,
     add_event_to_each,
     auction_ended_to_wire,
@@ -57,7 +64,7 @@ from oddtrick.rules import (
 )
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee.play.records import SeatRecord
-from oddtrick_referee.play.spectators import Spectators
+from oddtrick_referee.play.spectators import MAX_WATCHERS, Spectator
 from oddtrick_referee.transport.sessions import SeatLink
 
 _SEATS = tuple(Seat)
@@ -254,3 +261,50 @@ class Outbox:
     def flush_all(self) -> None:
         for seat in _SEATS:
             self.flush(seat)
+
+
+class Spectators:
+    """The spectators of one match and everything they have been told."""
+
+    def __init__(self, match_id: str) -> None:
+        self._match_id = match_id
+        self._seen: list[Seen] = []
+        self._shown = 0
+        self._watchers: list[Spectator] = []
+        self.over = False
+
+    def record(self, event: SpectatorEvent, fields: Mapping[str, Any]) -> None:
+        """Add an event, shown to the spectators at the next :meth:`publish`."""
+        self._seen.append(Seen(len(self._seen) + 1, event, fields))
+
+    def join(self, spectator: Spectator) -> None:
+        """A spectator joins: shown everything so far, then what follows."""
+        if self.over:
+            spectator.close(grpc.StatusCode.NOT_FOUND, f"match {self._match_id} is over; fetch its log")
+            return
+        self._watchers = [w for w in self._watchers if not w.closed]
+        if len(self._watchers) >= MAX_WATCHERS:
+            spectator.close(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"match {self._match_id} has {MAX_WATCHERS} spectators already; try again later",
+            )
+            return
+        self._watchers.append(spectator)
+        spectator.show(self._seen[: self._shown])
+
+    def publish(self) -> None:
+        """Show the spectators the events recorded since the last time."""
+        if self._shown == len(self._seen):
+            return
+        if self._watchers:
+            self._watchers = [w for w in self._watchers if not w.closed]
+            batch = self._seen[self._shown :]
+            for watcher in self._watchers:
+                watcher.show(batch)
+        self._shown = len(self._seen)
+
+    def end(self, code: grpc.StatusCode, details: str) -> None:
+        """The match is over or stopped: every spectator is closed with why."""
+        self.over = True
+        for watcher in self._watchers:
+            watcher.close(code, details)

@@ -29,12 +29,12 @@ from oddtrick_referee.play.clock import TableClock
 from oddtrick_referee.play.decide import Decided, DecisionRules, Decisions
 from oddtrick_referee.play.decide import fallback_action as fallback_action
 from oddtrick_referee.play.matchlog import MatchLogWriter, action_text
-from oddtrick_referee.play.outbox import MatchHeader, Outbox
+from oddtrick_referee.play.outbox import MatchHeader, Outbox, Spectators
 from oddtrick_referee.play.records import Fault as Fault
 from oddtrick_referee.play.records import SeatRecord as SeatRecord
 from oddtrick_referee.play.records import TableRules as TableRules
 from oddtrick_referee.play.records import result_record as result_record
-from oddtrick_referee.play.spectators import Spectator, Spectators
+from oddtrick_referee.play.spectators import Spectator
 from oddtrick_referee.transport.sessions import SeatLink
 
 

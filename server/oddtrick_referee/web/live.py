@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 
 from oddtrick._codec_arena import watch_match_request
-from oddtrick._codec_protocol import spectator_event_from_wire
+from oddtrick._codec_protocol import Seen, spectator_event_from_wire
 from oddtrick._events import MatchOpened, MatchStopped, SpectatorEvent
 from oddtrick.rules import (
     AuctionEnded,
@@ -35,7 +35,6 @@ from oddtrick.rules import (
     TrickWon,
 )
 from oddtrick.v1 import arena_pb2_grpc
-from oddtrick_referee.play.spectators import Seen
 
 if TYPE_CHECKING:
     import grpc
