@@ -74,13 +74,19 @@ def _factory(bot: Any) -> Callable[[], Bot]:
     return lambda: make_bot(bot)
 
 
-def load_bot(spec: str) -> Any:
-    """Load ``path/to/file.py:Name`` (a Bot subclass or a function), or ``path/to/file.py``
-    when the file defines exactly one Bot subclass (or, with none, exactly one public function)."""
+def split_bot_spec(spec: str) -> tuple[Path, str]:
+    """``FILE.py:Name`` as its file and name; ``FILE.py`` alone (or a colon not followed by
+    a name) as the file and ``""``."""
     path_text, colon, attribute = spec.rpartition(":")
     if not colon or not attribute.isidentifier():
         path_text, attribute = spec, ""
-    path = Path(path_text)
+    return Path(path_text), attribute
+
+
+def load_bot(spec: str) -> Any:
+    """Load ``path/to/file.py:Name`` (a Bot subclass or a function), or ``path/to/file.py``
+    when the file defines exactly one Bot subclass (or, with none, exactly one public function)."""
+    path, attribute = split_bot_spec(spec)
     if not path.is_file():
         raise FileNotFoundError(f"no bot file {path} (expected FILE.py or FILE.py:ClassName)")
     # As for `python FILE.py`: modules beside the bot's file are importable by it (bots are

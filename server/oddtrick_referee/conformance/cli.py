@@ -6,8 +6,8 @@ import argparse
 import logging
 import shlex
 import sys
-from pathlib import Path
 
+from oddtrick._run import split_bot_spec
 from oddtrick_referee._errors import interrupted, run_command
 from oddtrick_referee.conformance.runner import Options, run_conformance
 
@@ -86,8 +86,8 @@ def _conformance(args: argparse.Namespace) -> int:
 
     command = args.bot_command
     if args.bot is not None:
-        path = args.bot.rsplit(":", 1)[0] if args.bot.count(":") == 1 else args.bot
-        if not Path(path).is_file():
+        path, _ = split_bot_spec(args.bot)
+        if not path.is_file():
             print(
                 f"oddtrick conformance: no bot file {path}; give a Python bot (FILE.py or FILE.py:Class), "
                 'or --bot-command "CMD" for a bot in another language',
