@@ -9,6 +9,10 @@ older commit, say, and this one) in turn, ``--rounds`` times each, with that tre
 inherit it), and prints every ``name: value`` figure (and the CPU milliseconds per unit of work that a
 benchmark reports for its own process on stderr) as the median of its rounds, old
 beside new, with new / old. Benchmark arguments go after ``--``.
+
+``--same-benchmark`` runs the new tree's benchmark file on both trees' code, for a
+figure the old tree's copy of the benchmark did not print yet (it must still run
+against the old code: the new file is what changed, not the API it calls).
 """
 
 from __future__ import annotations
@@ -24,11 +28,11 @@ from pathlib import Path
 _CPU_LINE = re.compile(r"^\s+(.+?): cpu per ([\w ]+?): [\d.]+ ms in all, ([\d.]+) ms in this process", re.M)
 
 
-def run_once(tree: Path, bench: str, extra: list[str]) -> dict[str, float]:
+def run_once(tree: Path, bench: Path, extra: list[str]) -> dict[str, float]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tree / "sdk"), str(tree / "server")])
     done = subprocess.run(
-        [sys.executable, str(tree / "benchmarks" / bench), *extra],
+        [sys.executable, str(bench), *extra],
         cwd=tree,
         env=env,
         capture_output=True,
@@ -65,14 +69,21 @@ def main() -> None:
     parser.add_argument("new", type=Path)
     parser.add_argument("bench", help="a benchmark's file name in benchmarks/, e.g. referee.py")
     parser.add_argument("--rounds", type=int, default=2, help="runs of each tree, alternating (default 2)")
+    parser.add_argument(
+        "--same-benchmark",
+        action="store_true",
+        help="run the new tree's benchmark file on both trees (default: each tree's own)",
+    )
     parser.add_argument("extra", nargs=argparse.REMAINDER, help="-- then the benchmark's own arguments")
     args = parser.parse_args()
     extra = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
     runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     for round_number in range(1, args.rounds + 1):
         for side in ("old", "new"):
-            print(f"round {round_number}: {side} ({getattr(args, side)})", file=sys.stderr, flush=True)
-            runs[side].append(run_once(getattr(args, side).resolve(), args.bench, extra))
+            tree = getattr(args, side).resolve()
+            bench = (args.new.resolve() if args.same_benchmark else tree) / "benchmarks" / args.bench
+            print(f"round {round_number}: {side} ({tree})", file=sys.stderr, flush=True)
+            runs[side].append(run_once(tree, bench, extra))
     names = [name for name in runs["new"][0] if all(name in run for run in runs["old"] + runs["new"])]
     print(f"{'figure':<44} {'old':>12} {'new':>12} {'new/old':>8}")
     for name in names:

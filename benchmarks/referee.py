@@ -24,13 +24,21 @@ Run ``python benchmarks/referee.py`` (``--seconds`` per phase). It prints
   reaching the table to the next request leaving it).
 * ``decisions_per_s_4_tables_unfolded``: the 4-table phase again on a
   referee with ``fold_events=False`` (every event sent as its own message).
+* ``decisions_per_s_4_tables_raw_bots``: the 4-table phase again with bare
+  protocol clients for bots (``benchmarks/raw_bots.py``: four processes, one
+  stream per table each, answering every request with its first legal action
+  from the message as it came, no SDK, no rules), as the floor's clients are
+  bare: read against the floor, it is the referee's own cost, where the
+  random bots' rate also holds the SDK's (a Python bot's client costs more
+  CPU per decision than the referee on this machine).
 * ``floor_decisions_per_s_4_tables`` and ``ratio_floor_vs_baseline``: the
   referee's transport with nothing on it. This process runs the referee's
   gRPC bridge and trio, four tables each asking the four seats in turn
   (8-byte questions, no rules, no protobuf); four client processes, each
   answering at once on one stream per table, with the SDK's channel options. It is what a referee with
   zero-cost rules, logs and messages would reach in this topology on this
-  machine: the ceiling the two decision rates above are to be read against.
+  machine: the ceiling the decision rates above are to be read against.
+  ``ratio_4_tables_vs_floor`` and ``ratio_raw_bots_vs_floor`` divide by it.
 
 stderr also shows, per phase, the CPU used by each thread of this process,
 by each child process and by everything else on the machine, and the CPU
@@ -63,6 +71,7 @@ from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee, RefereeSet
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+RAW_BOTS = ROOT / "benchmarks" / "raw_bots.py"
 SEAT_NAMES = {seat: f"random-{seat.name.lower()}" for seat in Seat}
 MAX_TABLES = 4
 BASELINE_METHOD = "/bench.PingPong/Play"
@@ -203,7 +212,10 @@ async def play_tables(referee: Referee, tables: int, deals: int) -> PhaseResult:
     return PhaseResult(decisions, wall, records)
 
 
-def bot_command(server: str, name: str, token: str, seats: int) -> list[str]:
+def bot_command(server: str, name: str, token: str, seats: int, raw: bool = False) -> list[str]:
+    """A random bot through the SDK, or (``raw``) a bare protocol client, with ``seats`` streams."""
+    if raw:
+        return [sys.executable, str(RAW_BOTS), server, "--stay", f"{name}:{token}:{seats}"]
     return [
         sys.executable, "-m", "oddtrick", "bot", f"{RANDOM_BOT}:RandomBot",
         "--server", server, "--name", name, "--token", token, "--seats", str(seats),
@@ -224,33 +236,36 @@ async def run_bot(command: list[str], log_path: Path, task_status: trio.TaskStat
 
 
 async def referee_phases(
-    data_dir: Path, fold_events: bool, tables_per_phase: list[int], seconds: float
+    data_dir: Path, fold_events: bool, tables_per_phase: list[int], seconds: float, raw_bots: bool = False
 ) -> dict[int, PhaseResult]:
-    """Start a referee and four bot processes; play each phase; stop everything."""
+    """Start a referee and four bot processes (random bots, or bare clients with
+    ``raw_bots``); play each phase; stop everything."""
     tokens = {name: secrets.token_hex(8) for name in SEAT_NAMES.values()}
     settings = RefereeSettings(port=0, data_dir=data_dir, tokens=tokens, fold_events=fold_events)
     results: dict[int, PhaseResult] = {}
     async with running_referee(settings) as referee, trio.open_nursery() as bots:
         meter = CpuMeter()
         for seat, name in SEAT_NAMES.items():
-            command = bot_command(referee.address, name, tokens[name], MAX_TABLES)
+            command = bot_command(referee.address, name, tokens[name], MAX_TABLES, raw_bots)
             pid = await bots.start(run_bot, command, data_dir / f"{name}.log")
             meter.children[f"bot-{seat.name.lower()}"] = pid
-        progress(f"referee on {referee.address} (fold_events={fold_events}); 4 bot processes started")
+        kind = "bare protocol client" if raw_bots else "random bot"
+        progress(f"referee on {referee.address} (fold_events={fold_events}); 4 {kind} processes started")
         # Warm up: every stream connected (all tables at once), imports done, code paths hot.
         warm = await play_tables(referee, MAX_TABLES, 1)
         progress(f"  warm-up: {warm.decisions} decisions in {warm.wall_s:.2f} s")
+        bare = " bare bots" if raw_bots else ""
         for tables in tables_per_phase:
             calibration = await play_tables(referee, tables, 3)
             per_deal = calibration.decisions / (3 * tables)
             deals = max(3, math.ceil(1.25 * seconds * calibration.rate / (per_deal * tables)))
             progress(
-                f"{tables} table(s), fold_events={fold_events}: calibration "
+                f"{tables} table(s){bare}, fold_events={fold_events}: calibration "
                 f"{calibration.rate:.0f} decisions/s; playing {deals} deals per table ..."
             )
             meter.start()
             result = await play_tables(referee, tables, deals)
-            meter.report(f"{tables} table(s)", result.decisions, "decision")
+            meter.report(f"{tables} table(s){bare}", result.decisions, "decision")
             progress(
                 f"  {result.decisions} decisions in {result.wall_s:.2f} s: {result.rate:.0f} decisions/s"
             )
@@ -502,7 +517,8 @@ async def benchmark(seconds: float) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="oddtrick-bench-") as temp:
         folded = await referee_phases(Path(temp) / "folded", True, [1, MAX_TABLES], seconds)
         unfolded = await referee_phases(Path(temp) / "unfolded", False, [MAX_TABLES], seconds)
-    one, four = folded[1], folded[MAX_TABLES]
+        raw = await referee_phases(Path(temp) / "raw", True, [MAX_TABLES], seconds, raw_bots=True)
+    one, four, bare = folded[1], folded[MAX_TABLES], raw[MAX_TABLES]
     added = [s for record in four.records for s in record.added_latency_s]
     return [
         f"decisions_per_s_1_table: {one.rate:.0f}",
@@ -513,6 +529,9 @@ async def benchmark(seconds: float) -> list[str]:
         f"decisions_per_s_4_tables_unfolded: {unfolded[MAX_TABLES].rate:.0f}",
         f"floor_decisions_per_s_4_tables: {floor:.0f}",
         f"ratio_floor_vs_baseline: {floor / baseline:.2f}",
+        f"ratio_4_tables_vs_floor: {four.rate / floor:.2f}",
+        f"decisions_per_s_4_tables_raw_bots: {bare.rate:.0f}",
+        f"ratio_raw_bots_vs_floor: {bare.rate / floor:.2f}",
     ]
 
 
