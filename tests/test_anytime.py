@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import random
 import threading
 import time
 from typing import ClassVar
@@ -188,6 +189,20 @@ def test_the_lag_is_the_referees_time_less_the_bots_own():
     meter.answered(0.100)
     meter.observe(_played(cards_pb2.SEAT_NORTH, 105), cards_pb2.SEAT_NORTH)
     assert meter.lag_ms == pytest.approx(20)  # the worst of the recent ones
+
+
+def test_the_lag_is_the_worst_of_the_window_as_lags_age_out():
+    """The meter keeps its worst lag as it goes: it must be the worst of the last
+    ``window`` round trips whatever their order, the worst one leaving included."""
+    rng = random.Random(7)
+    window = 5
+    meter = LagMeter(window)
+    lags: list[int] = []
+    for think_ms in [rng.choice([10, 40, 40, 90, 200]) for _ in range(300)]:
+        meter.answered(0.0)
+        meter.observe(_played(cards_pb2.SEAT_NORTH, think_ms), cards_pb2.SEAT_NORTH)
+        lags.append(think_ms)
+        assert meter.lag_ms == pytest.approx(max(lags[-window:]))
 
 
 def test_a_fallback_closes_the_round_trip_without_a_measure():

@@ -36,7 +36,7 @@ from oddtrick._codec import (
 from oddtrick._codec_protocol import decision_message, hello_message, leave_message, new_hand_state
 from oddtrick._lag import LagMeter
 from oddtrick._referees import Referees
-from oddtrick._seat_state import SeatState, dispatch_hooks, listens
+from oddtrick._seat_state import IN_HAND_EVENTS, SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions
 from oddtrick.rules import GameKind
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
@@ -309,48 +309,64 @@ class _Seat:
     async def _update(self, update: referee_pb2.Update, outbox: _Writer, arrived: float) -> bool:
         # The request that may follow carries the whole hand: advancing the seat's copy
         # event by event is only needed for hooks, which see the state after each event.
+        # Without hooks, a request's calls and cards cost a check each (this runs for
+        # every event of every decision, in the bot's own time).
         has_request = update.HasField("request")
+        quiet = has_request and not self.listens
+        state = self.state
+        own = seat_to_wire(state.seat)
         for event in update.events:
             if event.sequence != self.sequence + 1:
                 raise _EventsLost(f"event {event.sequence} came after event {self.sequence}")
             self.sequence = event.sequence
             kind = event.WhichOneof("kind")
+            if kind == "card_played" or kind == "call_made":
+                action = event.card_played if kind == "card_played" else event.call_made
+                if action.seat == own:
+                    self.lag.observe_action(action, own)
+                    if action.by_referee and (said := fault_line(event, own)) is not None:
+                        log.warning("seat %d: %s", self.index, said)
+            if quiet and kind in IN_HAND_EVENTS:
+                state.last_sequence = event.sequence
+                continue
             if kind == "match_started":
-                self.seated = True
-                if self.matches:
-                    self.bot = self.make()
-                    self.listens = listens(self.bot)
-                started = event.match_started
-                with contextlib.suppress(MalformedMessage):  # said below, once, if it matters
-                    log.info(
-                        "seat %d: seated at match %s as %s (%s)",
-                        self.index,
-                        started.match_id,
-                        seat_from_wire(started.seat).name.title(),
-                        config_from_wire(started.config).describe(),
-                    )
+                self._seated_at(event.match_started)
             try:
-                self.state.apply([event], track_hand=self.listens or not has_request)
+                state.apply([event], track_hand=not has_request or self.listens)
             except MalformedMessage as error:
                 # A value from a later version (or a bug): the event is skipped, never fatal;
                 # the next request carries the whole hand anyway.
-                self.state.last_sequence = event.sequence
+                state.last_sequence = event.sequence
                 log.warning(
                     "seat %d: skipped an event this SDK cannot read (%s): %s", self.index, kind, error
                 )
                 continue
-            self.lag.observe(event, seat_to_wire(self.state.seat))
-            if (said := fault_line(event, seat_to_wire(self.state.seat))) is not None:
-                log.warning("seat %d: %s", self.index, said)
+            if kind == "match_started":
+                own = seat_to_wire(state.seat)
             if self.listens:
-                dispatch_hooks(self.bot, self.state, event)
+                dispatch_hooks(self.bot, state, event)
             if kind == "match_ended":
                 self.matches += 1
                 self.seated = False
-                log.info("seat %d: %s", self.index, _match_line(self.state))
+                log.info("seat %d: %s", self.index, _match_line(state))
         if has_request:
             await self._answer(update.request, outbox, arrived)
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
+
+    def _seated_at(self, started: referee_pb2.MatchStarted) -> None:
+        """A match begins for this seat: a fresh bot for it (after the first), and a line."""
+        self.seated = True
+        if self.matches:
+            self.bot = self.make()
+            self.listens = listens(self.bot)
+        with contextlib.suppress(MalformedMessage):  # said below, once, if it matters
+            log.info(
+                "seat %d: seated at match %s as %s (%s)",
+                self.index,
+                started.match_id,
+                seat_from_wire(started.seat).name.title(),
+                config_from_wire(started.config).describe(),
+            )
 
     async def _answer(
         self,

@@ -153,6 +153,15 @@ def card_from_wire(card: cards_pb2.Card) -> Card:
     raise MalformedMessage(f"card rank {card.rank} is not one of RANK_2 … RANK_ACE")
 
 
+def cards_from_wire(cards: Iterable[cards_pb2.Card]) -> tuple[Card, ...]:
+    """Many cards at once (a hand, a trick): a lookup each, without a call per card, as a
+    request's hand is decoded for every decision a bot makes."""
+    try:
+        return tuple([_CARDS_BY_WIRE[card.suit, card.rank] for card in cards])
+    except KeyError:
+        return tuple(card_from_wire(card) for card in cards)  # raises, naming the bad value
+
+
 def call_to_wire(call: Call) -> cards_pb2.Call:
     """The call's wire form (a fresh message)."""
     if call is PASS:
@@ -211,6 +220,15 @@ def action_from_wire(action: cards_pb2.Action) -> Action:
     if kind == "call":
         return call_from_wire(action.call)
     raise MalformedMessage("the action holds neither a call nor a card")
+
+
+def actions_from_wire(actions: Iterable[cards_pb2.Action]) -> tuple[Action, ...]:
+    """A request's legal actions: cards by a lookup each (as :func:`cards_from_wire`),
+    calls (or anything else) one by one."""
+    try:
+        return tuple([_CARDS_BY_WIRE[action.card.suit, action.card.rank] for action in actions])
+    except KeyError:  # not all cards (an unset card reads as suit 0, rank 0)
+        return tuple(action_from_wire(action) for action in actions)
 
 
 def cards_to_wire(cards: Iterable[Card]) -> list[cards_pb2.Card]:
@@ -315,7 +333,7 @@ def trick_to_wire(trick: Trick) -> game_pb2.Trick:
 
 
 def trick_from_wire(trick: game_pb2.Trick) -> Trick:
-    cards = [card_from_wire(play.card) for play in trick.cards]
+    cards = cards_from_wire([play.card for play in trick.cards])
     if len(cards) != 4:
         raise MalformedMessage(f"trick {trick.number} has {len(cards)} cards, not 4")
     first, second, third, fourth = cards

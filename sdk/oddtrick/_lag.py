@@ -29,6 +29,8 @@ class LagMeter:
 
     def __init__(self, window: int = WINDOW) -> None:
         self._lags: collections.deque[float] = collections.deque(maxlen=window)
+        self._worst: float | None = None
+        """``max(self._lags)``, kept as lags come and go: it is read for every request."""
         self._own_s: float | None = None
 
     def answered(self, own_s: float) -> None:
@@ -42,17 +44,28 @@ class LagMeter:
     def observe(self, event: referee_pb2.Event, seat: int) -> None:
         """Take in one event: the seat's own accepted action closes a round trip."""
         kind = event.WhichOneof("kind")
-        if kind not in ("card_played", "call_made"):
-            return
-        action = event.card_played if kind == "card_played" else event.call_made
+        if kind == "card_played":
+            self.observe_action(event.card_played, seat)
+        elif kind == "call_made":
+            self.observe_action(event.call_made, seat)
+
+    def observe_action(self, action: referee_pb2.CardPlayed | referee_pb2.CallMade, seat: int) -> None:
+        """Take in one card or call: the seat's own accepted action closes a round trip."""
         if action.seat != seat or self._own_s is None:
             return
         own_s, self._own_s = self._own_s, None
         if action.by_referee or not action.HasField("think_ms"):
             return  # a fallback: the answer never counted, so there is nothing to compare
-        self._lags.append(max(0.0, action.think_ms / 1000 - own_s))
+        lag = max(0.0, action.think_ms / 1000 - own_s)
+        lags = self._lags
+        leaving = lags[0] if len(lags) == lags.maxlen else None
+        lags.append(lag)
+        if self._worst is None or lag >= self._worst:
+            self._worst = lag
+        elif leaving == self._worst:
+            self._worst = max(lags)  # the worst just aged out: find the next
 
     @property
     def lag_ms(self) -> float | None:
         """The worst recent lag in milliseconds, or ``None`` before any was measured."""
-        return max(self._lags) * 1000 if self._lags else None
+        return self._worst * 1000 if self._worst is not None else None

@@ -15,9 +15,10 @@ from typing import Generic, TypeVar
 from oddtrick._bot import Bot, BotView
 from oddtrick._codec import (
     MalformedMessage,
-    action_from_wire,
+    actions_from_wire,
     call_from_wire,
     card_from_wire,
+    cards_from_wire,
     config_from_wire,
     contract_from_wire,
     hand_result_from_wire,
@@ -59,19 +60,26 @@ class _PerHand(Generic[W, T]):
         self._decode = decode
         self._hand = 0
         self._decoded: list[T] = []
+        self._as_tuple: tuple[T, ...] = ()
 
     def __call__(self, hand_number: int, items: Sequence[W]) -> tuple[T, ...]:
-        if hand_number != self._hand or len(self._decoded) > len(items):
-            self._hand, self._decoded = hand_number, []
-        self._decoded.extend(self._decode(item) for item in items[len(self._decoded) :])
-        return tuple(self._decoded)
+        count = len(items)
+        decoded = self._decoded
+        if hand_number != self._hand or len(decoded) > count:
+            self._hand, self._decoded, self._as_tuple = hand_number, [], ()
+            decoded = self._decoded
+        if len(decoded) < count:
+            decoded.extend(self._decode(items[index]) for index in range(len(decoded), count))
+            self._as_tuple = tuple(decoded)
+        return self._as_tuple
 
 
 def _call_made_from_wire(made: referee_pb2.CallMade) -> tuple[Seat, Call]:
     return seat_from_wire(made.seat), call_from_wire(made.call)
 
 
-_IN_HAND = frozenset({"call_made", "auction_ended", "card_played", "trick_completed"})
+IN_HAND_EVENTS = frozenset({"call_made", "auction_ended", "card_played", "trick_completed"})
+"""The events that only advance the hand in play (its calls, its cards, its tricks)."""
 
 
 class SeatState:
@@ -122,7 +130,7 @@ class SeatState:
             elif kind == "hand_ended":
                 self.hand_results.append(hand_result_from_wire(event.hand_ended))
                 advance_hand(hand, event, seat_to_wire(self.seat))
-            elif kind in _IN_HAND:
+            elif kind in IN_HAND_EVENTS:
                 if track_hand:
                     advance_hand(hand, event, seat_to_wire(self.seat))
             elif kind == "game_ended":
@@ -197,8 +205,8 @@ class SeatState:
             hand_number=hand.hand_number,
             dealer=seat_from_wire(hand.dealer) if hand.dealer else Seat.NORTH,
             to_act=seat_from_wire(hand.turn) if hand.turn else None,
-            hand=tuple(card_from_wire(c) for c in hand.cards),
-            legal_actions=tuple(action_from_wire(a) for a in request.legal_actions) if request else (),
+            hand=cards_from_wire(hand.cards),
+            legal_actions=actions_from_wire(request.legal_actions) if request else (),
             trumps=trumps_from_wire(hand.trumps),
             turned_card=card_from_wire(hand.turned_card) if hand.HasField("turned_card") else None,
             turned_card_face_up=hand.turned_card_face_up,
