@@ -172,19 +172,19 @@ class Outbox:
     def tell(self, events: Iterable[MatchEvent], decided: Mapping[str, Any]) -> None:
         """Turn the rules' events into each seat's and the spectators' events; ``decided``
         are the fields of how the action was decided (think time or fault)."""
-        for event in events:
-            if isinstance(event, HandStarted):
-                self._deal(event)
-            elif isinstance(event, CallMade):
-                self.queue_all(event, call_made=call_made_to_wire(event.seat, event.call, decided))
-            elif isinstance(event, AuctionEnded):
-                self.queue_all(event, auction_ended=auction_ended_to_wire(event.contract))
-            elif isinstance(event, CardPlayed):
+        for event in events:  # the most frequent first
+            if isinstance(event, CardPlayed):
                 played = card_played_to_wire(event.seat, event.card, event.trick_number, decided)
                 self.queue_all(event, card_played=played)
                 self._own_cards[event.seat].remove(event.card)
             elif isinstance(event, TrickWon):
                 self.queue_all(event, trick_completed=trick_completed_to_wire(event.trick, event.tricks_won))
+            elif isinstance(event, CallMade):
+                self.queue_all(event, call_made=call_made_to_wire(event.seat, event.call, decided))
+            elif isinstance(event, AuctionEnded):
+                self.queue_all(event, auction_ended=auction_ended_to_wire(event.contract))
+            elif isinstance(event, HandStarted):
+                self._deal(event)
             else:
                 self._score(event)
 
@@ -228,9 +228,7 @@ class Outbox:
         """The seat's pending message (its events so far, now numbered), leaving a fresh one."""
         message = self._outgoing[seat]
         self._outgoing[seat] = new_referee_message()
-        link = self._links[seat]
-        for event in message.update.events:
-            event.sequence = link.next_sequence()
+        self._links[seat].number(message.update.events)
         return message
 
     def request(

@@ -14,7 +14,7 @@ import hmac
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -167,7 +167,7 @@ class SeatLink:
 
     Owned here, beside the lobby that reads the seat's stream: the table only asks
     (:meth:`ask`), waits for the answer (:meth:`answer`), numbers what it sends
-    (:meth:`next_sequence`), sends, and learns of the seat's comings and goings through
+    (:meth:`number`), sends, and learns of the seat's comings and goings through
     :meth:`bind_table`. The lobby passes the table at most ``max_attempts`` answers to
     the open request (:meth:`offer`), the one place that limit is kept; a disconnect
     wakes a table waiting for an answer at once.
@@ -223,10 +223,11 @@ class SeatLink:
         """The last event number sent on this seat."""
         return self._sequence
 
-    def next_sequence(self) -> int:
-        """Number one more event sent on this seat."""
-        self._sequence += 1
-        return self._sequence
+    def number(self, events: Sequence[referee_pb2.Event]) -> None:
+        """Number events about to be sent on this seat, in order, after the last sent."""
+        for sequence, event in enumerate(events, self._sequence + 1):
+            event.sequence = sequence
+        self._sequence += len(events)
 
     @property
     def forfeited(self) -> bool:
