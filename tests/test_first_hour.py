@@ -319,6 +319,39 @@ def test_watch_waits_for_the_next_match_follows_match_after_match_and_replays_a_
     assert shown[-1].startswith("match over:")
 
 
+def test_watch_started_before_a_short_match_shows_all_of_it_though_the_referee_then_stops(tmp_path):
+    """``serve`` of one match stops once it is over: a watcher that looked every half
+    second could miss a match that short, and then found no referee. Subscribed before
+    the match starts, one watcher shows all of it and exits 0; one following says the
+    referee stopped, and exits 0 too."""
+    command = [sys.executable, "-m", "oddtrick", "serve", "--port", "0", "--ns", "a", "--ew", "b",
+               "--game", "classic", "--deals", "1", "--data-dir", str(tmp_path)]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as serve:
+        assert serve.stdout is not None
+        address = serve.stdout.readline().split()[3].rstrip(";")
+        watch = [sys.executable, "-m", "oddtrick", "watch", "--server", address]
+        watchers = [
+            subprocess.Popen([*watch, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for extra in ([], ["--follow"])
+        ]
+        for watcher in watchers:
+            assert watcher.stderr is not None
+            assert watcher.stderr.readline().startswith(f"waiting for a match to start on {address}")
+        bots = [bot_process(address, name, "--max-matches", "1") for name in ("a", "b")]
+        outputs = [watcher.communicate(timeout=GUARD_S) for watcher in watchers]
+        for bot in bots:
+            bot.wait(timeout=GUARD_S)
+            bot.stderr.close()
+        assert serve.wait(timeout=GUARD_S) == 0
+    for watcher, (out, err) in zip(watchers, outputs, strict=True):
+        assert watcher.returncode == 0, err
+        shown = out.splitlines()
+        assert shown[0].startswith("match ")
+        assert sum(line.lstrip().startswith("trick ") for line in shown) == 13
+        assert shown[-1].startswith("match over:") or shown[-2].startswith("match over:")
+    assert outputs[1][1].splitlines()[-1] == f"oddtrick watch: the referee at {address} has stopped"
+
+
 def test_the_readmes_unit_test_example_runs_against_the_readmes_bot(tmp_path, monkeypatch):
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, re.S)

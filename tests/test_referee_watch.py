@@ -23,6 +23,7 @@ from referee_support import (
     _Replay,
     check_hidden_information,
     connect_and_play,
+    first_legal,
     in_thread,
     random_legal,
     referee_running,
@@ -278,3 +279,43 @@ async def test_watch_replays_a_finished_match_as_replay_does_every_trick_of_ever
     assert sum(1 for line in lines if line.startswith("hand ")) == config.deals
     assert sum(1 for line in lines if line.startswith("  result: ")) == config.deals
     assert lines[-1].startswith("match over:")
+
+
+class WaitingSpectator:
+    """A spectator of the next match (Referee.watch_next), as the Arena's stream is one."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.seen: list[Any] = []
+        self.ended: tuple[grpc.StatusCode, str] | None = None
+
+    def show(self, seen: Any) -> None:
+        self.seen.extend(seen)
+
+    def close(self, code: grpc.StatusCode, details: str) -> None:
+        self.closed, self.ended = True, (code, details)
+
+
+async def test_a_spectator_of_the_next_match_passes_a_sealed_play_over_and_sees_all_of_the_next(tmp_path):
+    config = GameConfig.classic(format=MatchFormat.HAND)
+    async with referee_running(tmp_path, NAMES.values()) as referee:
+        waiting, gone = WaitingSpectator(), WaitingSpectator()
+        referee.watch_next(waiting)
+        referee.watch_next(gone)
+        gone.closed = True  # hung up while waiting: shown nothing
+        records: list[MatchRecord] = []
+        with trio.fail_after(PATIENCE_S):
+            async with trio.open_nursery() as nursery:
+                for name in NAMES.values():
+                    nursery.start_soon(in_thread, connect_and_play, referee.address, name, first_legal, 2)
+                for sealed in (True, False):
+                    spec = MatchSpec(config, NAMES, TableRules(deadline_s=5.0), seed=f"next-{sealed}")
+                    records.append(await referee.play_match(spec, wait_s=20, sealed=sealed))
+    sealed_play, open_play = records
+    assert waiting.ended == (grpc.StatusCode.OK, "the match is over")
+    first, last = waiting.seen[0].wire(), waiting.seen[-1].wire()
+    assert first.match_started.match_id == open_play.match_id != sealed_play.match_id
+    assert last.HasField("match_ended")
+    assert [seen.number for seen in waiting.seen] == list(range(1, len(waiting.seen) + 1))
+    assert gone.seen == []
+    assert gone.ended is None

@@ -64,6 +64,11 @@ def watch_match_request(match_id: str) -> arena_pb2.WatchMatchRequest:
     return arena_pb2.WatchMatchRequest(match_id=match_id)
 
 
+def watch_next_match_request() -> arena_pb2.WatchMatchRequest:
+    """Follow the next match to start, from its first event."""
+    return arena_pb2.WatchMatchRequest(next_to_start=True)
+
+
 def match_log_request(match_id: str, page_token: str = "") -> arena_pb2.GetMatchLogRequest:
     return arena_pb2.GetMatchLogRequest(match_id=match_id, page_token=page_token)
 

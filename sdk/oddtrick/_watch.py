@@ -24,6 +24,7 @@ from oddtrick._codec_arena import (
     list_matches_request,
     match_log_request,
     watch_match_request,
+    watch_next_match_request,
 )
 from oddtrick._codec_protocol import revealed_seed_from_wire, spectator_event_from_wire
 from oddtrick._codec_text import parse_action
@@ -211,9 +212,12 @@ def watch(
                 elif since_ms is None:
                     target = newest_match_in_progress(channel)
                     if target is None and wait:
-                        # Whatever starts from now on, even a match over before the next look.
-                        watched.extend(m.match_id for m in _listed(arena))
-                        target, since_ms = _match_after(arena, server, watched, 0, err, first=True)
+                        target, since_ms, shown = _first_match(arena, server, watched, err, pacer)
+                        if shown:
+                            watched.append(target)
+                            if not follow:
+                                return 0
+                            continue
                 else:
                     target, since_ms = _match_after(arena, server, watched, since_ms, err)
                 if target is None:
@@ -228,12 +232,35 @@ def watch(
                     return 0
         except grpc.RpcError as error:
             if error.code() is grpc.StatusCode.UNAVAILABLE:
+                if follow and watched:
+                    # Following, the referee's end is the end of its matches (serve stops after its own).
+                    print(f"oddtrick watch: the referee at {server} has stopped", file=err)
+                    return 0
                 print(
                     f"oddtrick watch: no referee answers at {server} (is oddtrick serve running?)", file=err
                 )
             else:
                 print(f"oddtrick watch: {error.code().name}: {error.details()}", file=err)
             return 1
+
+
+def _first_match(
+    arena: arena_pb2_grpc.ArenaStub, server: str, watched: list[str], err: TextIO, pacer: _Pacer
+) -> tuple[str, int, bool]:
+    """Wait for a match to start: it, when it started, and whether it was shown already.
+
+    The next match is subscribed to before it starts, however short it is: a look every
+    :data:`POLL_S` could miss one over before the next look, and a referee that stops
+    after it (``serve`` of one match) would leave nothing to look at. A referee older
+    than ``WatchMatchRequest.next_to_start`` is looked at instead.
+    """
+    print(f"waiting for a match to start on {server} (Ctrl-C to stop)", file=err, flush=True)
+    started = _watch_next(arena, pacer)
+    if started is not None:
+        return started[0], started[1], True
+    watched.extend(m.match_id for m in _listed(arena))  # whatever starts from now on
+    target, since_ms = _match_after(arena, server, watched, 0, err, said=True)
+    return target, since_ms, False
 
 
 def _started_at(arena: arena_pb2_grpc.ArenaStub, match_id: str) -> int:
@@ -253,31 +280,41 @@ def _match_after(
     watched: list[str],
     since_ms: int,
     err: TextIO,
-    first: bool = False,
+    said: bool = False,
 ) -> tuple[str, int]:
     """The first match open to spectators that started after ``since_ms`` and is not in
     ``watched``, in progress or already over (a short match can start and end between two
-    looks), waiting for one if there is none yet. Returns it and when it started."""
-    said = False
+    looks), waiting for one if there is none yet. Returns it and when it started.
+    ``said``: the wait was announced already."""
     while True:
         later = [m for m in _listed(arena) if m.match_id not in watched and m.started_at_unix_ms >= since_ms]
         if later:
             chosen = min(later, key=lambda m: (m.started_at_unix_ms, m.match_id))
             return chosen.match_id, chosen.started_at_unix_ms
         if not said:
-            what = "a match to start" if first else "the next match"
-            print(f"waiting for {what} on {server} (Ctrl-C to stop)", file=err, flush=True)
+            print(f"waiting for the next match on {server} (Ctrl-C to stop)", file=err, flush=True)
             said = True
         time.sleep(POLL_S)
 
 
 def _watch_live(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -> bool:
-    """Follow a match in progress to its end; False if it is not in progress (finished).
+    """Follow a match in progress to its end; False if it is not in progress (finished)."""
+    return _show_stream(arena.WatchMatch(watch_match_request(match_id)), pacer) is not None
+
+
+def _watch_next(arena: arena_pb2_grpc.ArenaStub, pacer: _Pacer) -> tuple[str, int] | None:
+    """Follow the next match to start, from its first event, to its end: its id and when
+    it started; ``None`` if the referee cannot (it predates ``next_to_start``)."""
+    return _show_stream(arena.WatchMatch(watch_next_match_request()), pacer)
+
+
+def _show_stream(stream: Any, pacer: _Pacer) -> tuple[str, int] | None:
+    """Print a WatchMatch stream to its end: the match's id and when it started (from its
+    MatchStarted), or ``None`` if the referee found no such match (NOT_FOUND).
 
     The stream is read on its own thread, so that a paced printer never keeps the referee
     waiting (it cuts off a spectator that falls far behind).
     """
-    stream = arena.WatchMatch(watch_match_request(match_id))
     received: queue.Queue[arena_pb2.WatchMatchResponse | BaseException | None] = queue.Queue()
 
     def read() -> None:
@@ -291,17 +328,22 @@ def _watch_live(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -
     reader = threading.Thread(target=read, name="watch-reader", daemon=True)
     reader.start()
     play = PlayByPlay()
+    started = ("", 0)
     try:
         while (item := received.get()) is not None:
             if isinstance(item, grpc.RpcError) and item.code() is grpc.StatusCode.NOT_FOUND:
-                return False
+                return None
             if isinstance(item, BaseException):
                 raise item
+            for event in item.events:
+                if event.HasField("match_started"):
+                    opened = event.match_started
+                    started = (opened.match_id, opened.started_at_unix_ms)
             for line in play.lines(item.events):
                 pacer.show(line)
     finally:
         stream.cancel()
-    return True
+    return started
 
 
 def _replay_finished(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -> None:

@@ -34,6 +34,7 @@ from oddtrick._codec_protocol import Seen
 from oddtrick.rules import GameKind
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc
 from oddtrick_referee.play.matchlog import LOG_FORMAT, read_log
+from oddtrick_referee.play.spectators import Spectator
 from oddtrick_referee.play.table import Table, TableRules
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
 from oddtrick_referee.transport.bridge import WatchStream
@@ -94,6 +95,8 @@ class ArenaSource(Protocol):
     def trio_token(self) -> trio.lowlevel.TrioToken: ...
     @property
     def ladder(self) -> LadderView | None: ...
+    def watch_next(self, spectator: Spectator) -> None:
+        """Show ``spectator`` the next match to start (called on trio's thread)."""
 
 
 class ArenaService(arena_pb2_grpc.ArenaServicer):
@@ -133,6 +136,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def WatchMatch(self, request: Any, context: Any) -> None:  # type: ignore[override]  # noqa: N802
         """Written with context.write (like Play), not as an async generator."""
+        if not request.match_id and request.next_to_start:
+            await self._watch_next(context)
+            return
         table = self._referee.live.get(request.match_id)
         if table is None:
             await context.abort(
@@ -150,6 +156,16 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         watcher = WatchStream(asyncio.get_running_loop(), context.peer())
         try:
             self._referee.trio_token.run_sync_soon(table.watch, StreamSpectator(watcher))
+        except trio.RunFinishedError:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+        await watcher.serve(context)
+
+    async def _watch_next(self, context: Any) -> None:
+        """WatchMatch's ``next_to_start``: the stream waits for the next match open to
+        spectators, and follows it from its first event."""
+        watcher = WatchStream(asyncio.get_running_loop(), context.peer())
+        try:
+            self._referee.trio_token.run_sync_soon(self._referee.watch_next, StreamSpectator(watcher))
         except trio.RunFinishedError:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
         await watcher.serve(context)

@@ -42,6 +42,7 @@ from oddtrick_referee.play.matchlog import (
     compress_log,
     recover_compression,
 )
+from oddtrick_referee.play.spectators import MAX_WATCHERS, Spectator
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.log_retention import prune_house_logs
@@ -183,6 +184,8 @@ class Referee:
         self.live: dict[str, Table] = {}
         """Matches in progress, read by the gRPC thread (replaced, never mutated in place)."""
         self._live_lock = threading.Lock()
+        self._watching_next: list[Spectator] = []
+        """Spectators waiting for the next match open to them to start (trio's thread)."""
         self.trio_token = trio.lowlevel.current_trio_token()
         self.ladder: LadderView | None = None
         """The ladder this referee runs, if any: the Arena's ladder RPCs read it."""
@@ -311,6 +314,8 @@ class Referee:
                 self.lobby.release(link)
             raise
         self._set_live(match_id, table)
+        if not sealed:
+            self._show_waiting_spectators(table)
         if on_start is not None:
             on_start(match_id, log_path)
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
@@ -391,6 +396,26 @@ class Referee:
 
     def live_table(self, match_id: str) -> Table | None:
         return self.live.get(match_id)
+
+    def _show_waiting_spectators(self, table: Table) -> None:
+        """The spectators waiting for the next match follow ``table``, from its first event."""
+        for spectator in self._watching_next:
+            if not spectator.closed:
+                table.watch(spectator)
+        self._watching_next = []
+
+    def watch_next(self, spectator: Spectator) -> None:
+        """``spectator`` follows the next match to start that is open to spectators, from
+        its first event (``Arena.WatchMatch`` with ``next_to_start``): subscribed before
+        the match, it misses none of it, however soon the match is over."""
+        waiting = [each for each in self._watching_next if not each.closed]
+        if len(waiting) >= MAX_WATCHERS:
+            spectator.close(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{MAX_WATCHERS} spectators wait for the next match already; try again later",
+            )
+            return
+        self._watching_next = [*waiting, spectator]
 
     # -------------------------------------------------------------- entrants
 

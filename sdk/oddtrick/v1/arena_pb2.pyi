@@ -534,16 +534,27 @@ class WatchMatchRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
+    NEXT_TO_START_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """A match_id from ListMatches, of a match in progress."""
+    next_to_start: _builtins.bool
+    """With match_id empty: the next match to start on this referee that is open
+    to spectators (a sealed play of a duplicate pair is passed over), followed
+    from its MatchStarted. The call sends nothing until that match starts, so
+    a spectator that subscribes before the match misses none of it, however
+    short the match (polling ListMatches can miss one that starts and ends
+    between two looks). A referee older than this field ends such a call with
+    NOT_FOUND, as for any match_id it does not know.
+    """
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
+        next_to_start: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "next_to_start", b"next_to_start"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

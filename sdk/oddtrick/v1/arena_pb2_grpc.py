@@ -120,7 +120,8 @@ class ArenaServicer:
         """Follow a match in progress as a spectator: the events so far, then each
         new one as it happens (see WatchMatchResponse), until the match ends;
         the stream then ends with OK. NOT_FOUND when no match with this id is in
-        progress (a finished match's log is served by GetMatchLog).
+        progress (a finished match's log is served by GetMatchLog). With
+        next_to_start, the next match to start instead, from its first event.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

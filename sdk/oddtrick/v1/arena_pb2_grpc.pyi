@@ -72,7 +72,8 @@ class ArenaStub:
     """Follow a match in progress as a spectator: the events so far, then each
     new one as it happens (see WatchMatchResponse), until the match ends;
     the stream then ends with OK. NOT_FOUND when no match with this id is in
-    progress (a finished match's log is served by GetMatchLog).
+    progress (a finished match's log is served by GetMatchLog). With
+    next_to_start, the next match to start instead, from its first event.
     """
     GetLadder: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.GetLadderResponse]
     """The ladder's leaderboard: every active entrant, best first.
@@ -112,7 +113,8 @@ class ArenaAsyncStub(ArenaStub):
     """Follow a match in progress as a spectator: the events so far, then each
     new one as it happens (see WatchMatchResponse), until the match ends;
     the stream then ends with OK. NOT_FOUND when no match with this id is in
-    progress (a finished match's log is served by GetMatchLog).
+    progress (a finished match's log is served by GetMatchLog). With
+    next_to_start, the next match to start instead, from its first event.
     """
     GetLadder: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetLadderRequest, _arena_pb2.GetLadderResponse]  # type: ignore[assignment]
     """The ladder's leaderboard: every active entrant, best first.
@@ -173,7 +175,8 @@ class ArenaServicer(metaclass=_abc_1.ABCMeta):
         """Follow a match in progress as a spectator: the events so far, then each
         new one as it happens (see WatchMatchResponse), until the match ends;
         the stream then ends with OK. NOT_FOUND when no match with this id is in
-        progress (a finished match's log is served by GetMatchLog).
+        progress (a finished match's log is served by GetMatchLog). With
+        next_to_start, the next match to start instead, from its first event.
         """
 
     @_abc_1.abstractmethod
