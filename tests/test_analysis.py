@@ -9,6 +9,7 @@ entry point of the solver from the one the analysis uses.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -187,6 +188,13 @@ def test_command_prints_text_and_json(logs):
     )
     assert data == json.loads(json.dumps(analyze_logs(paths)))
     assert render(data).startswith(paths[0])
+
+
+def test_a_classic_hand_names_its_trumps_with_a_suit_symbol(logs):
+    lines = [line.strip() for line in render(analyze_logs([str(p) for p in logs["classic"]])).splitlines()]
+    heads = [line.split(",")[0] for line in lines if line.startswith("hand ")]
+    assert heads
+    assert all(re.fullmatch(r"hand \d+: trumps ([♣♦♥♠]|no trumps)", head) for head in heads), heads
 
 
 def test_command_refuses_what_it_cannot_analyse(tmp_path):

@@ -37,6 +37,17 @@ def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixtur
     assert "usage: oddtrick" in capsys.readouterr().out
 
 
+def test_every_commands_help_is_wrapped_for_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser()
+    (commands,) = (action for action in parser._actions if action.choices and action.dest != "help")
+    assert commands.choices
+    for name in commands.choices:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        long = [line for line in capsys.readouterr().out.splitlines() if len(line) > 100]
+        assert not long, (name, long)
+
+
 def test_the_top_level_help_lists_every_command_and_the_rules_file() -> None:
     shown = subprocess.run(
         [sys.executable, "-m", "oddtrick", "--help"], capture_output=True, text=True, check=True, timeout=60

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -61,6 +62,12 @@ def test_bots_started_beside_a_clone_named_oddtrick_still_play(tmp_path: Path) -
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert '"entries"' in run.stdout
+    # In a pipe, one progress line per table, each saying the table is done (the first
+    # has no leader yet: a deal's standings need both of its tables).
+    tables = [line for line in run.stderr.splitlines() if re.match(r"\[[1-9]\d*/2 tables, ", line)]
+    assert len(tables) == 2, run.stderr
+    assert tables[0].endswith(" set 1 table 1 done"), tables
+    assert " done; leader " in tables[1], tables
 
 
 def test_the_readme_answers_the_error_a_script_beside_a_clone_gets(tmp_path: Path) -> None:

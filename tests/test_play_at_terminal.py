@@ -124,5 +124,8 @@ def test_ctrl_d_at_the_prompt_stops_the_match_in_one_line(tmp_path: Path) -> Non
         status = terminal.close()
     assert status == 130
     assert "the match was abandoned; its log so far: " in rest
+    # The match is stopped before the person's seat goes: no seat is seen to drop out of it.
+    assert "lost its connection" not in rest, rest
+    assert rest.splitlines()[-1].startswith("stopped (end of input)")  # on a line of its own
     (log,) = sorted((data / "logs").glob("*.jsonl"))
     assert str(log) in rest.replace("\n", "")

@@ -43,10 +43,18 @@ class HumanSeat(Bot):
 
     name = "human"
 
-    def __init__(self, out: IO[str], read: Callable[[str], str] = input) -> None:
+    def __init__(
+        self,
+        out: IO[str],
+        read: Callable[[str], str] = input,
+        on_quit: Callable[[], object] | None = None,
+    ) -> None:
         self.out = console(out)
         self._stream = out
         self._read = read
+        self._on_quit = on_quit
+        """Called when the input ends, before :class:`Quit` unwinds the seat's connection:
+        whoever runs the match stops it first, rather than see the seat drop."""
 
     # ------------------------------------------------------------- telling
 
@@ -131,6 +139,8 @@ class HumanSeat(Bot):
             try:
                 text = await loop.run_in_executor(None, self._read, f"{question}> ")
             except EOFError:
+                if self._on_quit is not None:
+                    self._on_quit()
                 raise Quit from None
             answer = parse_answer(text, view)
             if isinstance(answer, str):

@@ -455,7 +455,7 @@ def _hand_line(hand: dict[str, Any]) -> str:
         if par and par["contract"] is None:
             par_text = "par: thrown in"
     else:
-        trumps = hand["trumps"] or "no trumps"
+        trumps = Suit.parse(hand["trumps"]).symbol if hand["trumps"] else "no trumps"
         head = f"hand {hand['hand']}: trumps {trumps}, took {hand['tricks'][0]}-{hand['tricks'][1]}"
         par_text = f"par NS {par['points'][0]} EW {par['points'][1]}" if par else ""
     lost = " ".join(f"{seat} {count}" for seat, count in hand["lost"].items())

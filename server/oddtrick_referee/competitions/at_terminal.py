@@ -31,6 +31,7 @@ import trio
 from oddtrick import bots
 from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._human import HumanSeat, Quit
+from oddtrick._run import split_bot_spec
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._errors import interrupted, sole_error
 from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
@@ -64,12 +65,10 @@ def opponent(text: str, role: str) -> Opponent:
         if not command:
             raise ValueError(f"--{role} cmd: needs a command")
         return Opponent(role, command, Path.cwd(), token)
-    path_text, colon, attribute = text.rpartition(":")
-    if not colon or not attribute.isidentifier():
-        path_text, attribute = text, ""
-    path = Path(path_text).resolve()
+    given, attribute = split_bot_spec(text)
+    path = given.resolve()
     if not path.is_file():
-        raise ValueError(f"--{role}: no bot file {path_text}")
+        raise ValueError(f"--{role}: no bot file {given}")
     target = f"{path}:{attribute}" if attribute else str(path)
     stem = path.stem.removesuffix("_bot")
     return Opponent(
@@ -101,7 +100,7 @@ def play_at_terminal(
         raise RuntimeError(f"the referee did not start: {side.outcome.get('error')}")
     options = ClientOptions(server=side.address, name=name, token=human_token, seats=1, max_matches=1)
     try:
-        asyncio.run(_person_side(HumanSeat(out), options, side))
+        asyncio.run(_person_side(HumanSeat(out, on_quit=side.stop), options, side))
     except asyncio.CancelledError:
         pass  # the referee stopped: its error is reported below
     except (KeyboardInterrupt, Quit) as stop:
@@ -109,7 +108,8 @@ def play_at_terminal(
         thread.join()
         what = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "end of input"
         so_far = side.outcome.get("log", data_dir)
-        print(f"stopped ({what}): the match was abandoned; its log so far: {so_far}", file=out)
+        # After the prompt the input ended on, on a line of its own.
+        print(f"\nstopped ({what}): the match was abandoned; its log so far: {so_far}", file=out)
         return 130
     thread.join()
     return _report(side.outcome, out)
@@ -130,6 +130,8 @@ class _RefereeThread:
         self.stop_client: Callable[[], object] | None = None
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
+        self._match_scope = trio.CancelScope()
+        self._match_over: trio.Event | None = None
 
     def run(self) -> None:
         try:
@@ -155,17 +157,29 @@ class _RefereeThread:
                 start_opponents(
                     nursery, referee.address, *self.bots, data_dir, lambda: "record" in self.outcome, self.out
                 )
-                self.outcome["record"] = await referee.play_match(
-                    self.spec, on_start=lambda m, p: self.outcome.update(log=p)
-                )
+                # Abandoned, the match stops first and the bots after it, so that none is
+                # seen to drop out of a match in progress.
+                self._match_over = trio.Event()
+                try:
+                    with self._match_scope:
+                        self.outcome["record"] = await referee.play_match(
+                            self.spec, on_start=lambda m, p: self.outcome.update(log=p)
+                        )
+                finally:
+                    self._match_over.set()
                 referee.finish()
                 nursery.cancel_scope.cancel()
 
     def stop(self) -> None:
-        """Abandon the match (from the person's thread)."""
-        if self._token is not None and self._scope is not None:
+        """Abandon the match (from the person's thread), and wait until it has stopped."""
+        if self._token is not None and self._match_over is not None:
             with contextlib.suppress(trio.RunFinishedError):
-                trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
+                trio.from_thread.run(self._stop_match, trio_token=self._token)
+
+    async def _stop_match(self) -> None:
+        self._match_scope.cancel()
+        assert self._match_over is not None
+        await self._match_over.wait()
 
 
 async def _person_side(human: HumanSeat, options: ClientOptions, side: _RefereeThread) -> None:

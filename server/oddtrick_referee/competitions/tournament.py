@@ -338,7 +338,7 @@ class Tournament(Competition):
         leader = standings.rows[0] if standings.rows else None
         played = f"{run.match_key.replace('|', ' v ')} set {run.set_number} table {run.table_no + 1}"
         if leader is None or leader.points_per_deal is None:
-            return played
+            return f"{played} done"  # no standings before a deal's second table
         return f"{played} done; leader {leader.entry} {leader.points_per_deal:+.2f}/deal"
 
 

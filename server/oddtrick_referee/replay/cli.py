@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     replay = commands.add_parser(
         "replay",
         help="show a logged match hand by hand: the deal, the auction, every trick",
-        description=(
+        # Wrapped here: the raw formatter, which keeps the examples' lines, would not.
+        description=textwrap.fill(
             "Re-creates a finished match from its log with the rules engine and shows each hand as a "
             "card player's diagram, the auction in seat columns, the play trick by trick, the result "
             "and the scores. On a terminal the keys step through it (→ ← a trick, ↓ ↑ a hand, q to "
@@ -62,7 +64,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     export = commands.add_parser(
         "export",
         help="write a logged match in another format: PBN (the default) or JSON",
-        description=(
+        description=textwrap.fill(
             "Writes a finished match as Portable Bridge Notation (the default), one PBN game per hand, "
             "for deal viewers and solvers (docs/pbn.md says how Whist maps onto PBN); or, with --json, "
             "as the replay the rules engine re-creates from the log (every hand's deal, calls and "
