@@ -7,6 +7,7 @@ finished table gives the standings (deal points, faults, forfeits) agrees with i
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import trio
@@ -32,12 +33,19 @@ async def test_a_duplicate_set_is_dealt_alike_sealed_until_stored_then_published
             deal_set.table(_seating("alice", "bob"), match_id="set-1-t1"),
             deal_set.table(_seating("bob", "alice"), match_id="set-1-t2"),
         ]
+        other_set = dataclasses.replace(deal_set, set_id="set-2")
         async with trio.open_nursery() as bots:
             for name in ("alice", "bob"):
-                bots.start_soon(in_thread, run_sdk_bot, referee.address, name, 4, 1)
+                bots.start_soon(in_thread, run_sdk_bot, referee.address, name, 4, 2)
             await referee.wait_for_seats({"alice": 4, "bob": 4}, CONFIG.game)
             seated = competition.seat_tables(specs)
             played = await competition.play_seated_tables(seated, "the other table failed")
+            await referee.wait_for_seats({"alice": 4, "bob": 4}, CONFIG.game)
+            other = [
+                other_set.table(_seating("alice", "bob"), match_id="set-2-t1"),
+                other_set.table(_seating("bob", "alice"), match_id="set-2-t2"),
+            ]
+            await competition.play_seated_tables(competition.seat_tables(other), "the other table failed")
         assert [table.match_id for table in played] == ["set-1-t1", "set-1-t2"]
 
         sealed_while_storing: list[set[str]] = []
@@ -50,7 +58,18 @@ async def test_a_duplicate_set_is_dealt_alike_sealed_until_stored_then_published
             await competition.record(store, lambda written: ["set-1"] if written == "stored" else [])
             == "stored"
         )
-        assert sealed_while_storing == [{"set-1"}]
+        assert sealed_while_storing == [{"set-1", "set-2"}]
+        assert await referee.sealed_sets() == {"set-2"}
+
+        # A referee told to stop while it stores a result still publishes what it stored.
+        with trio.CancelScope() as stopping:
+
+            def store_as_it_stops() -> str:
+                trio.from_thread.run_sync(stopping.cancel)
+                return "stored"
+
+            await competition.record(store_as_it_stops, lambda written: ["set-2"])
+        assert stopping.cancel_called
         assert await referee.sealed_sets() == set()
 
     for table in played:

@@ -184,9 +184,10 @@ class _Link:
         self.bot_version = "1"
         self.sequence = 0
 
-    def next_sequence(self) -> int:
-        self.sequence += 1
-        return self.sequence
+    def number(self, events: Sequence[Any]) -> None:
+        for event in events:
+            self.sequence += 1
+            event.sequence = self.sequence
 
     def send(self, message: object) -> None:
         pass

@@ -319,3 +319,33 @@ async def test_a_spectator_of_the_next_match_passes_a_sealed_play_over_and_sees_
     assert [seen.number for seen in waiting.seen] == list(range(1, len(waiting.seen) + 1))
     assert gone.seen == []
     assert gone.ended is None
+
+
+async def test_a_spectator_who_comes_as_a_match_ends_is_shown_all_of_it(tmp_path):
+    """From the table's end until the index says how it ended, the match is still live,
+    and a spectator who joins then is shown the whole match from memory and closed OK:
+    never told it is neither in progress nor logged yet."""
+    config = GameConfig.classic(format=MatchFormat.HAND)
+    async with referee_running(tmp_path, NAMES.values()) as referee:
+        late = WaitingSpectator()
+        ended = referee.store.match_ended
+
+        def match_ended(match_id: str, *args: Any) -> Any:
+            table = referee.live[match_id]  # still live while its end is written
+            trio.from_thread.run_sync(table.watch, late, trio_token=referee.trio_token)
+            return ended(match_id, *args)
+
+        referee.store.match_ended = match_ended  # type: ignore[method-assign]
+        with trio.fail_after(PATIENCE_S):
+            async with trio.open_nursery() as nursery:
+                for name in NAMES.values():
+                    nursery.start_soon(in_thread, connect_and_play, referee.address, name, first_legal)
+                record = await referee.play_match(
+                    MatchSpec(config, NAMES, TableRules(deadline_s=5.0)), wait_s=20
+                )
+        assert record.match_id not in referee.live
+    assert late.ended == (grpc.StatusCode.OK, "the match is over")
+    events = [seen.wire() for seen in late.seen]
+    assert events[0].match_started.match_id == record.match_id
+    assert events[-1].HasField("match_ended")
+    assert sum(event.HasField("card_played") for event in events) == 52

@@ -31,7 +31,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from oddtrick.deal_sets import MatchDeals
-from oddtrick.rules import GameConfig, GameKind, GameState, Seat, new_seed
+from oddtrick.rules import GameConfig, GameKind, GameState, MatchResult, Seat, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
 from oddtrick_referee._errors import unwrapped
 from oddtrick_referee._exceptions import DataDirInUse
@@ -336,25 +336,34 @@ class Referee:
                     )
                 except sqlite3.Error as error:
                     log.warning("match %s could not be marked aborted: %s", match_id, error)
+                self._set_live(match_id, None)
             raise
         finally:
-            self._set_live(match_id, None)
             for link in links.values():
                 self.lobby.release(link)
         result = state.match_result
         assert result is not None
-        with storage_errors(f"recording the end of match {match_id}", data_dir):
-            await self._on_disk(
-                self.store.match_ended,
-                match_id,
-                int(time.time() * 1000),
-                "sealed" if sealed else "finished",
-                {**result_record(result), "seats": table.seat_records()},
-            )
+        await self._record_end(match_id, table, result, sealed)
         log.info("match %s over: %s", match_id, result.reason)
         if self.settings.compress_logs:
             await self._compress(log_path)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
+
+    async def _record_end(self, match_id: str, table: Table, result: MatchResult, sealed: bool) -> None:
+        """Say in the index how the match ended, then let its table go. Live until then: a
+        spectator who comes meanwhile is shown the whole match from the table, never told
+        it is neither in progress nor logged yet."""
+        try:
+            with storage_errors(f"recording the end of match {match_id}", self.data_dir):
+                await self._on_disk(
+                    self.store.match_ended,
+                    match_id,
+                    int(time.time() * 1000),
+                    "sealed" if sealed else "finished",
+                    {**result_record(result), "seats": table.seat_records()},
+                )
+        finally:
+            self._set_live(match_id, None)
 
     def finish(self) -> None:
         """No more matches here: end every session with OK, so bots stop for good."""

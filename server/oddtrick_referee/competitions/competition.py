@@ -132,7 +132,10 @@ class Competition:
         """Store a result (``write``, on a worker thread), then publish the sets ``publish``
         names from what ``write`` returned."""
         written = await trio.to_thread.run_sync(write)
-        await self.publish(publish(written))
+        # Stored, it is published too, even by a referee told to stop meanwhile: else its
+        # plays stay sealed until this referee starts again (and, if it never does, for good).
+        with trio.CancelScope(shield=True):
+            await self.publish(publish(written))
         return written
 
     async def publish(self, set_ids: Iterable[str]) -> None:

@@ -270,15 +270,20 @@ class Spectators:
         self._shown = 0
         self._watchers: list[Spectator] = []
         self.over = False
+        self._ended: tuple[grpc.StatusCode, str] | None = None
+        """How the spectators were closed (:meth:`end`), for one who joins after."""
 
     def record(self, event: SpectatorEvent, fields: Mapping[str, Any]) -> None:
         """Add an event, shown to the spectators at the next :meth:`publish`."""
         self._seen.append(Seen(len(self._seen) + 1, event, fields))
 
     def join(self, spectator: Spectator) -> None:
-        """A spectator joins: shown everything so far, then what follows."""
-        if self.over:
-            spectator.close(grpc.StatusCode.NOT_FOUND, f"match {self._match_id} is over; fetch its log")
+        """A spectator joins: shown everything so far, then what follows. One who comes as
+        the match ends (its table not yet let go, its log not yet in the index) is shown
+        the whole match from here, and closed as the others were."""
+        if self._ended is not None:
+            spectator.show(self._seen)
+            spectator.close(*self._ended)
             return
         self._watchers = [w for w in self._watchers if not w.closed]
         if len(self._watchers) >= MAX_WATCHERS:
@@ -304,5 +309,7 @@ class Spectators:
     def end(self, code: grpc.StatusCode, details: str) -> None:
         """The match is over or stopped: every spectator is closed with why."""
         self.over = True
+        self.publish()
+        self._ended = (code, details)
         for watcher in self._watchers:
             watcher.close(code, details)
