@@ -162,17 +162,19 @@ def test_two_referees_share_one_ladder_and_its_bots_play_on_at_one_when_the_othe
             if ladder.process.poll() is None:
                 ladder.kill()
 
-    rows = _matches(store)
-    status = {row["match_id"]: row["status"] for row in rows}
-    assert running, "the killed referee had a match in play"
-    assert all(status[match_id] == "aborted" for match_id in running)
-    assert not {"running", "planned"} & set(status.values())
-    assert rating_history_breaks(store) == []
-    finished = [match_id for match_id, state in status.items() if state == "finished"]
-    assert sum(entrant.matches for entrant in store.entrants()) == 8 * len(finished)
-    _check_each_match_at_one_referee(tmp_path, rows, running)
-    _check_no_entrant_beyond_its_streams(tmp_path)
-    store.db.close()
+    try:  # closed whatever fails: a connection left open warns in whichever test collects it
+        rows = _matches(store)
+        status = {row["match_id"]: row["status"] for row in rows}
+        assert running, "the killed referee had a match in play"
+        assert all(status[match_id] == "aborted" for match_id in running)
+        assert not {"running", "planned"} & set(status.values())
+        assert rating_history_breaks(store) == []
+        finished = [match_id for match_id, state in status.items() if state == "finished"]
+        assert sum(entrant.matches for entrant in store.entrants()) == 8 * len(finished)
+        _check_each_match_at_one_referee(tmp_path, rows, running)
+        _check_no_entrant_beyond_its_streams(tmp_path)
+    finally:
+        store.db.close()
 
 
 def _check_each_match_at_one_referee(
