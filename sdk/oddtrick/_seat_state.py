@@ -64,10 +64,9 @@ class _PerHand(Generic[W, T]):
 
     def __call__(self, hand_number: int, items: Sequence[W]) -> tuple[T, ...]:
         count = len(items)
-        decoded = self._decoded
-        if hand_number != self._hand or len(decoded) > count:
+        if hand_number != self._hand or len(self._decoded) > count:
             self._hand, self._decoded, self._as_tuple = hand_number, [], ()
-            decoded = self._decoded
+        decoded = self._decoded
         if len(decoded) < count:
             decoded.extend(self._decode(items[index]) for index in range(len(decoded), count))
             self._as_tuple = tuple(decoded)

@@ -129,7 +129,6 @@ class _RefereeThread:
         """``record`` (the match's), ``log`` (its path, once it starts) or ``error``."""
         self.stop_client: Callable[[], object] | None = None
         self._token: trio.lowlevel.TrioToken | None = None
-        self._scope: trio.CancelScope | None = None
         self._match_scope = trio.CancelScope()
         self._match_over: trio.Event | None = None
 
@@ -153,7 +152,6 @@ class _RefereeThread:
             self.address = referee.address
             self.listening.set()
             async with trio.open_nursery() as nursery:
-                self._scope = nursery.cancel_scope
                 start_opponents(
                     nursery, referee.address, *self.bots, data_dir, lambda: "record" in self.outcome, self.out
                 )
