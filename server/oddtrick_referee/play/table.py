@@ -272,8 +272,10 @@ class Table:
             self._log.write(Refusal(hand, str(link.seat), refusal.request_id, reason, refusal.message))
 
     def _resync(self, link: SeatLink) -> None:
-        """A bot took its seat back: send what it needs to go on."""
-        self._log.write(SeatEvent("reconnect", self.state.hand_number, str(link.seat)))
+        """A bot took its seat back: send what it needs to go on (logged, as a disconnect
+        is, only while the match is on: once it is over the log may be closed)."""
+        if not self.spectators.over:
+            self._log.write(SeatEvent("reconnect", self.state.hand_number, str(link.seat)))
         open_request = self._decisions.open.get(link.seat)
         request, time_left_ms = None, 0
         if open_request is not None:
