@@ -66,35 +66,45 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]
     return data_dir, standings.to_json()
 
 
-class _StopAtFirstTable(io.StringIO):
-    """The tournament's progress stream: the first table's line stops the tournament, so its
-    twin (played at the same time) never ends and the set is never released."""
+async def _play_one_table_then_stop_its_twin_as_it_begins(
+    tournament: Any, progress: Any, master_seed: str
+) -> Any:
+    """The tournament's play, in an order no timing can change: the set's first table is
+    played and recorded, then its twin begins and is stopped at once, as a tournament
+    stopped while the twin was being played leaves it (the set is never released)."""
+    from oddtrick_referee.competitions.competition import PlayedTable
+    from oddtrick_referee.competitions.tournament_plan import plan_runs
 
-    def __init__(self, scope: trio.CancelScope) -> None:
-        super().__init__()
-        self.scope = scope
+    first, twin = plan_runs(tournament.settings, master_seed)
+    await tournament.play_run(first, progress)
+    with trio.CancelScope() as stop_the_twin:
 
-    def write(self, text: str) -> int:
-        if text.startswith("[1/"):
-            self.scope.cancel()
-        return super().write(text)
+        async def play_table(spec: Any, sealed: bool, wait_s: float | None = None) -> PlayedTable:
+            record = await tournament.referee.play_match(
+                spec, wait_s=wait_s, sealed=sealed, on_start=lambda *_: stop_the_twin.cancel()
+            )
+            return PlayedTable.of(record)
+
+        tournament.play_table = play_table
+        await tournament.play_run(twin, progress)
+    assert stop_the_twin.cancelled_caught, "the twin was stopped, not played to its end"
+    return tournament.standings()
 
 
 @pytest.fixture(scope="module")
 def halted(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A duplicate tournament stopped as its first table ended: the set's other table was
-    still being played."""
+    """A duplicate tournament stopped while the set's second table was being played."""
     from oddtrick_referee.competitions.tournament import run_tournament
 
     data_dir = tmp_path_factory.mktemp("halted-cup")
-
-    async def main() -> None:
-        with trio.CancelScope() as scope:
-            await run_tournament(
-                _plan("halted", "web-halted", 1, 1), data_dir, progress_stream=_StopAtFirstTable(scope)
-            )
-
-    trio.run(main)
+    trio.run(
+        lambda: run_tournament(
+            _plan("halted", "web-halted", 1, 1),
+            data_dir,
+            progress_stream=io.StringIO(),
+            play=_play_one_table_then_stop_its_twin_as_it_begins,
+        )
+    )
     return data_dir
 
 
