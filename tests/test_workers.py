@@ -151,6 +151,28 @@ def test_a_stale_token_records_nothing_and_hand_back_returns_the_job(work: WorkQ
     assert (done.status, done.result, done.done_by) == ("done", {"from": "c"}, "c")
 
 
+def test_a_lease_whose_answer_was_lost_goes_back_uncounted_when_its_worker_leases_again(
+    work: WorkQueue,
+) -> None:
+    """The database committed a lease and went away before answering (a restart): the
+    worker, trying again, must get that job back, its attempt counted once, rather than
+    strand it until its lease expires and then count it twice."""
+    first_id, second_id = work.submit("analysis", [{"n": 1}, {"n": 2}])
+    lost = work.lease("box1 0a1b", ["analysis"], (0, 1, 0), lease_seconds=30, holds_none=True)
+    assert lost is not None
+    assert lost.id == first_id
+    other = work.lease("box1 ffff", ["analysis"], (0, 1, 0), lease_seconds=30, holds_none=True)
+    assert other is not None
+    assert other.id == second_id
+    again = work.lease("box1 0a1b", ["analysis"], (0, 1, 0), lease_seconds=30, holds_none=True)
+    assert again is not None
+    assert (again.id, again.attempts, again.token > lost.token) == (first_id, 1, True)
+    assert not work.beat(first_id, lost.token)  # the lost answer's token holds nothing
+    assert work.beat(second_id, other.token)  # the other process's job stays its own
+    assert {j.id: j.attempts for j in work.jobs()} == {first_id: 1, second_id: 1}
+    assert {j.id: j.status for j in work.jobs()} == {first_id: "leased", second_id: "leased"}
+
+
 def test_work_for_a_newer_worker_is_not_leased_to_an_older_one(work: WorkQueue) -> None:
     (new_only,) = work.submit("analysis", [{"n": 1}], required_version=(0, 10))
     assert work.lease("old", ["analysis"], (0, 9, 9)) is None

@@ -183,16 +183,28 @@ class WorkQueue:
         version: Sequence[int],
         lease_seconds: float | Mapping[str, float] = LEASE_SECONDS,
         refused: Sequence[int] = (),
+        holds_none: bool = False,
     ) -> Lease | None:
         """Claim the oldest waiting job of ``kinds`` that ``version`` may do, or None;
         ``refused`` are jobs this worker gave back as ones it cannot do. ``lease_seconds``
         may be a length per kind (the one of the job leased applies; others get the longest).
 
-        Expired leases are scavenged first, in the same transaction.
+        Expired leases are scavenged first, in the same transaction. ``holds_none``
+        says that ``worker`` names one process that holds no job as it leases
+        (``oddtrick worker`` adds a nonce to its name): a job leased to it already is
+        then one whose lease committed but whose answer was lost with the connection,
+        and it goes back to waiting first, its attempt uncounted (the worker never saw
+        it), rather than stay out of reach until its lease expires and count twice.
         """
         by_kind = dict(lease_seconds) if isinstance(lease_seconds, Mapping) else {}
         longest = max(by_kind.values()) if by_kind else float(lease_seconds)  # type: ignore[arg-type]
         with self.database.transaction() as cursor:
+            if holds_none:
+                cursor.execute(
+                    "UPDATE work SET status = 'waiting', lease_owner = NULL, lease_expires = NULL, "
+                    "attempts = greatest(attempts - 1, 0) WHERE status = 'leased' AND lease_owner = ?",
+                    (worker,),
+                )
             _scavenge(cursor)
             rows = cursor.rows(
                 """WITH picked AS (

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import secrets
 import signal
 import sys
 import threading
@@ -186,11 +187,15 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         )
         told_update = False
         refused: list[int] = []
-        hello = functools.partial(queue.seen, settings.name, settings.version, settings.kinds, None)
-        until_answered(out, "saying hello", hello)
+        hello = functools.partial(queue.seen, settings.name, settings.version, settings.kinds)
+        until_answered(out, "saying hello", functools.partial(hello, None))
+        owner = f"{settings.name} {secrets.token_hex(4)}"  # two processes given one --name stay apart
         while True:
             with stopping.deferred():
-                held = until_answered(out, "leasing", functools.partial(_lease, queue, settings, refused))
+                lease = functools.partial(_lease, queue, settings, owner, refused)
+                held = until_answered(out, "leasing", lease)
+            seen = functools.partial(hello, held.id if held else None)
+            until_answered(out, "saying which job it holds", seen)
             if held is None:
                 told_update = _idle(queue, settings, out, told_update)
                 continue
@@ -231,10 +236,10 @@ def _hand_back(settings: WorkerSettings, held: Lease) -> str:
         queue.close()
 
 
-def _lease(queue: WorkQueue, settings: WorkerSettings, refused: Sequence[int]) -> Lease | None:
-    held = queue.lease(settings.name, settings.kinds, settings.version, settings.leases(), refused)
-    queue.seen(settings.name, settings.version, settings.kinds, held.id if held else None)
-    return held
+def _lease(queue: WorkQueue, settings: WorkerSettings, owner: str, refused: Sequence[int]) -> Lease | None:
+    """Lease the next job as ``owner`` (this process alone): tried again after a lost
+    answer, the lease takes the job it had committed back first (WorkQueue.lease)."""
+    return queue.lease(owner, settings.kinds, settings.version, settings.leases(), refused, holds_none=True)
 
 
 def _after(
