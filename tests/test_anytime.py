@@ -259,8 +259,9 @@ async def test_the_client_measures_the_lag_apart_from_the_bots_own_time(tmp_path
     assert len(actions) == 52
     # The log has the bot's own time beside the referee's, for every decision.
     assert all(0 <= r["bot_think_ms"] <= r["think_ms"] for r in actions)
-    slept = [r for r in actions if r["bot_think_ms"] >= 500]
-    assert len(slept) == 12  # the first three tricks' cards, and no others
+    # The first three tricks' cards took the bot its 0.5 s (the others' own time is left
+    # unasserted: a loaded machine may stall any decision, and timings are benchmarks' job).
+    assert all(r["bot_think_ms"] >= 500 for r in actions[:12])
     for seat in Seat:
         seat_views = [v for v in views if v.seat is seat]
         answers = [r for r in actions if r["seat"] == str(seat)]
