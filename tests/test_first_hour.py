@@ -344,7 +344,7 @@ def test_watch_started_before_a_short_match_shows_all_of_it_though_the_referee_t
             bot.stderr.close()
         assert serve.wait(timeout=GUARD_S) == 0
     for watcher, (out, err) in zip(watchers, outputs, strict=True):
-        assert watcher.returncode == 0, err
+        assert watcher.returncode == 0, (watcher.args[-1], err)
         shown = out.splitlines()
         assert shown[0].startswith("match ")
         assert sum(line.lstrip().startswith("trick ") for line in shown) == 13

@@ -349,3 +349,20 @@ async def test_a_spectator_who_comes_as_a_match_ends_is_shown_all_of_it(tmp_path
     assert events[0].match_started.match_id == record.match_id
     assert events[-1].HasField("match_ended")
     assert sum(event.HasField("card_played") for event in events) == 52
+
+
+@pytest.mark.parametrize(
+    ("code", "followed", "said", "status"),
+    [
+        # A referee stopping as a call arrives cancels it: following, that is its end too.
+        (grpc.StatusCode.CANCELLED, True, "the referee at R has stopped", 0),
+        (grpc.StatusCode.UNAVAILABLE, True, "the referee at R has stopped", 0),
+        (grpc.StatusCode.CANCELLED, False, "the referee at R stopped while it was being watched", 1),
+        (grpc.StatusCode.UNAVAILABLE, False, "no referee answers at R (is oddtrick serve running?)", 1),
+        (grpc.StatusCode.PERMISSION_DENIED, True, "PERMISSION_DENIED: sealed", 1),
+    ],
+)
+def test_watch_says_a_stopping_referee_has_stopped_rather_than_print_its_status(code, followed, said, status):
+    from oddtrick._watch import rpc_failure
+
+    assert rpc_failure(code, "sealed", "R", followed) == (said, status)

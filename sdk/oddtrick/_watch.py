@@ -231,17 +231,27 @@ def watch(
                 if match_id is not None or not follow:
                     return 0
         except grpc.RpcError as error:
-            if error.code() is grpc.StatusCode.UNAVAILABLE:
-                if follow and watched:
-                    # Following, the referee's end is the end of its matches (serve stops after its own).
-                    print(f"oddtrick watch: the referee at {server} has stopped", file=err)
-                    return 0
-                print(
-                    f"oddtrick watch: no referee answers at {server} (is oddtrick serve running?)", file=err
-                )
-            else:
-                print(f"oddtrick watch: {error.code().name}: {error.details()}", file=err)
-            return 1
+            said, status = rpc_failure(error.code(), error.details(), server, follow and bool(watched))
+            print(f"oddtrick watch: {said}", file=err)
+            return status
+
+
+def rpc_failure(code: grpc.StatusCode, details: str | None, server: str, followed: bool) -> tuple[str, int]:
+    """What to say when a call to the referee fails, and the exit status.
+
+    A referee that is gone refuses the connection (UNAVAILABLE); one stopping as a call
+    arrives cancels it (CANCELLED: gRPC cancels the calls no handler has taken yet when a
+    server stops, grpc/grpc#41785; a referee ends a spectator's stream for any other reason
+    with a status of its own). ``followed``: a match has been shown in full in follow mode,
+    where the referee's end is the end of its matches (``serve`` stops after its own).
+    """
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+        if followed:
+            return f"the referee at {server} has stopped", 0
+        if code is grpc.StatusCode.CANCELLED:
+            return f"the referee at {server} stopped while it was being watched", 1
+        return f"no referee answers at {server} (is oddtrick serve running?)", 1
+    return f"{code.name}: {details}", 1
 
 
 def _first_match(
