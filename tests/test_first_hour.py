@@ -78,11 +78,24 @@ def test_the_standings_show_bot_errors_as_their_own_kind():
     assert standings.to_json()["entries"][0]["faults"]["bot_errors"] in (0, 3)
 
 
-def _stop_with_ctrl_c(command: list[str], ready: str, sent: int = signal.SIGINT) -> tuple[int, list[str]]:
-    """Start ``command``, wait for a line of its stderr containing ``ready``, send SIGINT as
-    a terminal's Ctrl-C would (or ``sent``), and return its status and the stderr lines after
-    ``ready``."""
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as process:
+def _ignore_ctrl_c() -> None:
+    """In the child before it starts: SIGINT ignored, as a script's ``cmd &`` starts it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_with_ctrl_c(
+    command: list[str], ready: str, sent: int = signal.SIGINT, in_background: bool = False
+) -> tuple[int, list[str]]:
+    """Start ``command`` (``in_background``: with SIGINT ignored, as a script's ``&`` does),
+    wait for a line of its stderr containing ``ready``, send SIGINT as a terminal's Ctrl-C
+    would (or ``sent``), and return its status and the stderr lines after ``ready``."""
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ignore_ctrl_c if in_background else None,
+    ) as process:
         assert process.stderr is not None
         for line in process.stderr:
             if ready in line:
@@ -94,14 +107,21 @@ def _stop_with_ctrl_c(command: list[str], ready: str, sent: int = signal.SIGINT)
         return process.wait(timeout=GUARD_S), rest
 
 
-@pytest.mark.parametrize(("sent", "said"), [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")])
-def test_ctrl_c_of_a_tournament_prints_one_line_saying_what_was_kept_and_how_to_resume(tmp_path, sent, said):
+@pytest.mark.parametrize(
+    ("sent", "said", "in_background"),
+    [(signal.SIGINT, "Ctrl-C", False), (signal.SIGTERM, "SIGTERM", False), (signal.SIGTERM, "SIGTERM", True)],
+    ids=["ctrl-c", "kill", "kill-of-a-background-job"],
+)
+def test_ctrl_c_of_a_tournament_prints_one_line_saying_what_was_kept_and_how_to_resume(
+    tmp_path, sent, said, in_background
+):
     status, lines = _stop_with_ctrl_c(
         [sys.executable, "-m", "oddtrick", "tournament", "--game", "classic", "--deals", "20",
          "--set-size", "1", "--tables", "1", "--data-dir", str(tmp_path),
          "--bot", f"one={RANDOM_BOT}", "--bot", f"two={RANDOM_BOT}"],
         ready="[1/40 tables",
         sent=sent,
+        in_background=in_background,
     )  # fmt: skip
     assert status == 130
     stopped = [line for line in lines if not line.startswith("[")]

@@ -62,7 +62,35 @@ def run_command(main: Callable[..., Awaitable[T]], *args: object) -> T:
     100 with this). At a checkpoint of the main task it unwinds as before: the nurseries it
     passes through are cancelled, and every clean-up after them runs uncancelled.
     """
-    return trio.run(main, *args, restrict_keyboard_interrupt_to_checkpoints=True)
+    with _ctrl_c_for_trio():
+        return trio.run(main, *args, restrict_keyboard_interrupt_to_checkpoints=True)
+
+
+_ctrl_c_ignored = False
+"""Whether the command was started with SIGINT ignored (see :func:`_ctrl_c_for_trio`)."""
+
+
+@contextmanager
+def _ctrl_c_for_trio() -> Iterator[None]:
+    """A command started with SIGINT ignored (``cmd &`` in a script: the shell's background
+    jobs ignore Ctrl-C) gets trio's Ctrl-C handler all the same, and SIGTERM with it: trio
+    installs its handler only over Python's default one, and without it ``kill`` ended a
+    background tournament on the spot, with no line saying what was kept and its matches
+    left "running". :func:`sigterm_stops_like_ctrl_c` ignores SIGINT again at once."""
+    global _ctrl_c_ignored
+    ignored = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    )
+    if not ignored:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _ctrl_c_ignored = True
+    try:
+        yield
+    finally:
+        _ctrl_c_ignored = False
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @dataclasses.dataclass
@@ -85,7 +113,7 @@ def sigterm_stops_like_ctrl_c(request: StopRequest) -> Iterator[None]:
     """
     ctrl_c = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or not callable(ctrl_c):
-        yield  # signals reach the main thread only; SIGINT ignored: leave SIGTERM be
+        yield  # signals reach the main thread only; outside run_command: leave SIGTERM be
         return
 
     def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
@@ -93,10 +121,14 @@ def sigterm_stops_like_ctrl_c(request: StopRequest) -> Iterator[None]:
         ctrl_c(signal.SIGINT, frame)
 
     before = signal.signal(signal.SIGTERM, on_sigterm)
+    if _ctrl_c_ignored:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # as the command was started: kill, not Ctrl-C
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, before)
+        if _ctrl_c_ignored:
+            signal.signal(signal.SIGINT, ctrl_c)  # trio's, for trio to take back as it ends
 
 
 def interrupted(error: BaseException) -> bool:
