@@ -234,6 +234,42 @@ def test_a_rerun_with_an_option_changed_says_which_tournament_it_is_and_how_to_r
     assert len(_tournament_ids(tmp_path)) == 2
 
 
+def test_a_tournament_is_its_time_control_too_and_one_stored_before_it_was_resumes_as_before(
+    tmp_path: Path,
+) -> None:
+    """The same bots at 1 s a decision are another tournament than at 5 s: rerun with
+    --deadline changed, it must not resume the other and print the wrong time control."""
+    from oddtrick_referee.competitions.resume import differences, options
+    from oddtrick_referee.play.clock import ClockRule
+
+    entries = (parse_entry(f"one={RANDOM_BOT}"), parse_entry(f"two={RANDOM_BOT}"))
+
+    def settings(rules: TableRules, name: str | None = None) -> TournamentSettings:
+        return TournamentSettings(entries=entries, config=GameConfig.classic(), rules=rules, name=name)
+
+    default = settings(TableRules())
+    fast = settings(TableRules(deadline_s=1.0))
+    banked = settings(TableRules(deadline_s=1.0, clock=ClockRule.parse("60+0.5")))
+    assert "time_control" not in default.describe()  # ids of tournaments at the default stay as they were
+    assert len({default.tournament_id, fast.tournament_id, banked.tournament_id}) == 3
+    assert settings(TableRules(grace_s=5.0)).tournament_id == default.tournament_id  # grace is no handicap
+    assert options(banked.describe())[-4:] == ["--deadline", "1", "--clock", "60+0.5"]
+    assert "--deadline 1" in differences(default.describe(), fast.describe())
+
+    store = TournamentStore(tmp_path / "oddtrick.sqlite3")
+    before = {
+        k: v for k, v in settings(TableRules(deadline_s=1.0), "cup").describe().items() if k != "time_control"
+    }
+    store.open_tournament("cup", before, "seed", 1)  # as a version before time controls stored it
+    assert (
+        store.open_tournament("cup", settings(TableRules(deadline_s=1.0), "cup").describe(), "x", 2)[0]
+        == "seed"
+    )
+    store.open_tournament("quick", fast.describe() | {"entries": []}, "seed", 3)
+    with pytest.raises(ValueError, match="other settings"):
+        store.open_tournament("quick", default.describe() | {"entries": []}, "seed", 4)
+
+
 CLUMSY_BOT = """
 import oddtrick
 

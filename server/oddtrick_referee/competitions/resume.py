@@ -17,6 +17,7 @@ from typing import Any
 
 from oddtrick.rules import GameConfig
 from oddtrick_referee.competitions.tournament_plan import Entry, TournamentSettings, plan_runs
+from oddtrick_referee.play.clock import ClockRule
 from oddtrick_referee.storage.tournament_store import StoredTournament
 
 SHOWN = 3
@@ -70,6 +71,11 @@ def options(described: Mapping[str, Any]) -> list[str]:
         words.append("--gauntlet")
     if described.get("seed") is not None:
         words += ["--seed", str(described["seed"])]
+    time_control = described.get("time_control")
+    if time_control is not None:
+        words += ["--deadline", f"{time_control['deadline_ms'] / 1000:g}"]
+        if time_control.get("clock"):
+            words += ["--clock", str(ClockRule.from_record(time_control["clock"]))]
     return words
 
 

@@ -116,6 +116,15 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
     return Entry(name, token, command, target, cwd=path.parent, sdk=True)
 
 
+def _time_control(rules: TableRules) -> dict[str, Any]:
+    record = {"deadline_ms": round(rules.deadline_s * 1000)}
+    return {**record, "clock": rules.clock.to_record()} if rules.clock is not None else record
+
+
+DEFAULT_TIME_CONTROL = _time_control(TableRules())
+"""``oddtrick tournament``'s own (``--deadline 5``, no ``--clock``): left out of the identity."""
+
+
 @dataclasses.dataclass(frozen=True)
 class TournamentSettings:
     entries: tuple[Entry, ...]
@@ -156,7 +165,14 @@ class TournamentSettings:
             "seed": self.seed,
             # Only with a deal set, so a tournament begun before the option resumes as before.
             **({"deal_set": self.deal_set.sha256} if self.deal_set is not None else {}),
+            # Only when not the default, for the same reason: a tournament is also its time
+            # control (the same bots at 1 s a decision are another tournament than at 5 s).
+            **({"time_control": self.time_control()} if self.time_control() != DEFAULT_TIME_CONTROL else {}),
         }
+
+    def time_control(self) -> dict[str, Any]:
+        """The rules that decide how strong the bots can play: the deadline and the clock."""
+        return _time_control(self.rules)
 
     @property
     def tournament_id(self) -> str:

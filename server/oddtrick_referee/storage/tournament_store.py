@@ -93,8 +93,10 @@ class TournamentStore(Store):
                 return seed, [name for name, _ in entries]
             stored = json.loads(row[1])
             given = json.loads(json.dumps(settings))
-            if {k: v for k, v in stored.items() if k != "entries"} != {
-                k: v for k, v in given.items() if k != "entries"
+            # A tournament stored before its time control was part of it is resumed as before.
+            left_out = {"entries"} if "time_control" in stored else {"entries", "time_control"}
+            if {k: v for k, v in stored.items() if k not in left_out} != {
+                k: v for k, v in given.items() if k not in left_out
             }:
                 raise ValueError(
                     f"tournament {tournament_id!r} already exists with other settings; "
