@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -154,6 +155,11 @@ def test_replay_starts_at_a_hand_and_trick(played):
     assert "no hand 99: this match has hands 1 to" in bad.stderr
 
 
+def _plain(screen: str) -> str:
+    """The screen's text without its colours."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", screen)
+
+
 def _screen_after(master: int, marker: str, timeout: float = 15.0) -> str:
     """Read the terminal until a screen containing ``marker`` is complete."""
     buffer = ""
@@ -186,20 +192,22 @@ def test_on_a_terminal_the_keys_step_trick_by_trick_and_hand_by_hand(played):
     )
     os.close(slave)
     try:
-        first = _screen_after(master, "hand 1/3 · trick 0/13")
+        shown = _screen_after(master, "hand 1/3 · trick 0/13")
+        assert "\x1b[31m♥\x1b[0m" in shown  # the red suits in red, as oddtrick watch shows them
+        first = _plain(shown)
         assert "trick  1" not in first
         for expected in (1, 2, 3):
             os.write(master, b"\x1b[C")
-            screen = _screen_after(master, f"hand 1/3 · trick {expected}/13")
+            screen = _plain(_screen_after(master, f"hand 1/3 · trick {expected}/13"))
             steps = dict(match.hands[0].tricks)[expected]
             assert (
                 f"trick {expected:>2}  " + "  ".join(f"{s.seat} {s.card.pretty:<3}" for s in steps) in screen
             )
         os.write(master, b"\x1b[D")
-        screen = _screen_after(master, "hand 1/3 · trick 2/13")
+        screen = _plain(_screen_after(master, "hand 1/3 · trick 2/13"))
         assert "trick  3" not in screen
         os.write(master, b"\x1b[B")
-        screen = _screen_after(master, "hand 2/3 · trick 0/13")
+        screen = _plain(_screen_after(master, "hand 2/3 · trick 0/13"))
         assert "Hand 2 of 3" in screen
         os.write(master, b"q")
         assert process.wait(timeout=15) == 0

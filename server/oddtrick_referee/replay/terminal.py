@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
+from oddtrick._terminal import console, suits
 from oddtrick.rules import Card, Seat
 from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.replay.model import HandReplay, MatchReplay, Position, holding_text
@@ -206,7 +207,18 @@ def print_match(match: MatchReplay, out: TextIO, hand: int | None = None, trick:
         lines += hand_text(match, each, trick if index == 0 else 1)
     lines.append("")
     lines += match_footer(match)
-    out.write("\n".join(lines) + "\n")
+    _write(out, lines)
+
+
+def _write(out: TextIO, lines: list[str]) -> None:
+    """``lines`` on ``out``, the red suits in red where it shows colour (a terminal, or
+    FORCE_COLOR for ``less -R``; never with NO_COLOR), as ``oddtrick watch`` shows them."""
+    shown = console(out)
+    if shown.color_system is None:
+        out.write("\n".join(lines) + "\n")
+        return
+    for line in lines:
+        shown.print(suits(line))
 
 
 # ---------------------------------------------------------------- stepping
@@ -320,7 +332,8 @@ def interactive(match: MatchReplay, out: TextIO, fd: int, hand: int = 1, trick: 
     stepper = Stepper(match, hand, trick)
     with _raw(fd):
         while True:
-            out.write("\x1b[H\x1b[2J" + "\n".join(stepper.screen()) + "\n")
+            out.write("\x1b[H\x1b[2J")
+            _write(out, stepper.screen())
             out.flush()
             key = _read_key(fd)
             if key in ("q", "Q", "\x03", "\x04", ""):
