@@ -219,3 +219,18 @@ def test_help_and_a_bad_port() -> None:
         "oddtrick conformance: which bot? a Python file (oddtrick conformance my_bot.py), "
         '--bot-command "CMD" for a bot in another language, or --port PORT to start it yourself'
     ]
+
+
+def test_a_report_names_cards_and_calls_as_a_person_reads_them():
+    """A failed check quotes the bot's answer as 6♦ or 7♠, not as protobuf text; what
+    does not decode (an empty action) is still shown, as its text."""
+    from oddtrick._codec import action_to_wire
+    from oddtrick.rules import Call, Card
+    from oddtrick.v1 import cards_pb2, referee_pb2
+    from oddtrick_referee.conformance.checks import _short
+
+    six = action_to_wire(Card.parse("6D"))
+    assert _short(six) == "6♦"
+    assert _short(referee_pb2.Decision(request_id=7, action=six)) == "request 7: 6♦"
+    assert _short(action_to_wire(Call.parse("7S"))) == "7♠"
+    assert _short(cards_pb2.Action()) == ""  # nothing set: protobuf's text of it, empty

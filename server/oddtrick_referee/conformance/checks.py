@@ -13,8 +13,9 @@ from typing import Any
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
+from oddtrick._codec import action_from_wire
 from oddtrick.rules import GameKind, Seat
-from oddtrick.v1 import game_pb2, referee_pb2
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee.conformance.proxy import Entry, ProbingProxy
 from oddtrick_referee.conformance.report import Check
 from oddtrick_referee.conformance.scenarios import GRACE_S, PROBED_LATE, SCENARIOS, SHORT_DEADLINE_S, Scenario
@@ -50,6 +51,15 @@ class Run:
 
 
 def _short(message: Message) -> str:
+    """A message as a person reads it: an action (or a decision's) as ``6♦`` or ``2♠``
+    where it decodes, else its protobuf text, cut at 160 characters."""
+    if isinstance(message, referee_pb2.Decision):
+        return f"request {message.request_id}: {_short(message.action)}"
+    if isinstance(message, cards_pb2.Action):
+        try:
+            return action_from_wire(message).pretty
+        except ValueError:  # not a card or call the rules know (MalformedMessage among them)
+            pass
     text = text_format.MessageToString(message, as_one_line=True)
     return text if len(text) <= 160 else text[:157] + "..."
 
