@@ -434,6 +434,35 @@ def test_check_spreads_many_logs_over_the_cores_and_reports_them_in_order(played
     assert f"{broken}: FAILED:" in run.stdout
 
 
+def test_check_takes_a_folder_for_every_log_in_it_and_names_a_missing_file_plainly(played, tmp_path):
+    folder = tmp_path / "logs" / "2026"
+    folder.mkdir(parents=True)
+    for name, logged in played.items():
+        (folder / f"{name}.jsonl").write_bytes(logged.log_path.read_bytes())
+    (folder / "notes.txt").write_text("not a log")
+    run = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "check", str(tmp_path / "logs"), str(tmp_path / "missing.jsonl")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1  # the missing one
+    lines = [line for line in run.stdout.splitlines() if not line.startswith("  ")]
+    assert lines[:-1] == [
+        f"{folder / name}.jsonl: {lines[i].split(': ', 1)[1]}" for i, name in enumerate(sorted(played))
+    ]
+    assert all(": OK:" in line for line in lines[:-1])
+    assert lines[-1].startswith(f"{tmp_path / 'missing.jsonl'}: no such file")
+    (tmp_path / "none").mkdir()
+    empty = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "check", str(tmp_path / "none")], capture_output=True, text=True
+    )
+    assert (empty.returncode, empty.stderr.strip()) == (
+        1,
+        "oddtrick check: no match logs (*.jsonl, *.jsonl.gz) in the folders given",
+    )
+
+
 def test_a_reader_that_goes_away_stops_a_long_output_quietly(played):
     """``oddtrick export LOG --json | head``: no BrokenPipeError traceback, the shell's status
     for SIGPIPE (the output is longer than one buffer, so it is written while the command runs)."""

@@ -284,7 +284,13 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="replay match logs and verify every action, result and the seed",
         description="Re-creates each match from its log with the rules engine and the revealed seed.",
     )
-    check.add_argument("logs", nargs="+", type=Path, metavar="LOG.jsonl")
+    check.add_argument(
+        "logs",
+        nargs="+",
+        type=Path,
+        metavar="LOG.jsonl",
+        help="match logs (.jsonl or .jsonl.gz), or folders of them (oddtrick-data/logs: every log in it)",
+    )
     check.set_defaults(handler=_check)
 
 
@@ -381,14 +387,31 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _check_one(path: Path) -> str:
+    if not path.exists():
+        return f"!{path}: no such file (a data folder's logs are in DATA/logs: oddtrick check DATA/logs)"
     try:
         report = check_log(path)
     except (OSError, ValueError, KeyError) as error:
-        return f"!{path}: cannot read: {error}"
+        return f"!{path}: cannot read: {getattr(error, 'strerror', None) or error}"
     return f"{'' if report.ok else '!'}{path}: {report.describe()}"
 
 
+def _logs_in(paths: list[Path]) -> list[Path]:
+    """The logs named, a folder standing for every match log under it (in name order)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.rglob("*") if p.name.endswith((".jsonl", ".jsonl.gz")))
+        else:
+            found.append(path)
+    return found
+
+
 def _check(args: argparse.Namespace) -> int:
+    args.logs = _logs_in(args.logs)
+    if not args.logs:
+        print("oddtrick check: no match logs (*.jsonl, *.jsonl.gz) in the folders given", file=sys.stderr)
+        return 1
     # Logs are independent: many of them are checked on every core, reported in order.
     workers = min(len(args.logs) // 4, os.cpu_count() or 1, 8)
     if workers > 1:
