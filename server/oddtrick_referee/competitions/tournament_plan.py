@@ -155,6 +155,7 @@ class TournamentSettings:
 
     def describe(self) -> dict[str, Any]:
         """What identifies the tournament: re-running with the same settings resumes it."""
+        time_control = self.time_control()
         return {
             "entries": [(e.name, e.source or "remote") for e in self.entries],
             "config": self.config.to_dict(),
@@ -167,7 +168,7 @@ class TournamentSettings:
             **({"deal_set": self.deal_set.sha256} if self.deal_set is not None else {}),
             # Only when not the default, for the same reason: a tournament is also its time
             # control (the same bots at 1 s a decision are another tournament than at 5 s).
-            **({"time_control": self.time_control()} if self.time_control() != DEFAULT_TIME_CONTROL else {}),
+            **({"time_control": time_control} if time_control != DEFAULT_TIME_CONTROL else {}),
         }
 
     def time_control(self) -> dict[str, Any]:

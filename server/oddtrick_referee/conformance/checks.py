@@ -51,7 +51,7 @@ class Run:
 
 
 def _short(message: Message) -> str:
-    """A message as a person reads it: an action (or a decision's) as ``6♦`` or ``2♠``
+    """A message as a person reads it: an action (or a decision's) as ``6♦`` or ``7♠``
     where it decodes, else its protobuf text, cut at 160 characters."""
     if isinstance(message, referee_pb2.Decision):
         return f"request {message.request_id}: {_short(message.action)}"
