@@ -22,11 +22,10 @@ from typing import Any
 
 import grpc
 
-from oddtrick._bot import Bot, decide
+from oddtrick._bot import Bot, Decision, decide
 from oddtrick._codec import (
     MalformedMessage,
     action_from_wire,
-    action_to_wire,
     call_from_wire,
     card_from_wire,
     config_from_wire,
@@ -34,6 +33,7 @@ from oddtrick._codec import (
     seat_to_wire,
 )
 from oddtrick._codec_protocol import decision_message, hello_message, leave_message, new_hand_state
+from oddtrick._in_process import answer_text_limit, chosen_wire, retry_action
 from oddtrick._lag import LagMeter
 from oddtrick._referees import Referees
 from oddtrick._seat_state import IN_HAND_EVENTS, SeatState, dispatch_hooks, listens
@@ -385,29 +385,11 @@ class _Seat:
             )
             await self._send(outbox, request.request_id, request.legal_actions[0], arrived=arrived)
             return
-        error_text = None
-        comment = ""
         try:
-            decision = await decide(self.bot, view)
-            action, comment = decision.action, decision.comment
+            decision: Decision | BaseException = await decide(self.bot, view)
         except Exception as error:
-            # The game goes on with the first legal action, and the referee is told, so
-            # the crash counts as a fault of its own kind in the log and the standings.
-            log.exception(
-                "seat %d: the bot raised while deciding; playing the first legal action", self.index
-            )
-            action = view.legal_actions[0]
-            error_text = bot_error_text(error)
-        try:
-            wire = action_to_wire(action)
-        except Exception as error:
-            log.exception(
-                "seat %d: the bot chose %r, which is not an action; playing the first legal one",
-                self.index,
-                action,
-            )
-            wire = request.legal_actions[0]
-            error_text = bot_error_text(error)
+            decision = error
+        wire, comment, error_text = chosen_wire(decision, request, f"seat {self.index}")
         await self._send(outbox, request.request_id, wire, comment, error_text, arrived)
 
     async def _send(
@@ -422,7 +404,7 @@ class _Seat:
         """Send one answer; ``arrived`` (when the request came) makes it report the bot's
         own think time, which a re-sent answer after a refusal does not have."""
         # The referee keeps at most max_comment_bytes: send no more than it keeps.
-        kept = cut_utf8(comment, self.max_comment_bytes) if comment else None
+        kept = answer_text_limit(comment, self.max_comment_bytes) if comment else None
         self.sent = action
         think_ms = None
         if arrived is not None:
@@ -462,9 +444,8 @@ class _Seat:
                 self.index, refusal.request_id, reason, refusal.message,
             )  # fmt: skip
             return
-        refused = self.sent
-        legal = list(request.legal_actions)
-        retry = refused if refused is not None and refused in legal else legal[0]
+        retry = retry_action(refusal, request, self.sent)
+        assert retry is not None
         log.warning(
             "seat %d: the referee refused the answer to request %d (%s: %s); answered again with %s",
             self.index, refusal.request_id, reason, refusal.message, _action_text(retry),
@@ -527,17 +508,6 @@ def _match_line(state: SeatState) -> str:
         )
     outcome = "drawn" if result.winner is None else ("won" if result.winner is side else "lost")
     return f"match {state.match_id} over: {outcome} {mine}-{theirs} ({side.name.replace('_', '-').title()})"
-
-
-def bot_error_text(error: BaseException, limit: int = 256) -> str:
-    """``Type: message`` of a bot's exception, at most ``limit`` bytes of UTF-8."""
-    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    return cut_utf8(text, limit)
-
-
-def cut_utf8(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` bytes of UTF-8, at a character boundary."""
-    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def _enum_name(enum: Any, value: int, prefix: str) -> str:

@@ -74,6 +74,12 @@ def _factory(bot: Any) -> Callable[[], Bot]:
     return lambda: make_bot(bot)
 
 
+def bot_factory(spec: str) -> Callable[[], Bot]:
+    """Fresh bots of the one ``FILE.py[:Name]`` names (see :func:`load_bot`), one per call:
+    what a referee plays in its own process."""
+    return _factory(load_bot(spec))
+
+
 def split_bot_spec(spec: str) -> tuple[Path, str]:
     """``FILE.py:Name`` as its file and name; ``FILE.py`` alone (or a colon not followed by
     a name) as the file and ``""``."""

@@ -468,7 +468,7 @@ def _tournament(args: argparse.Namespace) -> int:
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
         for entry in entries:
-            if entry.local:
+            if not entry.remote:
                 continue
             identities = entry.identities(not args.no_duplicate)
             if len(identities) > 1:

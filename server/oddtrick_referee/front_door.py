@@ -22,6 +22,7 @@ import trio
 
 from oddtrick.rules import GameKind
 from oddtrick_referee.arena import LadderView
+from oddtrick_referee.play.local_seat import LocalEntrant
 from oddtrick_referee.play.table import Table
 from oddtrick_referee.referee import Connection, MatchRecord, MatchSpec, SeatedMatch
 
@@ -89,6 +90,10 @@ class FrontDoor(Protocol):
         """No more matches: every bot is told so (OK) and may stop for good."""
 
     # --------------------------------------------------------------- entrants
+
+    def add_local(self, entrant: LocalEntrant) -> None:
+        """Seat ``entrant`` in the referee's own process whenever a match names it (a shipped
+        bot, a person, a trusted bot file: ``play/local_seat.py``)."""
 
     def connected(self) -> list[Connection]:
         """Every open session now (safe to call from any thread)."""

@@ -11,6 +11,7 @@ and white-box tests read them).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import fcntl
@@ -37,11 +38,13 @@ from oddtrick_referee._errors import unwrapped
 from oddtrick_referee._exceptions import DataDirInUse
 from oddtrick_referee.arena import ArenaService, LadderView
 from oddtrick_referee.collector import collect_in_steps, collector_off
+from oddtrick_referee.play.local_seat import LocalEntrant, LocalSeat
 from oddtrick_referee.play.matchlog import (
     MatchLogWriter,
     compress_log,
     recover_compression,
 )
+from oddtrick_referee.play.seat import TableSeat
 from oddtrick_referee.play.spectators import MAX_WATCHERS, Spectator
 from oddtrick_referee.play.table import SeatRecord, Table, TableRules, result_record
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
@@ -60,6 +63,8 @@ from oddtrick_referee.transport.sessions import (
 log = logging.getLogger("oddtrick.referee")
 
 ALL_GAMES = frozenset(GameKind)
+UNLIMITED_SEATS = 1 << 30
+"""The free seats of a local entrant with no limit: one more is made whenever asked."""
 T = TypeVar("T")
 
 
@@ -125,7 +130,7 @@ class SeatedMatch:
 
     spec: MatchSpec
     table: Table
-    links: dict[Seat, SeatLink]
+    links: dict[Seat, TableSeat]
     log_path: Path
     log_writer: MatchLogWriter
     sealed: bool
@@ -146,8 +151,9 @@ class Connection:
     name: str
     credential: str
     """The id of the credential that admitted it (``RefereeSettings.verify_token``); "" for a fixed token."""
-    _session: Session = dataclasses.field(repr=False, compare=False)
-    """The session itself, for :meth:`Referee.revoke` alone."""
+    _session: Session | None = dataclasses.field(repr=False, compare=False)
+    """The session itself, for :meth:`Referee.revoke` alone (None: a local entrant, which
+    plays in the referee's process and has no session)."""
 
 
 def _needs(seating: Mapping[Seat, str]) -> dict[str, int]:
@@ -189,6 +195,10 @@ class Referee:
         self.trio_token = trio.lowlevel.current_trio_token()
         self.ladder: LadderView | None = None
         """The ladder this referee runs, if any: the Arena's ladder RPCs read it."""
+        self._local: dict[str, LocalEntrant] = {}
+        """Entrants seated in this process (``play/local_seat.py``), by name."""
+        self._local_busy: collections.Counter[str] = collections.Counter()
+        """Seats each local entrant holds now."""
         self._disk = trio.CapacityLimiter(2)
         """Index writes in worker threads, two at a time: SQLite takes one writer anyway, and
         250 tables starting at once would otherwise start dozens of threads."""
@@ -223,7 +233,7 @@ class Referee:
         """
         needs = _needs(spec.seating)
         with trio.fail_after(wait_s) if wait_s is not None else contextlib.nullcontext():
-            await self.lobby.wait_for(needs, spec.config.game)
+            await self.wait_for_seats(needs, spec.config.game)
         return await self.play_seated(self.seat_match(spec, sealed), on_start)
 
     def seat_match(self, spec: MatchSpec, sealed: bool = False) -> SeatedMatch:
@@ -234,21 +244,17 @@ class Referee:
         does. Raises LookupError if a bot has no idle session.
         """
         for name, count in _needs(spec.seating).items():
-            if self.lobby.idle_count(name, spec.config.game) < count:
+            if self.idle_seats(name, spec.config.game) < count:
                 raise LookupError(f"{name!r} has fewer than {count} idle session(s)")
         match_id = spec.match_id or time.strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
-        links: dict[Seat, SeatLink] = {}
-        for seat in Seat:
-            session = self.lobby.take(spec.seating[seat], spec.config.game)
-            links[seat] = self.lobby.seat(session, seat, spec.rules.grace_s)
+        links = {seat: self._take_seat(seat, spec) for seat in Seat}
         log_path = self.log_dir / f"{match_id}.jsonl"
         seed = spec.seed if spec.seed is not None else new_seed()
         try:
             with storage_errors(f"starting match {match_id}", self.settings.data_dir):
                 log_writer = MatchLogWriter(log_path)
         except BaseException:
-            for link in links.values():
-                self.lobby.release(link)
+            self._release(links)
             raise
         table = Table(
             match_id=match_id,
@@ -270,8 +276,7 @@ class Referee:
             with storage_errors(f"starting match {match_id}", self.settings.data_dir):
                 table.open_log()  # before the index names the log: it is never seen empty
         except BaseException:
-            for link in links.values():
-                self.lobby.release(link)
+            self._release(links)
             raise
         return SeatedMatch(spec, table, links, log_path, log_writer, sealed)
 
@@ -310,8 +315,7 @@ class Referee:
                 )
         except BaseException:
             log_writer.close()
-            for link in links.values():
-                self.lobby.release(link)
+            self._release(links)
             raise
         self._set_live(match_id, table)
         if not sealed:
@@ -339,8 +343,7 @@ class Referee:
                 self._set_live(match_id, None)
             raise
         finally:
-            for link in links.values():
-                self.lobby.release(link)
+            self._release(links)
         result = state.match_result
         assert result is not None
         await self._record_end(match_id, table, result, sealed)
@@ -348,6 +351,29 @@ class Referee:
         if self.settings.compress_logs:
             await self._compress(log_path)
         return MatchRecord(match_id, state, table.records, log_path, table.added_latency_s)
+
+    def _take_seat(self, seat: Seat, spec: MatchSpec) -> TableSeat:
+        """The seat of ``spec``'s bot at ``seat``: a local seat for an entrant this process
+        plays, else the seat link of one of the bot's idle sessions."""
+        name = spec.seating[seat]
+        local = self._local.get(name)
+        if local is not None:
+            self._local_busy[name] += 1
+            return LocalSeat(seat, local)
+        session = self.lobby.take(name, spec.config.game)
+        return self.lobby.seat(session, seat, spec.rules.grace_s)
+
+    def _release(self, seats: Mapping[Seat, TableSeat]) -> None:
+        """The match is over (or never started): each seat's session is idle again, each
+        local seat free again."""
+        for table_seat in seats.values():
+            if isinstance(table_seat, LocalSeat):
+                table_seat.release()
+                self._local_busy[table_seat.bot_name] -= 1
+            else:
+                assert isinstance(table_seat, SeatLink)
+                self.lobby.release(table_seat)
+        self.lobby.poke()
 
     async def _record_end(self, match_id: str, table: Table, result: MatchResult, sealed: bool) -> None:
         """Say in the index how the match ended, then let its table go. Live until then: a
@@ -428,24 +454,42 @@ class Referee:
 
     # -------------------------------------------------------------- entrants
 
+    def add_local(self, entrant: LocalEntrant) -> None:
+        """Seat ``entrant`` in this process from now on, whenever a match names it."""
+        self._local[entrant.name] = entrant
+        self.lobby.poke()
+
     def connected(self) -> list[Connection]:
-        """Every open session (from any thread: the dict is copied before it is read)."""
-        return [
+        """Every open session, and every local entrant (from any thread: both are copied
+        before they are read)."""
+        local = [Connection(name, "", None) for name in list(self._local)]
+        return local + [
             Connection(session.name, session.credential, session)
             for session in list(self.lobby.sessions.values())
         ]
 
     def idle_seats(self, name: str, game: GameKind) -> int:
-        return self.lobby.idle_count(name, game)
+        local = self._local.get(name)
+        if local is None:
+            return self.lobby.idle_count(name, game)
+        return UNLIMITED_SEATS if local.seats is None else local.seats - self._local_busy[name]
 
     async def wait_for_seats(self, needs: Mapping[str, int], game: GameKind) -> None:
-        await self.lobby.wait_for(needs, game)
+        """Wait until each named bot has that many idle sessions (a local entrant, that
+        many free seats)."""
+        remote = {name: count for name, count in needs.items() if name not in self._local}
+        while True:
+            await self.lobby.wait_for(remote, game)
+            changed = self.lobby.change_event
+            if all(self.idle_seats(name, game) >= count for name, count in needs.items()):
+                return
+            await changed.wait()
 
     def revoke(self, connection: Connection, details: str) -> None:
         """End a session its credential no longer admits: an idle one now, a seated one once its
         match is over. Nothing happens if it has closed, or a newer stream resumed it, meanwhile."""
         session = connection._session
-        if self.lobby.sessions.get(session.id) is session:
+        if session is not None and self.lobby.sessions.get(session.id) is session:
             self.lobby.revoke(session, details)
 
     @property

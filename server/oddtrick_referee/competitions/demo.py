@@ -7,21 +7,23 @@ import sys
 import time
 from pathlib import Path
 
-from oddtrick import bots
 from oddtrick._terminal import plural
 from oddtrick.rules import GameConfig
 from oddtrick_referee._errors import interrupted, run_command, sole_error
 from oddtrick_referee.competitions.standings_table import print_standings
-from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+from oddtrick_referee.competitions.tournament import TournamentSettings, run_tournament
+from oddtrick_referee.competitions.tournament_plan import shipped_entry
 from oddtrick_referee.play.table import TableRules
 
 
 def run_demo(data_dir: Path, deals: int) -> int:
-    """A short duplicate round robin of the sample bots in each game, standings at the end."""
-    sample_bots = {name: bots.bot_file(name) for name in ("random", "heuristic")}
+    """A short duplicate round robin of the sample bots in each game, standings at the end.
+
+    The sample bots are the package's own code: they play in the referee's process (no
+    process, sandbox or token), so the demo runs the same on any machine, as any user."""
     started = time.monotonic()
     for config in (GameConfig.classic(), GameConfig.contract()):
-        entries = tuple(parse_entry(f"{name}={path}") for name, path in sample_bots.items())
+        entries = tuple(shipped_entry(name, name) for name in ("random", "heuristic"))
         settings = TournamentSettings(
             entries=entries,
             config=config,
@@ -36,7 +38,9 @@ def run_demo(data_dir: Path, deals: int) -> int:
         print(f"\n{title}", flush=True)
 
         def listening(address: str) -> None:
-            print(f"referee on {address}; 4 bot processes (2 per entry, one per play of a deal)", flush=True)
+            print(
+                f"referee on {address}; the sample bots play in its process, a fresh bot per seat", flush=True
+            )
 
         try:
             standings = run_command(run_tournament, settings, data_dir, "127.0.0.1", 0, sys.stdout, listening)

@@ -121,7 +121,10 @@ def distributable_problem(settings: TournamentSettings) -> str | None:
         return "workers play duplicate sets: --no-duplicate is for one machine"
     if settings.deal_set is not None:
         return "--deals-from is for one machine: workers deal from the run's seed"
-    remote = [entry.name for entry in settings.entries if not entry.local]
+    in_process = [entry.name for entry in settings.entries if entry.in_process]
+    if in_process:
+        return f"workers start every entry as a process: {', '.join(in_process)} plays in the referee's own"
+    remote = [entry.name for entry in settings.entries if entry.remote]
     if remote:
         return (
             f"workers start every entry themselves: {', '.join(remote)} is remote (give a bot file or cmd:)"

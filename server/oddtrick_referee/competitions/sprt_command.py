@@ -100,7 +100,7 @@ def play_sprt(
     def listening(address: str) -> None:
         print(f"referee listening on {address}; data in {args.data_dir}", file=sys.stderr, flush=True)
         for entry in entries:
-            if entry.local:
+            if not entry.remote:
                 continue
             for name, token in entry.identities(True).items():
                 print(

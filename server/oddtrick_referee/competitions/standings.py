@@ -110,6 +110,9 @@ class Standings:
     """The fixed deal set the deals came from (``--deals-from``: name, size, SHA-256)."""
     time_control: str | None = None
     """The tournament's time control (``5 s a decision; clock 60+0.5 (…)``), shown under the title."""
+    in_process: str | None = None
+    """The operator's bot files that played in the referee's process (``--in-process``):
+    trusted, not walled off as other local entries are; shown under the title."""
     dd_skill: Mapping[str, DdSkill] | None = None
     """Each entry's double-dummy loss per deal (``oddtrick tournament --dd-skill``), or None
     when it was not asked for."""
@@ -167,6 +170,8 @@ class Standings:
             "unpaired": [dataclasses.asdict(play) for play in self.unpaired],
             "notes": list(self.notes),
             "time_control": self.time_control,
+            # Only when some entry played in the referee's process, so other files keep their keys.
+            **({"in_process": self.in_process} if self.in_process is not None else {}),
             "method": METHOD,
             **_dd_skill_method(self),
         }
@@ -199,6 +204,8 @@ class Standings:
             lines.append(f"time control: {self.time_control}")
         if self.deal_set is not None:
             lines.append(f"deals from {self.deal_set}")
+        if self.in_process is not None:
+            lines.append(f"in-process (trusted, not sandboxed): {self.in_process}")
         lines.append("")
         dd_header = _dd_skill_header(self)
         header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", *dd_header, "faults"]

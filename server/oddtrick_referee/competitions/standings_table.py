@@ -33,6 +33,8 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
     title = f"Standings ({kind})"
     if standings.time_control is not None:
         title += f"\ntime control: {standings.time_control}"
+    if standings.in_process is not None:
+        title += f"\nin-process (trusted, not sandboxed): {standings.in_process}"
     table = Table(title=title, title_justify="left")
     for header, right in (
         ("#", True),

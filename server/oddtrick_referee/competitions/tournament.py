@@ -38,6 +38,7 @@ import trio
 from rich.text import Text
 
 from oddtrick._log_records import HandResultRecord, MatchEnd, Record, read_records
+from oddtrick._run import bot_factory
 from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee._errors import unwrapped
@@ -69,6 +70,7 @@ from oddtrick_referee.competitions.tournament_plan import parse_entry as parse_e
 from oddtrick_referee.competitions.tournament_plan import remote_entry as remote_entry
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.clock import time_control
+from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.referee import RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
@@ -174,6 +176,9 @@ class Tournament(Competition):
             standings = dataclasses.replace(standings, deal_set=self.settings.deal_set.describe())
         rules = self.settings.rules
         standings = dataclasses.replace(standings, time_control=time_control(rules.deadline_s, rules.clock))
+        trusted = [f"{e.name} ({e.in_process})" for e in self.settings.entries if e.trusted_file]
+        if trusted:
+            standings = dataclasses.replace(standings, in_process=", ".join(trusted))
         note = self._bot_error_note()
         return dataclasses.replace(standings, notes=(note,)) if note else standings
 
@@ -185,11 +190,14 @@ class Tournament(Competition):
             return None
         entry_of = self.entry_of()
         local = [bot for bot in bots if self.entries[entry_of.get(bot, bot)].local]
-        remote = sorted({entry_of.get(bot, bot) for bot in bots if bot not in local})
+        in_process = sorted({e for bot in bots if self.entries[e := entry_of.get(bot, bot)].in_process})
+        remote = sorted({e for bot in bots if self.entries[e := entry_of.get(bot, bot)].remote})
         where = []
         if local:
             output = self.referee.data_dir / "bot-output"
             where.append(", ".join(str(output / f"{bot}.log") for bot in local))
+        if in_process:
+            where.append(f"the referee's own output for {', '.join(in_process)} (played in its process)")
         if remote:
             where.append(f"the output of remote {', '.join(remote)} (run by its author)")
         return (
@@ -385,11 +393,8 @@ async def run_tournament(
         print(line, file=progress_stream, flush=True)
     by_name = {entry.name: entry for entry in settings.entries}
     settings = dataclasses.replace(settings, entries=tuple(by_name[name] for name in order))
-    tokens = {}
-    for entry in settings.entries:
-        tokens.update(entry.identities(settings.duplicate))
     referee_settings = RefereeSettings(
-        host=host, port=port, data_dir=data_dir, tokens=tokens, tls=tls, loopback_port=True
+        host=host, port=port, data_dir=data_dir, tokens=_tokens(settings), tls=tls, loopback_port=True
     )
     for warning in warnings:
         print(warning, file=progress_stream, flush=True)
@@ -404,6 +409,7 @@ async def run_tournament(
                 if on_listening is not None:
                     on_listening(referee.address)
                 tournament = Tournament(settings, referee, store)
+                seat_in_process(referee, settings)
                 async with trio.open_nursery() as processes:
                     for entry in settings.entries:
                         if entry.local:
@@ -422,6 +428,27 @@ async def run_tournament(
     finally:
         progress.close()
     return standings
+
+
+def _tokens(settings: TournamentSettings) -> dict[str, str]:
+    """Each bot name that connects, with its token: no one connects as an entry played in
+    the referee's own process."""
+    tokens = {}
+    for entry in settings.entries:
+        if not entry.in_process:
+            tokens.update(entry.identities(settings.duplicate))
+    return tokens
+
+
+def seat_in_process(referee: FrontDoor, settings: TournamentSettings) -> None:
+    """The entries played in the referee's own process, under each of their names."""
+    for entry in settings.entries:
+        if entry.in_process:
+            make = bot_factory(entry.in_process)
+            for name in entry.identities(settings.duplicate):
+                referee.add_local(
+                    bot_entrant(name, make, trusted_file=entry.in_process if entry.trusted_file else "")
+                )
 
 
 LOCAL_EXIT_S = 5.0

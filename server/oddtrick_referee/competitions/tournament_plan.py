@@ -17,11 +17,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick import bots
 from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig
 from oddtrick_referee.play.table import TableRules
 
+SHIPPED = "shipped:"
+"""The source of an entry that is one of the package's own bots (``shipped:random``)."""
 SLOT_MARK = "~"
 """Under duplicate, entries connect as ``name~0`` and ``name~1``: one identity per play."""
 
@@ -45,10 +48,24 @@ class Entry:
     folder the tournament was started from."""
     sdk: bool = False
     """A bot file run by ``oddtrick bot`` (else a ``cmd:`` program)."""
+    in_process: str = ""
+    """A bot (``FILE.py[:Class]``) the referee plays in its own process, with no process,
+    sandbox or token: a shipped bot, or a bot file its operator trusts (``--in-process``)."""
 
     @property
     def local(self) -> bool:
+        """Played by a process the referee starts on this machine."""
         return self.command is not None
+
+    @property
+    def remote(self) -> bool:
+        """Played by a bot that connects by itself, with the entry's tokens."""
+        return self.command is None and not self.in_process
+
+    @property
+    def trusted_file(self) -> bool:
+        """A bot file of the operator's played in the referee's process (not a shipped bot)."""
+        return bool(self.in_process) and not self.source.startswith(SHIPPED)
 
     def identities(self, duplicate: bool) -> dict[str, str]:
         """The bot names this entry plays under, each with its own token."""
@@ -114,6 +131,21 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
         f"{path}:{attribute}" if attribute else str(path),
     )
     return Entry(name, token, command, target, cwd=path.parent, sdk=True)
+
+
+def in_process_entry(text: str) -> Entry:
+    """``name=path/bot.py[:Class]``, played in the referee's own process (``--in-process``):
+    for the operator's own code only, since nothing walls it off from the referee."""
+    entry = parse_entry(text)
+    if not entry.sdk or entry.command is None:
+        raise ValueError(f"--in-process expects NAME=FILE.py[:Class] (a bot of the SDK), not {text!r}")
+    return Entry(entry.name, entry.token, source=f"in-process:{entry.source}", in_process=entry.command[-1])
+
+
+def shipped_entry(name: str, kind: str) -> Entry:
+    """One of the package's own bots (``random``, ``heuristic``, ``pimc``) as an entry: played
+    in the referee's process, as everything the package ships is trusted."""
+    return Entry(name, secrets.token_hex(24), source=f"{SHIPPED}{kind}", in_process=str(bots.bot_file(kind)))
 
 
 def _time_control(rules: TableRules) -> dict[str, Any]:

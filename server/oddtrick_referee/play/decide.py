@@ -32,7 +32,7 @@ from oddtrick_referee.play.clock import TableClock
 from oddtrick_referee.play.matchlog import MatchLogWriter
 from oddtrick_referee.play.outbox import Outbox
 from oddtrick_referee.play.records import Fault, SeatRecord
-from oddtrick_referee.transport.sessions import SeatLink
+from oddtrick_referee.play.seat import TableSeat
 
 log = logging.getLogger("oddtrick.referee.table")
 
@@ -102,7 +102,7 @@ class Decisions:
         self,
         match_id: str,
         state: GameState,
-        links: Mapping[Seat, SeatLink],
+        links: Mapping[Seat, TableSeat],
         records: Mapping[Seat, SeatRecord],
         outbox: Outbox,
         clock: TableClock,
@@ -229,9 +229,9 @@ class Decisions:
         link = self._links[seat]
         attempts = 0
         while True:
-            if link.session is None and not link.answers_waiting:
+            if not link.connected and not link.answers_waiting:
                 self._fault = Fault.DISCONNECTED
-                if not await self._await_reconnect(link):
+                if not await link.wait_for_return():
                     self._fault = Fault.FORFEITED
                     return None
                 continue
@@ -276,15 +276,6 @@ class Decisions:
         events = self._state.step(action, seat)
         self._records[seat].add_fault(fault)
         return Decided(action, fault, None, None, events=events)
-
-    async def _await_reconnect(self, link: SeatLink) -> bool:
-        """Wait (within the decision's scope) for the seat's bot to come back."""
-        if link.grace_over():
-            return False
-        assert link.disconnected_at is not None
-        with trio.move_on_at(link.disconnected_at + link.grace_s):
-            await link.reconnected.wait()
-        return link.session is not None
 
     def _try(
         self, seat: Seat, decision: referee_pb2.Decision

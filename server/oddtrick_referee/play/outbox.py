@@ -64,8 +64,8 @@ from oddtrick.rules import (
 )
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
 from oddtrick_referee.play.records import SeatRecord
+from oddtrick_referee.play.seat import TableSeat
 from oddtrick_referee.play.spectators import MAX_WATCHERS, Spectator
-from oddtrick_referee.transport.sessions import SeatLink
 
 _SEATS = tuple(Seat)
 
@@ -86,7 +86,7 @@ class Outbox:
     def __init__(
         self,
         state: GameState,
-        links: Mapping[Seat, SeatLink],
+        links: Mapping[Seat, TableSeat],
         spectators: Spectators,
         *,
         header: MatchHeader,
@@ -148,7 +148,7 @@ class Outbox:
         self.queue_all(MatchStopped(reason, public.totals), match_ended=stopped)
         self.flush_all()
 
-    def resync(self, link: SeatLink, request: referee_pb2.DecisionRequest | None, time_left_ms: int) -> None:
+    def resync(self, link: TableSeat, request: referee_pb2.DecisionRequest | None, time_left_ms: int) -> None:
         """A seat taken back is sent the match and its hand instead of the events it missed."""
         seat = link.seat
         self._outgoing[seat] = new_referee_message()

@@ -34,8 +34,8 @@ from oddtrick_referee.play.records import Fault as Fault
 from oddtrick_referee.play.records import SeatRecord as SeatRecord
 from oddtrick_referee.play.records import TableRules as TableRules
 from oddtrick_referee.play.records import result_record as result_record
+from oddtrick_referee.play.seat import TableSeat
 from oddtrick_referee.play.spectators import Spectator
-from oddtrick_referee.transport.sessions import SeatLink
 
 
 class Table:
@@ -49,7 +49,7 @@ class Table:
         config: GameConfig,
         seed: str,
         rules: TableRules,
-        links: Mapping[Seat, SeatLink],
+        links: Mapping[Seat, TableSeat],
         log_writer: MatchLogWriter,
         max_attempts: int,
         max_comment_bytes: int,
@@ -258,12 +258,12 @@ class Table:
 
     # --------------------------------------------------------------- resume
 
-    def _disconnected(self, link: SeatLink) -> None:
+    def _disconnected(self, link: TableSeat) -> None:
         """A seat's stream dropped: the log says when (the seat is kept for its grace period)."""
         if not self.spectators.over:
             self._log.write(SeatEvent("disconnect", self.state.hand_number, str(link.seat)))
 
-    def _refused_unknown(self, link: SeatLink, refusal: referee_pb2.Refusal) -> None:
+    def _refused_unknown(self, link: TableSeat, refusal: referee_pb2.Refusal) -> None:
         """An answer to a request never issued on the seat: logged like every refusal (it
         changes nothing, and is not counted against the seat)."""
         if not self.spectators.over:
@@ -271,7 +271,7 @@ class Table:
             hand = self.state.hand_number
             self._log.write(Refusal(hand, str(link.seat), refusal.request_id, reason, refusal.message))
 
-    def _resync(self, link: SeatLink) -> None:
+    def _resync(self, link: TableSeat) -> None:
         """A bot took its seat back: send what it needs to go on (logged, as a disconnect
         is, only while the match is on: once it is over the log may be closed)."""
         if not self.spectators.over:

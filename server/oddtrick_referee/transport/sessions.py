@@ -358,6 +358,21 @@ class SeatLink:
         self.reconnected.set()
         self.on_resume(self)
 
+    @property
+    def connected(self) -> bool:
+        """A stream holds the seat now."""
+        return self.session is not None
+
+    async def wait_for_return(self) -> bool:
+        """Wait (within the caller's deadline) for the seat's bot to come back within its
+        grace period: whether it did."""
+        if self.grace_over():
+            return False
+        assert self.disconnected_at is not None
+        with trio.move_on_at(self.disconnected_at + self.grace_s):
+            await self.reconnected.wait()
+        return self.session is not None
+
     def grace_over(self) -> bool:
         if self.forfeited:
             return True
