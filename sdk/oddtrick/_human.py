@@ -12,7 +12,6 @@ the terminal.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import IO
 
@@ -43,18 +42,10 @@ class HumanSeat(Bot):
 
     name = "human"
 
-    def __init__(
-        self,
-        out: IO[str],
-        read: Callable[[str], str] = input,
-        on_quit: Callable[[], object] | None = None,
-    ) -> None:
+    def __init__(self, out: IO[str], read: Callable[[str], str] = input) -> None:
         self.out = console(out)
         self._stream = out
         self._read = read
-        self._on_quit = on_quit
-        """Called when the input ends, before :class:`Quit` unwinds the seat's connection:
-        whoever runs the match stops it first, rather than see the seat drop."""
 
     # ------------------------------------------------------------- telling
 
@@ -116,31 +107,29 @@ class HumanSeat(Bot):
 
     # -------------------------------------------------------------- asking
 
-    async def choose_call(self, view: BotView) -> Action:
+    def choose_call(self, view: BotView) -> Action:
         auction = ", ".join(
             f"{seat.letter} {'pass' if call.kind.value == 'pass' else call.pretty}"
             for seat, call in view.auction
         )
         self.say(f"auction so far: {auction or 'none'} · your hand: {pretty_hand(view.hand)}")
-        return await self._ask(view, "your call")
+        return self._ask(view, "your call")
 
-    async def choose_card(self, view: BotView) -> Action:
+    def choose_card(self, view: BotView) -> Action:
         trick = "  ".join(f"{seat.letter} {card.pretty}" for seat, card in view.current_trick)
         contract = f"{view.contract} · " if view.contract is not None else ""
         self.say(f"{contract}trick {len(view.tricks) + 1}: {trick or 'you lead'}")
         self.say(f"your hand: {pretty_hand(view.hand)}")
-        return await self._ask(view, "your card")
+        return self._ask(view, "your card")
 
-    async def _ask(self, view: BotView, question: str) -> Action:
+    def _ask(self, view: BotView, question: str) -> Action:
+        """Blocks on the person's input: the seat's decision runs on its own worker thread."""
         choices = "  ".join(f"[{n}] {_shown(action)}" for n, action in enumerate(view.legal_actions, 1))
         self.say(f"{question}: {choices}")
-        loop = asyncio.get_running_loop()
         while True:
             try:
-                text = await loop.run_in_executor(None, self._read, f"{question}> ")
+                text = self._read(f"{question}> ")
             except EOFError:
-                if self._on_quit is not None:
-                    self._on_quit()
                 raise Quit from None
             answer = parse_answer(text, view)
             if isinstance(answer, str):

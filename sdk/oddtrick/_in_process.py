@@ -20,10 +20,11 @@ import threading
 import time
 from collections.abc import Callable
 
-from oddtrick._bot import Bot, Decision, decide_sync
+from oddtrick._bot import Bot, BotView, Decision, decide_sync
 from oddtrick._codec import MalformedMessage, action_to_wire
 from oddtrick._codec_protocol import decision_message
 from oddtrick._seat_state import SeatState, dispatch_hooks, listens
+from oddtrick.rules import Action
 from oddtrick.v1 import cards_pb2, referee_pb2
 
 log = logging.getLogger("oddtrick.bot")
@@ -104,11 +105,9 @@ class BotSide:
 
     def answer(self, request: referee_pb2.DecisionRequest) -> referee_pb2.BotMessage:
         """The bot's answer to ``request``, after everything queued before it (a worker thread)."""
-        self.read_inbox()
         arrived = time.monotonic()
-        self._request = request
         try:
-            view = self._state.view(request, arrived, 0.0)
+            view = self.view_for(request, arrived)
         except MalformedMessage:
             log.exception("%s: cannot read the request; answering with its first legal action", self.where)
             return self._answered(request, request.legal_actions[0], "", None, arrived)
@@ -119,6 +118,19 @@ class BotSide:
             decision = error
         action, comment, error_text = chosen_wire(decision, request, self.where)
         return self._answered(request, action, comment, error_text, arrived)
+
+    def view_for(self, request: referee_pb2.DecisionRequest, arrived: float | None = None) -> BotView:
+        """The seat's view for ``request``, after everything queued before it: for a player
+        that decides by other means than the bot's methods (a person at a page)."""
+        self.read_inbox()
+        self._request = request
+        return self._state.view(request, arrived, 0.0)
+
+    def answer_with(
+        self, request: referee_pb2.DecisionRequest, action: Action, arrived: float
+    ) -> referee_pb2.BotMessage:
+        """The message that answers ``request`` with ``action`` (decided by the caller)."""
+        return self._answered(request, action_to_wire(action), "", None, arrived)
 
     def again(self, refusal: referee_pb2.Refusal) -> referee_pb2.BotMessage | None:
         """The answer to send after ``refusal`` (None: let the referee act for the seat)."""

@@ -95,6 +95,9 @@ class FrontDoor(Protocol):
         """Seat ``entrant`` in the referee's own process whenever a match names it (a shipped
         bot, a person, a trusted bot file: ``play/local_seat.py``)."""
 
+    def remove_local(self, name: str) -> None:
+        """Seat ``name`` in the referee's process no more (a person whose sitting is over)."""
+
     def connected(self) -> list[Connection]:
         """Every open session now (safe to call from any thread)."""
 

@@ -459,6 +459,10 @@ class Referee:
         self._local[entrant.name] = entrant
         self.lobby.poke()
 
+    def remove_local(self, name: str) -> None:
+        """Seat ``name`` in this process no more (its seats taken now play on to their end)."""
+        self._local.pop(name, None)
+
     def connected(self) -> list[Connection]:
         """Every open session, and every local entrant (from any thread: both are copied
         before they are read)."""

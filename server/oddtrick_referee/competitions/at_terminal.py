@@ -1,27 +1,22 @@
 """``oddtrick play``: a person takes a seat at the terminal against bots.
 
-A referee on a free localhost port plays one match. The person's seat is an
-ordinary client of it (:class:`oddtrick._human.HumanSeat` through the SDK's
-client), so the match is refereed, logged and checkable exactly like any
-other; only the deadline is lifted for that seat. The other seats are bots:
-the sample heuristic bot by default, or bot files (started as separate
-processes, as a tournament starts its entries), or remote bots that connect
-by themselves (``remote:NAME``).
-
-The referee runs on its own thread (trio); the person's client on the main
-thread (asyncio), reading the terminal.
+A referee on a free localhost port plays one match, in this process. The person's seat
+is a local seat of that referee (``play/local_seat.py``): shown exactly what a bot at
+that seat would be shown, refereed, logged and checkable like any other, with only the
+deadline lifted. No connection, thread of a client or second event loop stands between
+the person and the table: :class:`oddtrick._human.HumanSeat` reads the terminal on the
+seat's worker thread. The other seats are bots: the sample heuristic bot by default (a
+local seat too), bot files (started as separate processes, walled off as a tournament's
+entries are), or remote bots that connect by themselves (``remote:NAME``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import os
 import secrets
 import shlex
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -29,12 +24,13 @@ from typing import IO
 import trio
 
 from oddtrick import bots
-from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick._human import HumanSeat, Quit
-from oddtrick._run import split_bot_spec
+from oddtrick._run import bot_factory, split_bot_spec
 from oddtrick.rules import GameConfig, Seat
-from oddtrick_referee._errors import interrupted, sole_error
+from oddtrick_referee._errors import interrupted, run_command, sole_error
 from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
+from oddtrick_referee.front_door import FrontDoor
+from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
 
@@ -47,9 +43,15 @@ class Opponent:
 
     name: str
     command: tuple[str, ...] | None
-    """A process to start (None: a remote bot that connects by itself)."""
+    """A process to start (None: a remote bot that connects by itself, or a shipped bot)."""
     cwd: Path
     token: str
+    in_process: str = ""
+    """A shipped bot (``FILE.py[:Class]`` inside the package), played in the referee's process."""
+
+    @property
+    def remote(self) -> bool:
+        return self.command is None and not self.in_process
 
 
 def opponent(text: str, role: str) -> Opponent:
@@ -71,6 +73,8 @@ def opponent(text: str, role: str) -> Opponent:
         raise ValueError(f"--{role}: no bot file {given}")
     target = f"{path}:{attribute}" if attribute else str(path)
     stem = path.stem.removesuffix("_bot")
+    if path.is_relative_to(bots.FOLDER):  # the package's own code: trusted, played in-process
+        return Opponent(f"{stem}-{role}", None, path.parent, token, in_process=target)
     return Opponent(
         f"{stem}-{role}", (sys.executable, "-P", "-m", "oddtrick", "bot", target), path.parent, token
     )
@@ -89,105 +93,43 @@ def play_at_terminal(
     out: IO[str] = sys.stdout,
 ) -> int:
     """Play one match with a person at ``seat``; the exit status of ``oddtrick play``."""
-    opponents, human_token, tokens, seating = seat_table(seat, partner, opponents, name)
+    opponents, _, tokens, seating = seat_table(seat, partner, opponents, name)
+    del tokens[name]  # the person plays in this process: nobody connects under that name
     settings = RefereeSettings(port=0, data_dir=data_dir, tokens=tokens)
     spec = MatchSpec(config, seating, TableRules(deadline_s=deadline_s), seed=seed, untimed=frozenset({seat}))
-    side = _RefereeThread(settings, spec, (partner, opponents), out)
-    thread = threading.Thread(target=side.run, name="referee", daemon=True)
-    thread.start()
-    side.listening.wait()
-    if not side.address:
-        raise RuntimeError(f"the referee did not start: {side.outcome.get('error')}")
-    options = ClientOptions(server=side.address, name=name, token=human_token, seats=1, max_matches=1)
+    person = HumanSeat(out)
+    outcome: dict[str, object] = {}
     try:
-        asyncio.run(_person_side(HumanSeat(out, on_quit=side.stop), options, side))
-    except asyncio.CancelledError:
-        pass  # the referee stopped: its error is reported below
-    except (KeyboardInterrupt, Quit) as stop:
-        side.stop()
-        thread.join()
-        what = "Ctrl-C" if isinstance(stop, KeyboardInterrupt) else "end of input"
-        so_far = side.outcome.get("log", data_dir)
-        # After the prompt the input ended on, on a line of its own.
-        print(f"\nstopped ({what}): the match was abandoned; its log so far: {so_far}", file=out)
-        return 130
-    thread.join()
-    return _report(side.outcome, out)
+        run_command(_play_one, settings, spec, person, (partner, opponents), outcome, out)
+    except BaseException as error:
+        stop = sole_error(error)
+        if interrupted(error) or isinstance(stop, Quit):
+            what = "end of input" if isinstance(stop, Quit) else "Ctrl-C"
+            so_far = outcome.get("log", data_dir)
+            # After the prompt the input ended on, on a line of its own.
+            print(f"\nstopped ({what}): the match was abandoned; its log so far: {so_far}", file=out)
+            return 130
+        outcome["error"] = stop
+    return _report(outcome, out)
 
 
-class _RefereeThread:
-    """The referee's side of ``oddtrick play``: trio on its own thread, the bots' processes,
-    the one match; it tells the person's client to stop when it ends."""
-
-    def __init__(
-        self, settings: RefereeSettings, spec: MatchSpec, bots: tuple[Opponent, Opponent], out: IO[str]
-    ) -> None:
-        self.settings, self.spec, self.bots, self.out = settings, spec, bots, out
-        self.address = ""
-        self.listening = threading.Event()
-        self.outcome: dict[str, object] = {}
-        """``record`` (the match's), ``log`` (its path, once it starts) or ``error``."""
-        self.stop_client: Callable[[], object] | None = None
-        self._token: trio.lowlevel.TrioToken | None = None
-        self._match_scope = trio.CancelScope()
-        self._match_over: trio.Event | None = None
-
-    def run(self) -> None:
-        try:
-            trio.run(self._serve)
-        except BaseException as error:
-            self.outcome["error"] = sole_error(error)
-        finally:
-            self.listening.set()
-            # The person's client would otherwise wait for a referee that is gone (it may not
-            # have read the referee's last word when the server stopped).
-            if self.stop_client is not None:
-                with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
-                    self.stop_client()
-
-    async def _serve(self) -> None:
-        data_dir = self.settings.data_dir
-        async with running_referee(self.settings) as referee:
-            self._token = trio.lowlevel.current_trio_token()
-            self.address = referee.address
-            self.listening.set()
-            async with trio.open_nursery() as nursery:
-                start_opponents(
-                    nursery, referee.address, *self.bots, data_dir, lambda: "record" in self.outcome, self.out
-                )
-                # Abandoned, the match stops first and the bots after it, so that none is
-                # seen to drop out of a match in progress.
-                self._match_over = trio.Event()
-                try:
-                    with self._match_scope:
-                        self.outcome["record"] = await referee.play_match(
-                            self.spec, on_start=lambda m, p: self.outcome.update(log=p)
-                        )
-                finally:
-                    self._match_over.set()
-                referee.finish()
-                nursery.cancel_scope.cancel()
-
-    def stop(self) -> None:
-        """Abandon the match (from the person's thread), and wait until it has stopped."""
-        if self._token is not None and self._match_over is not None:
-            with contextlib.suppress(trio.RunFinishedError):
-                trio.from_thread.run(self._stop_match, trio_token=self._token)
-
-    async def _stop_match(self) -> None:
-        self._match_scope.cancel()
-        assert self._match_over is not None
-        await self._match_over.wait()
-
-
-async def _person_side(human: HumanSeat, options: ClientOptions, side: _RefereeThread) -> None:
-    task = asyncio.current_task()
-    assert task is not None
-    loop = asyncio.get_running_loop()
-    side.stop_client = lambda: loop.call_soon_threadsafe(task.cancel)
-    if "error" in side.outcome:
-        return
-    await run_bot_async(lambda: human, options)
+async def _play_one(
+    settings: RefereeSettings,
+    spec: MatchSpec,
+    person: HumanSeat,
+    others: tuple[Opponent, Opponent],
+    outcome: dict[str, object],
+    out: IO[str],
+) -> None:
+    """The referee, the bots and the one match; the person's seat local, as shipped bots'."""
+    async with running_referee(settings) as referee:
+        person_name = spec.seating[next(iter(spec.untimed))]
+        referee.add_local(bot_entrant(person_name, lambda: person))
+        async with trio.open_nursery() as nursery:
+            start_opponents(nursery, referee, *others, settings.data_dir, lambda: "record" in outcome, out)
+            outcome["record"] = await referee.play_match(spec, on_start=lambda m, p: outcome.update(log=p))
+            referee.finish()
+            nursery.cancel_scope.cancel()
 
 
 def _report(outcome: dict[str, object], out: IO[str]) -> int:
@@ -221,16 +163,21 @@ def seat_table(
 
 def start_opponents(
     nursery: trio.Nursery,
-    address: str,
+    referee: FrontDoor,
     partner: Opponent,
     opponents: Opponent,
     data_dir: Path,
     done: Callable[[], bool],
     out: IO[str],
 ) -> None:
-    """Start the bot processes of the partner's seat and the opponents' two (a remote bot
-    is told how to connect instead); ``done`` says when their ending is expected."""
+    """Seat the partner's and the opponents' bots: a shipped bot in the referee's process,
+    a bot file as a process of its own (a remote bot is told how to connect instead);
+    ``done`` says when the processes' ending is expected."""
+    address = referee.address
     for bot, seats in ((partner, 1), (opponents, 2)):
+        if bot.in_process:
+            referee.add_local(bot_entrant(bot.name, bot_factory(bot.in_process)))
+            continue
         if bot.command is None:
             print(
                 f"waiting for {bot.name}: ODDTRICK_TOKEN={bot.token} oddtrick bot FILE.py "

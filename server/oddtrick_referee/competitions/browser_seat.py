@@ -1,26 +1,29 @@
-"""A person's seat played from a web page: a bot whose decisions come from clicks.
+"""A person's seat played from a web page: a local seat whose decisions come from clicks.
 
-To the referee it is a client like any other (the SDK's, over gRPC), so the match is
-refereed and logged as any bot's. What it tells the page is built here from the
-:class:`~oddtrick.BotView` the client hands its bot, and from nothing else: the page can
-learn only what the seat itself was sent (the other hands never reach this process
-before their cards are played). Every message is a whole snapshot of the seat's view, so
-a page that reconnects, or misses one, shows the right table from the next.
+To the table it is a seat like any other (``play/local_seat.py``): it is sent what the
+outbox decides that seat may see, read into a :class:`~oddtrick.BotView` by the SDK's
+own seat state, and its answers are refereed and logged as any bot's. What it tells the
+page is built here from that view and from nothing else: the page can learn only what the
+seat itself was sent. Every message is a whole snapshot of the seat's view, so a page that
+reconnects, or misses one, shows the right table from the next.
 
-The client runs on asyncio in a thread of its own; the page lives in the referee's trio
-run. ``post`` carries each message over (``TrioToken.run_sync_soon``), and a decision
-comes back as a call that settles the asyncio future this seat awaits.
+The page, the desk and the table all live in the referee's trio run: the seat's hooks
+publish to the desk as the events come, and a decision awaits the page's answer there.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
+import time
 from collections.abc import Callable
 from typing import Any
 
+import trio
+
 from oddtrick._bot import Bot, BotView
+from oddtrick._in_process import BotSide
 from oddtrick.rules import Action, Call, Card, GameKind, HandResult, MatchResult, Phase, Seat, Trick
+from oddtrick.v1 import referee_pb2
+from oddtrick_referee.competitions.seat_desk import SeatDesk
 
 RANK_NAMES = {
     "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
@@ -28,9 +31,6 @@ RANK_NAMES = {
 }  # fmt: skip
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades", "NT": "no trumps"}
 LEVEL_NAMES = {7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
-
-Post = Callable[[Callable[[], None]], None]
-"""Runs a function on the page's (trio) thread, soon."""
 
 
 def card_label(card: Card) -> str:
@@ -130,19 +130,16 @@ def _last_trick(view: BotView) -> list[dict[str, Any]]:
 
 
 class BrowserSeat(Bot):
-    """The person's seat: tells the page everything the seat sees, and waits, without a
-    deadline (the referee lifts it for this seat), for the page's decision."""
+    """What the person's seat tells the page: a snapshot of the seat's view at every event."""
 
     name = "person"
 
-    def __init__(self, publish: Callable[[dict[str, Any]], None], ask: AskPage, post: Post) -> None:
+    def __init__(self, publish: Callable[[dict[str, Any]], None]) -> None:
         self._publish = publish
-        self._ask = ask
-        self._post = post
 
     def _tell(self, view: BotView, kind: str, say: str) -> None:
         turn = turn_text(view)
-        self._post(functools.partial(self._publish, snapshot(view, kind, f"{say}. {turn}" if turn else say)))
+        self._publish(snapshot(view, kind, f"{say}. {turn}" if turn else say))
 
     def on_match_start(self, view: BotView) -> None:
         seat = view.seat
@@ -176,30 +173,40 @@ class BrowserSeat(Bot):
         outcome = "drawn" if result.winner is None else ("you won" if result.winner is side else "you lost")
         shown = snapshot(view, "match_ended", f"match over: {outcome}")
         shown["match_result"] = f"match over: {outcome}, {result.totals[side]}–{result.totals[side.other]}"
-        self._post(functools.partial(self._publish, shown))
-
-    async def choose_call(self, view: BotView) -> Action:
-        return await self._decide(view)
-
-    async def choose_card(self, view: BotView) -> Action:
-        return await self._decide(view)
-
-    async def _decide(self, view: BotView) -> Action:
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Action] = loop.create_future()
-
-        def settle(action: Action) -> None:  # on the page's thread
-            loop.call_soon_threadsafe(_settle, answer, action)
-
-        shown = snapshot(view, "your_turn", "", asked=True)  # the page says the turn once
-        self._post(functools.partial(self._ask, shown, view, settle))
-        return await answer
+        self._publish(shown)
 
 
-AskPage = Callable[[dict[str, Any], BotView, Callable[[Action], None]], None]
-"""Puts a question to the page: what it shows, the view it is asked in, and how to answer."""
+class PagePlayer:
+    """The person's local seat (a :class:`~oddtrick_referee.play.local_seat.LocalPlayer`):
+    every event reaches the page as it comes, and each decision waits, without a deadline
+    (the referee lifts it for this seat), for the page's answer through ``desk``."""
 
+    def __init__(self, desk: SeatDesk) -> None:
+        self._desk = desk
+        self._side = BotSide(lambda: BrowserSeat(desk.publish))
 
-def _settle(future: asyncio.Future[Action], action: Action) -> None:
-    if not future.done():
-        future.set_result(action)
+    def receive(self, message: referee_pb2.RefereeMessage) -> None:
+        self._side.receive(message)
+        self._side.read_inbox()  # the page is told at once, not with the next request
+
+    async def decide(self, request: referee_pb2.DecisionRequest) -> referee_pb2.BotMessage:
+        arrived = time.monotonic()
+        view = self._side.view_for(request, arrived)
+        answered = trio.Event()
+        chosen: list[Action] = []
+
+        def reply(action: Action) -> None:  # the desk checked it is legal
+            chosen.append(action)
+            answered.set()
+
+        self._desk.ask(
+            snapshot(view, "your_turn", "", asked=True), view, reply
+        )  # the page says the turn once
+        await answered.wait()
+        return self._side.answer_with(request, chosen[0], arrived)
+
+    def again(self, refusal: referee_pb2.Refusal) -> referee_pb2.BotMessage | None:
+        return self._side.again(refusal)
+
+    def finish(self) -> None:
+        self._side.read_inbox()

@@ -2,37 +2,35 @@
 Play button (``oddtrick web --play``).
 
 As at the terminal (:mod:`.at_terminal`), the person's seat is a real seat of a real
-referee: an SDK client in this process (:class:`.browser_seat.BrowserSeat`, on asyncio
-in a thread of its own) whose decisions come from the page through a
-:class:`.seat_desk.SeatDesk`; the other seats are bot processes. So the protocol, the
-match log and ``oddtrick check`` are those of any match, and the person's seat alone
-has no deadline.
+referee: a local seat (``play/local_seat.py``, :class:`.browser_seat.PagePlayer`) whose
+decisions come from the page through a :class:`.seat_desk.SeatDesk`, all in the page's
+trio run; the other seats are bots (shipped ones in the referee's process, bot files as
+processes). So the match log and ``oddtrick check`` are those of any match, and the
+person's seat alone has no deadline.
 
 :class:`Sittings` holds the referee (on a free localhost port, in the page's trio run)
 and the matches people are playing on it. Each match's names are admitted with its own
-tokens only, and under the Play button each gets names of its own, so two people's
-bots can never take each other's seats.
+tokens only (and the person's with none: nobody connects as the person), and under the
+Play button each gets names of its own, so two people's bots can never take each
+other's seats.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import logging
 import secrets
-import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import trio
 
-from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee.competitions.at_terminal import Opponent, seat_table, start_opponents
-from oddtrick_referee.competitions.browser_seat import BrowserSeat
+from oddtrick_referee.competitions.browser_seat import PagePlayer
 from oddtrick_referee.competitions.seat_desk import SeatDesk, SeatDesks
+from oddtrick_referee.play.local_seat import LocalEntrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee, RefereeSettings, running_referee
 
@@ -97,7 +95,7 @@ class Sittings:
             raise RuntimeError("the referee for play from the page is not running")
         if self.desks.playing() >= self.limit:
             raise RuntimeError(f"{self.limit} matches are being played here already: try again later")
-        opponents, token, tokens, seating = seat_table(
+        opponents, _, tokens, seating = seat_table(
             sitting.seat, sitting.partner, sitting.opponents, sitting.name
         )
         busy = set(tokens) & set(self._tokens)
@@ -106,16 +104,13 @@ class Sittings:
         self._tokens.update(tokens)
         desk = self.desks.add(SeatDesk())
         sitting = dataclasses.replace(sitting, opponents=opponents)
-        self._nursery.start_soon(
-            self._play, sitting, seating, token, desk, on_end, name=f"sitting {sitting.name}"
-        )
+        self._nursery.start_soon(self._play, sitting, seating, desk, on_end, name=f"sitting {sitting.name}")
         return desk
 
     async def _play(
         self,
         sitting: Sitting,
         seating: dict[Seat, str],
-        token: str,
         desk: SeatDesk,
         on_end: Callable[[SeatDesk, MatchRecord | None], None] | None,
     ) -> None:
@@ -125,9 +120,7 @@ class Sittings:
                 async with trio.open_nursery() as nursery:
                     if self.abandon_s is not None:
                         nursery.start_soon(_stop_when_unfollowed, desk, self.abandon_s, scope)
-                    record = await play_sitting(
-                        self.referee, sitting, seating, token, desk, self.data_dir, self.out
-                    )
+                    record = await play_sitting(self.referee, sitting, seating, desk, self.data_dir, self.out)
                     nursery.cancel_scope.cancel()
             if scope.cancelled_caught and record is None:
                 desk.close(f"the match was stopped: no page followed the seat for {self.abandon_s:g} s")
@@ -151,12 +144,11 @@ async def play_sitting(
     referee: Referee | None,
     sitting: Sitting,
     seating: dict[Seat, str],
-    token: str,
     desk: SeatDesk,
     data_dir: Path,
     out: IO[str],
 ) -> MatchRecord:
-    """Start the bots and the person's client, and play the match on ``referee``."""
+    """Seat the bots and the person, and play the match on ``referee``."""
     assert referee is not None
     spec = MatchSpec(
         sitting.config,
@@ -165,85 +157,23 @@ async def play_sitting(
         seed=sitting.seed,
         untimed=frozenset({sitting.seat}),
     )
+    referee.add_local(LocalEntrant(sitting.name, lambda: PagePlayer(desk)))
+    try:
+        return await _play_with_person(referee, spec, sitting, desk, data_dir, out)
+    finally:
+        referee.remove_local(sitting.name)
+
+
+async def _play_with_person(
+    referee: Referee, spec: MatchSpec, sitting: Sitting, desk: SeatDesk, data_dir: Path, out: IO[str]
+) -> MatchRecord:
     over = False
-    person_done = trio.Event()
     async with trio.open_nursery() as nursery:
-        start_opponents(
-            nursery, referee.address, sitting.partner, sitting.opponents, data_dir, lambda: over, out
-        )
-        nursery.start_soon(run_person, referee.address, sitting.name, token, desk, person_done)
+        start_opponents(nursery, referee, sitting.partner, sitting.opponents, data_dir, lambda: over, out)
         record = await referee.play_match(spec, on_start=lambda m, p: desk.started(m, str(p)))
         over = True
-        with trio.move_on_after(SEEN_END_S):  # the client reads the referee's last word
-            await person_done.wait()
         desk.close()
-        with trio.move_on_after(SEEN_END_S):  # and the page receives it
+        with trio.move_on_after(SEEN_END_S):  # the page receives the last word
             await desk.end_seen.wait()
         nursery.cancel_scope.cancel()
     return record
-
-
-async def run_person(address: str, name: str, token: str, desk: SeatDesk, done: trio.Event) -> None:
-    """The person's seat: the SDK's client on asyncio, in a thread, until its match is
-    played, or this task is cancelled, which cancels the client and waits for its thread to
-    end (a thread left running would close its loop under gRPC's feet at exit)."""
-    trio_token = trio.lowlevel.current_trio_token()
-
-    def post(function: Callable[[], None]) -> None:
-        with contextlib.suppress(trio.RunFinishedError):
-            trio_token.run_sync_soon(function)
-
-    seat = BrowserSeat(desk.publish, desk.ask, post)
-    options = ClientOptions(server=address, name=name, token=token, seats=1, max_matches=1)
-    client = _Client()
-
-    def run() -> None:
-        with contextlib.suppress(asyncio.CancelledError):
-            asyncio.run(client.run(run_bot_async(lambda: seat, options)))
-
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_when_cancelled, client)
-            await trio.to_thread.run_sync(run)
-            nursery.cancel_scope.cancel()
-    finally:
-        done.set()
-
-
-class _Client:
-    """The asyncio task of the person's client, which the trio side may cancel at any time
-    (before the task has begun too: then it never begins)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._stopped = False
-        self._stop: Callable[[], None] | None = None
-
-    async def run(self, client: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        loop = asyncio.get_running_loop()
-
-        def cancel() -> None:
-            loop.call_soon_threadsafe(task.cancel)
-
-        with self._lock:
-            if self._stopped:
-                client.close()
-                return
-            self._stop = cancel
-        await client
-
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-            if self._stop is not None:
-                with contextlib.suppress(RuntimeError):  # its loop has closed: it is done already
-                    self._stop()
-
-
-async def _stop_when_cancelled(client: _Client) -> None:
-    try:
-        await trio.sleep_forever()
-    finally:
-        client.stop()
