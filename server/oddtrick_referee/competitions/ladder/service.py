@@ -19,7 +19,6 @@ import os
 import random
 import secrets
 import socket
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,7 @@ import trio
 
 from oddtrick import bots
 from oddtrick._codec_arena import LADDER_OVER, ladder_match_to_wire, ladder_response
+from oddtrick._run import bot_factory
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import (
     GameConfig,
@@ -48,6 +48,7 @@ from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSe
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.front_door import FrontDoor
+from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import Connection, RefereeSettings, SeatedMatch, running_referee
 from oddtrick_referee.storage.analysis_jobs import submit_analyses
@@ -70,17 +71,21 @@ class HouseBot:
 
     name: str
     command: tuple[str, ...]
-    """An SDK bot's ``oddtrick bot FILE`` command line, without the connection options."""
+    """An SDK bot's ``oddtrick bot FILE`` command line, without the connection options
+    (empty for a shipped bot, which plays in the referee's process)."""
     cwd: Path
+    in_process: str = ""
+    """A shipped bot (``FILE.py`` inside the package): a local seat of the referee, with no
+    process, sandbox or token."""
 
 
 def default_house_bots(count: int) -> tuple[HouseBot, ...]:
-    """``count`` house bots: the heuristic sample bot, with one random bot among every four."""
+    """``count`` house bots: the heuristic sample bot, with one random bot among every four;
+    the package's own code, so they play in the referee's process."""
     house = []
     for number in range(1, count + 1):
         kind = "random" if number % 4 == 0 else "heuristic"
-        command = (sys.executable, "-P", "-m", "oddtrick", "bot", str(bots.bot_file(kind)))
-        house.append(HouseBot(f"house-{kind}-{number}", command, bots.FOLDER))
+        house.append(HouseBot(f"house-{kind}-{number}", (), bots.FOLDER, str(bots.bot_file(kind))))
     return tuple(house)
 
 
@@ -642,6 +647,10 @@ async def run_ladder(
             serving = page(referee, board) if page is not None else contextlib.nullcontext()
             async with serving, trio.open_nursery() as nursery:
                 for bot, token in house:
+                    if bot.in_process:
+                        make = bot_factory(bot.in_process)
+                        referee.add_local(bot_entrant(bot.name, make, seats=settings.house_seats))
+                        continue
                     nursery.start_soon(
                         _run_house_bot,
                         bot,
