@@ -1,4 +1,5 @@
-"""Runs a bot through the scenarios: a real referee, the probing proxy in front of it, a house bot.
+"""Runs a bot through the scenarios: a real referee, the probing proxy in front of it, a house bot
+(a local seat of the referee: the kit's own code, with no process or connection).
 
 The bot is either started here (``--bot-command``, exactly as a tournament
 starts a ``cmd:`` entry) or connects by itself to the proxy's port.
@@ -8,7 +9,6 @@ received is judged afterwards (:mod:`oddtrick_referee.conformance.checks`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import os
@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +25,6 @@ import grpc
 import trio
 
 from oddtrick import Bot, BotView
-from oddtrick._client import ClientOptions, run_bot_async
 from oddtrick.rules import Action, Seat
 from oddtrick_referee.competitions.entrants import LAUNCHER
 from oddtrick_referee.conformance.checks import Outcome, Run, evaluate
@@ -34,10 +32,10 @@ from oddtrick_referee.conformance.proxy import Probes, ProbingProxy
 from oddtrick_referee.conformance.report import Report
 from oddtrick_referee.conformance.scenarios import SCENARIOS, Scenario
 from oddtrick_referee.front_door import FrontDoor
+from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 
 HOUSE = "conformance-house"
-HOUSE_TOKEN = "house-token"
 SEATS = 2
 """The bot under test holds North and South: two streams, two seats of one match at once."""
 MATCH_LIMIT_S = 120.0
@@ -77,12 +75,6 @@ class HouseBot(Bot):
 
     def choose_card(self, view: BotView) -> Action:
         return view.legal_actions[0]
-
-
-def _run_house(address: str) -> None:
-    options = ClientOptions(server=address, name=HOUSE, token=HOUSE_TOKEN, seats=SEATS, reconnect_for_s=2.0)
-    with contextlib.suppress(Exception):  # the referee went away at the end: nothing left to play
-        asyncio.run(run_bot_async(HouseBot, options))
 
 
 class _Candidate:
@@ -280,9 +272,7 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
     label = f"`{options.command}`" if options.command else f"the bot on {options.host}:{options.port}"
     kept = contextlib.nullcontext(str(options.data_dir)) if options.data_dir else None
     with kept or tempfile.TemporaryDirectory(prefix="oddtrick-conformance-") as tmp:
-        settings = RefereeSettings(
-            port=0, data_dir=Path(tmp) / "data", tokens={options.name: options.token, HOUSE: HOUSE_TOKEN}
-        )
+        settings = RefereeSettings(port=0, data_dir=Path(tmp) / "data", tokens={options.name: options.token})
         candidate: _Candidate | None = None
         proxy: ProbingProxy | None = None
         outcomes: list[Outcome] = []
@@ -294,7 +284,7 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
                 proxy = ProbingProxy(referee.address, options.name)
                 port = proxy.start(options.host, options.port)
                 address = f"{options.host}:{port}"
-                threading.Thread(target=_run_house, args=(referee.address,), daemon=True).start()
+                referee.add_local(bot_entrant(HOUSE, HouseBot))
                 if options.command:
                     candidate = _Candidate(options.command, address, options, Path(tmp) / "bot-output.log")
                     options.progress(f"started {options.command}")
