@@ -22,7 +22,7 @@ from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 from oddtrick_referee.competitions.play_command import add_play_command
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, remote_entry
 from oddtrick_referee.competitions.tournament_command import play_tournament
-from oddtrick_referee.competitions.tournament_plan import plan_runs
+from oddtrick_referee.competitions.tournament_plan import in_process_entry, plan_runs
 from oddtrick_referee.competitions.tournament_workers_cli import (
     add_status_command,
     add_workers_options,
@@ -206,6 +206,15 @@ def _add_tournament_entries(entries: argparse._ArgumentGroup) -> None:
         "for any program (it gets ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS; "
         "it runs in the folder the tournament is started from, an SDK bot in its file's folder). "
         "If its process exits, the tournament stops at once and says why",
+    )
+    entries.add_argument(
+        "--in-process",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.py[:Class]",
+        help="an SDK bot file of your own, played in the referee's process: no process, sandbox or "
+        "token, so faster, and nothing walls it off from the referee (your own code only; the "
+        "standings' header says it was trusted)",
     )
     entries.add_argument(
         "--remote",
@@ -428,6 +437,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     try:
         entries = [parse_entry(text) for text in args.bot]
+        entries += [in_process_entry(text) for text in args.in_process]
         entries += [remote_entry(text, duplicate=not args.no_duplicate) for text in args.remote]
         config = config_from_args(args)
         problem = _tournament_problem(entries, args)
@@ -491,7 +501,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
 def _tournament_problem(entries: list[Any], args: argparse.Namespace) -> str | None:
     if len(entries) < 2:
-        return "a tournament needs at least two entries (--bot or --remote)"
+        return "a tournament needs at least two entries (--bot, --in-process or --remote)"
     if len({entry.name for entry in entries}) != len(entries):
         return "entry names must be different"
     if args.deals is None and not args.no_duplicate:
