@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -530,6 +532,42 @@ async def test_a_ladder_over_tls_seats_an_entrant_on_tls_beside_its_house_bots_o
             ladder.referee.finish()
     finally:
         stop_all(processes)
+
+
+def child_pids(pid: int) -> set[int]:
+    """The processes ``pid`` started that still run."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError):
+            if entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                found.add(int(entry.name))
+    return found
+
+
+async def test_the_default_house_bots_play_in_the_referees_process(tmp_path: Path) -> None:
+    """A ladder's default house bots are the package's own code: local seats of its referee,
+    no process of their own, and seated beside an entrant like any other bot."""
+    settings = ladder_settings(tmp_path / "data", house_bots=default_house_bots(7), house_seats=1)
+    token = register(settings, "alice")["alice"]
+    before = child_pids(os.getpid())
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        async with ladder_serving(settings) as ladder:
+            command = [sys.executable, "-m", "oddtrick", "bot", f"{LADDER_BOTS}:Heuristic"]
+            command += ["--server", ladder.referee.address, "--name", "alice", f"--token={token}"]
+            processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            with trio.fail_after(120):
+                [outcome, *_] = await ladder.wait_outcomes(1)
+            started = child_pids(os.getpid()) - before
+            online = ladder.connected_names()
+            ladder.referee.finish()
+    finally:
+        stop_all(processes)
+    assert outcome.status == "finished"
+    assert "alice" in outcome.lineup.names
+    assert len(outcome.lineup.names & {bot.name for bot in default_house_bots(7)}) >= 3
+    assert started == {processes[0].pid}  # the entrant's, which the test started; none of the ladder's
+    assert {bot.name for bot in default_house_bots(7)} <= online
 
 
 async def test_two_ladders_on_one_database_each_run_their_own_house_bots(tmp_path: Path) -> None:

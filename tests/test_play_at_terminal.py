@@ -3,6 +3,7 @@ as a person's keyboard and screen would drive it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import re
@@ -59,6 +60,28 @@ class Terminal:
         return self.process.wait(timeout=GUARD_S)
 
 
+def connections_and_children(pid: int) -> tuple[int, int]:
+    """The TCP connections the process holds open (established, its own sockets only) and
+    how many processes it started that still run."""
+    sockets = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                sockets.add(target[len("socket:[") : -1])
+    established = 0
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            established += fields[3] == "01" and fields[9] in sockets
+    children = 0
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError):
+            if entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                children += 1
+    return established, children
+
+
 def test_a_person_plays_a_whole_match_at_the_terminal_and_cannot_play_illegally(tmp_path: Path) -> None:
     data = tmp_path / "data"
     terminal = Terminal(
@@ -72,6 +95,9 @@ def test_a_person_plays_a_whole_match_at_the_terminal_and_cannot_play_illegally(
         screen = terminal.read_until(PROMPT)
         assert "you sit South; your partner North is heuristic-partner" in screen
         assert "your hand: ♠" in screen
+        # The person and the sample bots are seats of the referee in its own process: no
+        # connection to itself, no bot process.
+        assert connections_and_children(terminal.process.pid) == (0, 0)
         while True:
             kind = PROMPT.search(screen)
             if kind is None:

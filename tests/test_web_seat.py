@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import signal
 import subprocess
@@ -364,3 +365,42 @@ async def test_an_answer_out_of_turn_or_after_the_match_is_refused_with_its_reas
     desk.close()
     assert desk.answer("QS") == "the match is over"
     assert [m["seq"] for m in desk.messages] == [0]
+
+
+async def test_a_person_in_the_browser_is_a_local_seat_with_no_connection_and_no_bot_process(
+    tmp_path: Path,
+) -> None:
+    """The page's seat and the default bots are local seats of the referee, in its trio run:
+    while the match plays, the referee has no session and this process started no process;
+    the page's answers (the desk's, as the page sends them) play the whole match."""
+    from tests.test_ladder import child_pids
+
+    sittings = Sittings(tmp_path / "data", io.StringIO())
+    ended = trio.Event()
+    seen: list[Any] = []
+    during: list[tuple[int, set[int]]] = []
+
+    def end(desk: SeatDesk, record: Any) -> None:
+        seen.append(record)
+        ended.set()
+
+    async with trio.open_nursery() as nursery:
+        referee = await nursery.start(sittings.run)
+        partner = opponent(str(DEFAULT_BOT), "partner")
+        opponents = opponent(str(DEFAULT_BOT), "opponents")
+        config = GameConfig.from_dict({"game": "contract", "format": "deals", "deals": 1})
+        desk = sittings.start(Sitting(config, Seat.SOUTH, partner, opponents, "ada"), on_end=end)
+        with trio.fail_after(GUARD_S):
+            async for shown in desk.follow():
+                if shown["type"] == "your_turn":
+                    during.append((len(referee.lobby.sessions), child_pids(os.getpid())))
+                    assert desk.answer(shown["legal"][0]) is None
+            await ended.wait()
+        nursery.cancel_scope.cancel()
+    (record,) = seen
+    assert record is not None
+    assert record.state.match_result is not None
+    assert len(during) >= 13  # a call at least, and 13 cards
+    assert all(state == (0, set()) for state in during), during
+    logged = read_log(record.log_path)
+    assert [r for r in logged if r["type"] == "match_end"]
