@@ -186,8 +186,8 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         if withheld:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"match {request.match_id!r} is (or may be) one play of a duplicate pair whose deals "
-                "are still to be played; its log is served once the pair is over",
+                f"match {request.match_id!r} is sealed: its deals are (or may be) still to be dealt "
+                "at another table of its competition; its log is served once none will deal them",
             )
         if json.loads(row["details"] or "{}").get("log_deleted"):
             await context.abort(

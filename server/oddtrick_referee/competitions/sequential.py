@@ -134,6 +134,9 @@ def player(
                 report(state)
                 if state.verdict != "undecided" or state.count >= test.max_pairs:
                     break
+        if outcome.absent is None and tournament.sealed:
+            # The test is over: the deal pairs it will never play deal nothing to anyone.
+            await tournament.publish(await trio.to_thread.run_sync(tournament.played_sets))
         outcome.standings = tournament.standings()
         return outcome.standings
 

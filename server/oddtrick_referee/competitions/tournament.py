@@ -54,6 +54,7 @@ from oddtrick_referee.competitions.entrants import (
     run_bot_process,
 )
 from oddtrick_referee.competitions.page import Page
+from oddtrick_referee.competitions.publication import PlannedTable, deal_keys, publishable
 from oddtrick_referee.competitions.resume import announce
 from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.competitions.tournament_plan import (
@@ -205,6 +206,35 @@ class Tournament(Competition):
             f"tracebacks in {'; '.join(where)}"
         )
 
+    @property
+    def sealed(self) -> bool:
+        """Whether its tables are sealed when played: under duplicate (the twin plays the same
+        cards), and with a deal file (later pairings may deal the same deals)."""
+        return self.settings.duplicate or self.settings.deal_set is not None
+
+    def publishable(self, finished: set[tuple[str, int, int]]) -> list[str]:
+        """The sets that may be released now (``publication.py``'s rule): every table of the
+        plan over (stored, or of a forfeited match) and none of their deals still to be dealt."""
+        if not self.sealed:
+            return []
+        return publishable(
+            PlannedTable(
+                self.set_id(run),
+                deal_keys(self.set_id(run), run_deals(self.settings, run)),
+                run.key in finished or run.match_key in self._forfeited,
+            )
+            for run in plan_runs(self.settings, "")
+        )
+
+    def played_sets(self) -> list[str]:
+        """Every set whose tables have all been played and stored (a worker thread): once the
+        competition will deal nothing more (an SPRT that has decided), they may all go."""
+        finished = self.store.finished_runs(self.id)
+        by_set: dict[str, list[bool]] = {}
+        for run in plan_runs(self.settings, ""):
+            by_set.setdefault(self.set_id(run), []).append(run.key in finished)
+        return sorted(set_id for set_id, over in by_set.items() if all(over))
+
     def set_id(self, run: TableRun) -> str:
         return f"{self.id}/{run.match_key}/{run.set_number}"
 
@@ -218,12 +248,9 @@ class Tournament(Competition):
         for run in runs:
             if run.key not in finished and await self._recover(run):
                 finished.add(run.key)
-        if self.settings.duplicate:
+        if self.sealed:
             # Sets decided before a stop whose plays are still sealed (their release was lost).
-            for run in runs:
-                both = run.key in finished and (run.match_key, run.set_number, 1) in finished
-                if run.table_no == 0 and (both or run.match_key in self._forfeited):
-                    await self.publish([self.set_id(run)])
+            await self.publish(self.publishable(finished))
         to_play = [r for r in runs if r.key not in finished and r.match_key not in self._forfeited]
         progress.total = len(runs)
         progress.done = len(runs) - len(to_play)
@@ -270,13 +297,14 @@ class Tournament(Competition):
         )
         spec = deal_set.table(seating, run_id=self.run_id(run))
         try:
-            played = await self.play_table(spec, sealed=settings.duplicate, wait_s=settings.remote_wait_s)
+            played = await self.play_table(spec, sealed=self.sealed, wait_s=settings.remote_wait_s)
         except trio.TooSlowError:
             absent, present = self._absent(run, config)
             self._forfeited.add(run.match_key)
             await trio.to_thread.run_sync(self.store.record_forfeit, self.id, run.match_key, absent, present)
-            if settings.duplicate:
-                await self._release_forfeited(run.match_key)
+            if self.sealed:  # a forfeited match is decided: what else waited on its deals may go
+                finished = await trio.to_thread.run_sync(self.store.finished_runs, self.id)
+                await self.publish(self.publishable(finished))
             progress.update(
                 f"{absent} did not connect within {settings.remote_wait_s:g} s: forfeits v {present}"
             )
@@ -301,13 +329,9 @@ class Tournament(Competition):
                     deals,
                     int(time.time() * 1000),
                 )
-            return self.store.finished_runs(self.id) if self.settings.duplicate else set()
+            return self.store.finished_runs(self.id) if self.sealed else set()
 
-        def decided(finished: set[tuple[str, int, int]]) -> list[str]:
-            both = all((run.match_key, run.set_number, table) in finished for table in (0, 1))
-            return [self.set_id(run)] if self.settings.duplicate and both else []
-
-        await self.record(write, decided)
+        await self.record(write, self.publishable)
 
     async def _recover(self, run: TableRun) -> bool:
         """Record a run an earlier referee played to its end but stopped before storing
@@ -327,13 +351,6 @@ class Tournament(Competition):
         log.info("table run %s was played before the stop; recording it from its log", self.run_id(run))
         await self._record(run, row["match_id"], seats, deals)
         return True
-
-    async def _release_forfeited(self, match_key: str) -> None:
-        """A forfeited match is decided: every set of it already played may be published."""
-        runs = plan_runs(self.settings, "")
-        await self.publish(
-            self.set_id(run) for run in runs if run.match_key == match_key and run.table_no == 0
-        )
 
     def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:
         for entry, other in ((run.ns_entry, run.ew_entry), (run.ew_entry, run.ns_entry)):

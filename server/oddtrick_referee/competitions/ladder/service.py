@@ -447,7 +447,7 @@ class Ladder(Competition):
                 await self._abort(match_id, seed, lineup, "the ladder stopped during the match")
             raise
         await self._record(match_id, seed, lineup, played)
-        if self.settings.analyse:
+        if self.settings.analyse and self._publishable(match_id):
             await self._submit_analyses(match_id, [table.log_path for table in seated])
 
     async def _submit_analyses(self, match_id: str, logs: list[Path]) -> None:
@@ -510,7 +510,7 @@ class Ladder(Competition):
             lambda: self.store.finish_match(
                 match_id, status, seed, score_a, outcome, deals, rate, unrated, at, cause
             ),
-            lambda _: [match_id],
+            lambda _: self._publishable(match_id),
         )
         for change in changes:
             entrant = self._entrants.get(change.name)
@@ -528,6 +528,12 @@ class Ladder(Competition):
             len(deals),
         )
         self._announce(MatchOutcome(match_id, status, lineup, score_a, outcome, cause or ""))
+
+    def _publishable(self, match_id: str) -> list[str]:
+        """The match's tables may be released once it is over (publication.py's rule): at
+        once when it dealt from its seed; never while the ladder deals from a deal file,
+        which it cycles, so every deal of it will be dealt again."""
+        return [] if self.settings.deal_set is not None else [match_id]
 
     def _announce(self, outcome: MatchOutcome) -> None:
         self.outcomes.append(outcome)
@@ -702,6 +708,9 @@ async def _release_decided(ladder: Ladder, store: LadderStore) -> None:
     whose match the ladder records as over (the matches just aborted included); their deals
     are never dealt again.
     """
+    if ladder.settings.deal_set is not None:
+        log.info("the logs of matches dealt from a deal file stay sealed while the ladder deals from one")
+        return
     sealed = await ladder.referee.sealed_sets()
     decided = await trio.to_thread.run_sync(store.over, sealed)
     await ladder.publish(sorted(decided))
