@@ -181,13 +181,15 @@ class Refusal:
     """A path a user cannot reach that a command needs, and how to open it."""
 
     user: str
+    """A user's name, or words for the users of their own that bots get as root."""
     verb: str
     """``enter`` (a folder), ``run`` or ``read`` (a file)."""
     path: Path
     status: os.stat_result
 
     def __str__(self) -> str:
-        return f"user {self.user} cannot {self.verb} {self.path} ({_describe(self.status)})"
+        who = self.user if " " in self.user else f"user {self.user}"  # a name, or "an unprivileged user"
+        return f"{who} cannot {self.verb} {self.path} ({_describe(self.status)})"
 
     @property
     def fix(self) -> str:
