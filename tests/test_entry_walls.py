@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import io
 import os
+import pwd
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -29,8 +31,8 @@ import trio
 
 from oddtrick.rules import GameConfig
 from oddtrick.v1 import game_pb2, referee_pb2
-from oddtrick_referee.competitions import sandbox
-from oddtrick_referee.competitions.entrants import bot_identity, refusal_for
+from oddtrick_referee.competitions import entrants, sandbox, tournament
+from oddtrick_referee.competitions.entrants import LAUNCHER, bot_identity, refusal_for
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
 from oddtrick_referee.play.table import TableRules
 
@@ -234,3 +236,130 @@ async def test_an_entry_sees_no_other_entry_steals_no_token_and_gets_no_credenti
     home = next(line for line in report.splitlines() if line.startswith("ENV HOME="))
     assert home != f"ENV HOME={os.environ.get('HOME')}"
     assert len([line for line in report.splitlines() if line.startswith("WROTE ")]) == 2, report
+
+
+def _launch(
+    python: str, user: int | None, script: str, arguments: list[str], hide: Path
+) -> tuple[subprocess.Popen[bytes], int]:
+    """A launcher, run as ``user`` (None: this process's), starting ``python SCRIPT…`` as a
+    ``cmd:`` entry would be started; returns it and the referee's end of its watch pipe."""
+    watch_read, watch_write = os.pipe()
+    launcher = subprocess.Popen(
+        [
+            python,
+            "-I",
+            str(LAUNCHER),
+            str(watch_read),
+            "-",
+            "--hide",
+            str(hide),
+            "--",
+            python,
+            script,
+            *arguments,
+        ],
+        stdin=subprocess.PIPE,
+        pass_fds=(watch_read,),
+        env={**os.environ, **SECRETS, "ODDTRICK_NAME": Path(script).stem, "ODDTRICK_TOKEN_IN_ENV": "1"},
+        cwd=Path(script).parent,
+        user=user,
+        group=user,
+        extra_groups=[] if user is not None else None,
+    )
+    os.close(watch_read)
+    assert launcher.stdin is not None
+    launcher.stdin.write(f"token-of-{Path(script).stem}\n".encode())
+    launcher.stdin.close()
+    return launcher, watch_write
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the test runs the referee's side as nobody, which takes root")
+def test_run_as_an_ordinary_user_an_entry_sees_nothing_of_another(open_folder: Path) -> None:
+    """A referee that is not root cannot give each bot a user of its own: the bots and the
+    referee share one user, and only the user and PID namespaces wall them off."""
+    python = _python("open", open_folder)
+    nobody = pwd.getpwnam("nobody").pw_uid
+    (open_folder / "victim.py").write_text(VICTIM)
+    (open_folder / "attacker.py").write_text(ATTACKER)
+    for pipe in ("ready", "report"):
+        os.mkfifo(open_folder / pipe)
+        (open_folder / pipe).chmod(0o666)
+    data = open_folder / "data"  # open to every user: only the cover hides it
+    data.mkdir(mode=0o755)
+    (data / "oddtrick.sqlite3").write_text("the master seed\n")
+    victim = _launch(python, nobody, str(open_folder / "victim.py"), ["ready"], data)
+    # The referee's side, the victim's launcher, runs as the same user as the attacker.
+    referee = str(victim[0].pid)
+    arguments = ["ready", "report", f"data={data}", referee, "x"]
+    started = [victim, _launch(python, nobody, str(open_folder / "attacker.py"), arguments, data)]
+    try:
+        report = _read(open_folder / "report")
+    finally:
+        for launcher, watch_write in started:
+            os.close(watch_write)  # as when the referee ends: the launcher kills its bot
+            assert launcher.wait(GUARD_S) == 137
+    assert "report done" in report, report
+    assert f"uid {nobody}" in report  # the referee's user: no other can be had
+    for word in ("SAW ", "STOLEN", "SIGNALLED", "OPENED MEMORY", "TRACED", "LISTED"):
+        assert word not in report, report
+    for value in SECRETS.values():
+        assert value not in report
+
+
+def test_a_kernel_that_refuses_the_walls_is_found_and_no_bot_starts_without_them(tmp_path: Path) -> None:
+    """Inside a sandbox that allows no user namespace, as a user that is not root: the
+    launcher's check says why, and the launcher starts nothing unless told the referee
+    warned of it (``--unwalled``)."""
+    if sandbox.problem() is not None:
+        pytest.skip(sandbox.problem() or "")
+    closed = ["bwrap", "--unshare-user", "--disable-userns", "--uid", "1234", "--gid", "1234"]
+    closed += [
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--bind",
+        str(tmp_path),
+        str(tmp_path),
+    ]
+    closed += ["--setenv", "TMPDIR", str(tmp_path), "--"]  # (where the launcher makes the bot's home)
+    launcher = [*closed, sys.executable, "-I", str(LAUNCHER)]
+    check = subprocess.run(
+        [*launcher, "--check"], capture_output=True, text=True, timeout=GUARD_S, check=False
+    )
+    assert check.returncode == 1
+    assert check.stderr.startswith("unshare: "), check.stderr  # the kernel's refusal, in its words
+    for extra, status in (([], 127), (["--unwalled"], 0)):
+        watch_read, watch_write = os.pipe()
+        run = subprocess.run(
+            [*launcher, str(watch_read), "-", *extra, "--", "sh", "-c", "echo started"],
+            input=b"token\n", capture_output=True, pass_fds=(watch_read,), timeout=GUARD_S, check=False,
+        )  # fmt: skip
+        os.close(watch_read)
+        os.close(watch_write)
+        assert run.returncode == status, run.stderr
+        assert (b"started" in run.stdout) == (status == 0)
+
+
+def test_where_the_walls_cannot_stand_the_tournament_says_so_in_one_warning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(entrants, "walls_problem", lambda: "unshare: Operation not permitted")
+    spec = entrants.BotProcess("a", "a", ("true",), {}, tmp_path, "t", tmp_path / "out.log")
+    argv, _ = entrants.launch(spec, None, 5)
+    assert "--unwalled" in argv[: argv.index("--")]
+    settings = TournamentSettings(
+        entries=(parse_entry("a=cmd:true"), parse_entry("b=cmd:true")),
+        config=GameConfig.classic(),
+        rules=TableRules(deadline_s=5.0, grace_s=2.0),
+    )
+    _, warnings = tournament._identities(settings, None)
+    unwalled = [line for line in warnings if "not walled off" in line]
+    assert unwalled == [
+        "warning: local entries are not walled off from each other (unshare: Operation not permitted): each "
+        "can see, signal and trace the processes of the others running as its user, and read their "
+        "environments and tokens; they still get only the allowlisted environment"
+    ]
