@@ -239,8 +239,8 @@ def start(plan: Plan, token: str) -> tuple[subprocess.Popen[bytes], Callable[[],
     read_end, write_end = os.pipe()
     os.write(write_end, token.encode("utf-8"))
     os.close(write_end)
-
-    hide = tuple(os.path.realpath(path) for path in plan.hide)
+    # (A folder not there yet cannot be covered; the referee makes its data folder first.)
+    hide = tuple(os.path.realpath(path) for path in plan.hide if os.path.isdir(path))
 
     def prepare() -> None:
         try:
