@@ -69,6 +69,16 @@ def test_a_script_that_execs_a_closed_interpreter_is_refused(open_folder: Path) 
         ), command
 
 
+def test_a_shell_command_line_that_runs_a_closed_interpreter_is_refused(open_folder: Path) -> None:
+    """``cmd:sh -c '… python bot.py; …'`` (a wrapper, as the conformance kit's tests use)."""
+    interpreter = closed_interpreter(open_folder)
+    for line in (f"{interpreter} bot.py --fast; echo done", f"exec {interpreter.name} bot.py"):
+        path_env = f"{interpreter.parent}:{os.environ.get('PATH', '')}"
+        said = refused(["sh", "-c", line], open_folder, path_env)
+        assert said is not None, line
+        assert f"cannot enter {interpreter.parent}" in said
+
+
 def test_a_shebang_through_env_is_followed_on_path(open_folder: Path) -> None:
     interpreter = closed_interpreter(open_folder)
     script(open_folder / "bot", "#!/usr/bin/env mypython\nprint('hello')\n")
