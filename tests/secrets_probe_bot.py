@@ -1,14 +1,15 @@
 """A bot that, instead of playing, looks for the referee's secrets and reports what it found.
 
-Run by a tournament as a local SDK entry (``PROBE_DATA`` names the data folder); it exits
-after its report, so the tournament stops on it.
+Run by a tournament as a local SDK entry (``probe_data`` beside it names the data folder:
+its environment holds nothing of the referee's); it exits after its report, so the
+tournament stops on it.
 """
 
 import os
 import sys
 from pathlib import Path
 
-data = Path(os.environ.get("PROBE_DATA", "/nonexistent"))
+data = Path(Path(__file__).with_name("probe_data").read_text().strip())
 print(f"probing as uid {os.getuid()}")
 try:
     print(f"READ {len((data / 'oddtrick.sqlite3').read_bytes())} bytes of the database")

@@ -69,6 +69,16 @@ def test_a_script_that_execs_a_closed_interpreter_is_refused(open_folder: Path) 
         ), command
 
 
+def test_a_shell_command_line_that_runs_a_closed_interpreter_is_refused(open_folder: Path) -> None:
+    """``cmd:sh -c '… python bot.py; …'`` (a wrapper, as the conformance kit's tests use)."""
+    interpreter = closed_interpreter(open_folder)
+    for line in (f"{interpreter} bot.py --fast; echo done", f"exec {interpreter.name} bot.py"):
+        path_env = f"{interpreter.parent}:{os.environ.get('PATH', '')}"
+        said = refused(["sh", "-c", line], open_folder, path_env)
+        assert said is not None, line
+        assert f"cannot enter {interpreter.parent}" in said
+
+
 def test_a_shebang_through_env_is_followed_on_path(open_folder: Path) -> None:
     interpreter = closed_interpreter(open_folder)
     script(open_folder / "bot", "#!/usr/bin/env mypython\nprint('hello')\n")
@@ -170,7 +180,7 @@ def test_a_tournament_from_a_closed_folder_says_what_to_do(tmp_path: Path) -> No
     warnings = [line for line in played.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1, played.stderr
     assert warnings[0].startswith("warning: local entries a, b run as root in a sandbox")
-    assert f"user nobody cannot enter {closed} (" in warnings[0]
+    assert f"an unprivileged user cannot enter {closed} (" in warnings[0]
     assert f"(chmod o+x {closed}) or give --bot-user" in warnings[0]
     assert '"entries"' in played.stdout
 
@@ -188,7 +198,7 @@ def test_without_bubblewrap_an_entry_that_would_run_as_root_is_refused_with_what
     assert run.returncode == 1
     lines = [line for line in run.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, run.stderr
-    assert lines[0].startswith("oddtrick tournament: local entry 'a': user nobody cannot enter ")
+    assert lines[0].startswith("oddtrick tournament: local entry 'a': an unprivileged user cannot enter ")
     assert (
         "bubblewrap is not installed: install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap)"
         in lines[0]

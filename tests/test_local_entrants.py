@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee.competitions.entrants import EntrantExited
+from oddtrick_referee._exceptions import EntrantExited
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
 from oddtrick_referee.play.table import TableRules
 
@@ -172,7 +172,7 @@ def test_the_bot_processes_die_with_a_sigkilled_referee(tmp_path: Path) -> None:
 
 PROBE = r"""#!/bin/sh
 # A bot that looks for the referee's secrets instead of playing, and says what it found.
-data="$PROBE_DATA"
+data="${1#data=}"  # (an argument: its environment has nothing of the referee's)
 echo "uid $(id -u)"
 for file in "$data/oddtrick.sqlite3" "$data"/logs/*.jsonl; do
     if cat "$file" >/dev/null 2>&1; then
@@ -193,18 +193,15 @@ echo "probe done"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="bots run as another user only when the referee is root")
-async def test_a_bot_that_looks_for_the_referees_secrets_finds_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_bot_that_looks_for_the_referees_secrets_finds_none(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    monkeypatch.setenv("PROBE_DATA", str(data))
     # The probe itself must be readable by the bots' user: not under pytest's private folder.
     probe = Path(tempfile.mkdtemp(prefix="oddtrick-probe-")) / "probe.sh"
     probe.parent.chmod(0o755)
     probe.write_text(PROBE)
     probe.chmod(0o755)
     settings = plan(  # one process for the probe (not one per play)
-        f"good={RANDOM_BOT}", f"prober=cmd:sh {probe}", seed="the-master-seed-42", duplicate=False
+        f"good={RANDOM_BOT}", f"prober=cmd:sh {probe} data={data}", seed="the-master-seed-42", duplicate=False
     )
     try:
         with trio.fail_after(GUARD_S), pytest.raises(EntrantExited):
@@ -213,7 +210,8 @@ async def test_a_bot_that_looks_for_the_referees_secrets_finds_none(
         shutil.rmtree(probe.parent)
     report = (data / "bot-output" / "prober.log").read_text()
     assert "probe done" in report
-    assert "uid 65534" in report  # nobody
+    uid = int(report.split("uid ", 1)[1].split()[0])
+    assert uid >= 0x40000000  # a user id of its own
     assert f"DENIED {data}/oddtrick.sqlite3" in report
     assert "DENIED listing" in report
     assert "READ" not in report
@@ -243,7 +241,7 @@ def test_the_launcher_kills_the_bot_when_the_referees_end_of_its_pipe_closes() -
 
     watch_read, watch_write = os.pipe()
     launcher = subprocess.Popen(
-        [sys.executable, "-I", str(LAUNCHER), str(watch_read), "-", "-", "--",
+        [sys.executable, "-I", str(LAUNCHER), str(watch_read), "-", "--",
          "sh", "-c", "echo started; exec sleep 300"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, pass_fds=(watch_read,),
     )  # fmt: skip
@@ -282,15 +280,14 @@ async def test_a_bot_file_imports_the_modules_beside_it(tmp_path: Path) -> None:
     assert {row.entry: row.deals for row in standings.rows} == {"mine": 1, "other": 1}
 
 
-async def test_an_sdk_bot_that_looks_for_the_referees_secrets_finds_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_an_sdk_bot_that_looks_for_the_referees_secrets_finds_none(tmp_path: Path) -> None:
     """Where the unprivileged user cannot run Python (installed under /root, as on this
     machine kind), SDK bots run as root: a sandbox must then hide the data folder and the
     referee's processes, since file modes do not stop root."""
     data = tmp_path / "data"
-    monkeypatch.setenv("PROBE_DATA", str(data))
-    probe_bot = Path(__file__).with_name("secrets_probe_bot.py")
+    probe_bot = tmp_path / "secrets_probe_bot.py"
+    shutil.copy(Path(__file__).with_name("secrets_probe_bot.py"), probe_bot)
+    (tmp_path / "probe_data").write_text(str(data))
     settings = plan(f"good={RANDOM_BOT}", f"prober={probe_bot}", seed="the-master-seed-43", duplicate=False)
     with trio.fail_after(GUARD_S), pytest.raises(EntrantExited):
         await run_tournament(settings, data, progress_stream=io.StringIO())

@@ -19,8 +19,8 @@ import pytest
 import trio
 
 from oddtrick.rules import GameConfig
+from oddtrick_referee._exceptions import EntrantExited
 from oddtrick_referee.competitions import sandbox
-from oddtrick_referee.competitions.entrants import EntrantExited
 from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
 from oddtrick_referee.play.table import TableRules
 
@@ -56,8 +56,10 @@ def plan(*entries: str, seed: str) -> TournamentSettings:
 
 PROBE = r"""#!/bin/sh
 # Instead of playing, try every way out of the sandbox and say what worked.
-data="$PROBE_DATA"
-referee="$PROBE_REFEREE_PID"
+# What it needs to know comes as arguments: its environment holds nothing of the referee's.
+data="${1#data=}"
+referee="$2"
+PROBE_PYTHON="$3"
 echo "uid $(id -u)"
 grep -E '^(CapEff|CapBnd|NoNewPrivs):' /proc/self/status
 leak() { # leak WHAT FILE: say so if FILE could be read
@@ -123,11 +125,13 @@ async def test_root_cannot_leave_the_sandbox(tmp_path: Path, monkeypatch: pytest
     data = probe.parent / "data"  # in a folder the bot sees: only the cover hides it
     probe.write_text(PROBE)
     probe.chmod(0o755)
-    monkeypatch.setenv("PROBE_DATA", str(data))
-    monkeypatch.setenv("PROBE_REFEREE_PID", str(os.getpid()))  # the referee runs in this process
-    monkeypatch.setenv("PROBE_PYTHON", sys.executable)
     monkeypatch.chdir(probe.parent)  # a cmd: entry runs where the tournament was started
-    settings = plan(f"good={RANDOM_BOT}", f"prober=cmd:{probe}", seed="the-master-seed-44")
+    referee = os.getpid()  # the referee runs in this process
+    settings = plan(
+        f"good={RANDOM_BOT}",
+        f"prober=cmd:{probe} data={data} {referee} {sys.executable}",
+        seed="the-master-seed-44",
+    )
     warnings = io.StringIO()
     with trio.fail_after(GUARD_S), pytest.raises(EntrantExited):
         await run_tournament(settings, data, progress_stream=warnings)

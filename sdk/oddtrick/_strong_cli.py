@@ -173,7 +173,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--bot-user",
         default=None,
         metavar="USER",
-        help="when run as root, the user local entries run as (default: nobody), as in oddtrick tournament",
+        help="when run as root, the user local entries run as (default: a user id of each "
+        "process's own), as in oddtrick tournament",
     )
     referee.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     referee.add_argument("--port", type=int, default=0, help="port for remote entries (default: any free)")

@@ -252,9 +252,10 @@ def _add_tournament_plan(plan: argparse._ArgumentGroup) -> None:
         "--bot-user",
         default=None,
         metavar="USER",
-        help="when run as root, the user local entries run as (default: nobody), so that they "
-        "cannot read the referee's data; an entry that user cannot run runs as root in a "
-        "bubblewrap sandbox instead (root: always as root, sandboxed when bubblewrap is installed)",
+        help="when run as root, the user local entries run as (default: a user id of each "
+        "process's own, so that they cannot read the referee's data or each other's files); an "
+        "entry that user cannot run runs as root in a bubblewrap sandbox instead (root: always "
+        "as root, sandboxed when bubblewrap is installed); every entry has its own PID namespace",
     )
     plan.add_argument(
         "--deadline", type=positive_seconds, default=5.0, metavar="S", help="seconds per decision (default 5)"

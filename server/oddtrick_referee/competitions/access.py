@@ -69,6 +69,8 @@ def _command(command: Sequence[str], cwd: Path, path_env: str | None, depth: int
     yield from _program_needs(program, cwd, path_env, depth)
     shell = program.name in _SHELLS or Path(os.path.realpath(program)).name in _SHELLS
     script_seen = False
+    if shell and len(command) > 2 and command[1] == "-c":  # `sh -c 'exec python bot.py'`
+        yield from _lines(command[2], cwd, path_env, depth + 1)
     for argument in command[1:]:
         path = _existing(argument, cwd)
         if path is None:
@@ -104,6 +106,13 @@ def _script(script: Path, cwd: Path, path_env: str | None, depth: int) -> Iterat
         with script.open("rb") as file:
             text = file.read(_SCRIPT_BYTES).decode("utf-8", "replace")
     except OSError:
+        return
+    yield from _lines(text, cwd, path_env, depth)
+
+
+def _lines(text: str, cwd: Path, path_env: str | None, depth: int) -> Iterator[Need]:
+    """The programs shell command lines name by path, or by name after ``exec``."""
+    if depth > _MAX_DEPTH:
         return
     for line in text.splitlines():
         try:
@@ -181,13 +190,15 @@ class Refusal:
     """A path a user cannot reach that a command needs, and how to open it."""
 
     user: str
+    """A user's name, or words for the users of their own that bots get as root."""
     verb: str
     """``enter`` (a folder), ``run`` or ``read`` (a file)."""
     path: Path
     status: os.stat_result
 
     def __str__(self) -> str:
-        return f"user {self.user} cannot {self.verb} {self.path} ({_describe(self.status)})"
+        who = self.user if " " in self.user else f"user {self.user}"  # a name, or "an unprivileged user"
+        return f"{who} cannot {self.verb} {self.path} ({_describe(self.status)})"
 
     @property
     def fix(self) -> str:

@@ -13,7 +13,6 @@ entries are), or remote bots that connect by themselves (``remote:NAME``).
 from __future__ import annotations
 
 import dataclasses
-import os
 import secrets
 import shlex
 import sys
@@ -28,7 +27,7 @@ from oddtrick._human import HumanSeat, Quit
 from oddtrick._run import bot_factory, split_bot_spec
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._errors import interrupted, run_command, sole_error
-from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
+from oddtrick_referee.competitions.entrants import BotProcess, identity_for, run_bot_process
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules
@@ -187,16 +186,13 @@ def start_opponents(
             )
             continue
         process = _process(bot, address, seats, data_dir)
-        who = bot_identity(None)  # as in tournaments: not the referee's user, if it is root
-        if who is not None and refusal_for(process.command, process.cwd, who) is not None:
-            who = None  # root, then, in the sandbox (entrants.run_bot_process)
-        nursery.start_soon(run_bot_process, process, who, done)
+        # As in tournaments: a user of its own if the referee is root (else root, sandboxed).
+        nursery.start_soon(run_bot_process, process, identity_for(process.command, process.cwd), done)
 
 
 def _process(bot: Opponent, address: str, seats: int, data_dir: Path) -> BotProcess:
     assert bot.command is not None
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
-    env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=bot.name, ODDTRICK_SEATS=str(seats))
+    env = {"ODDTRICK_SERVER": address, "ODDTRICK_NAME": bot.name, "ODDTRICK_SEATS": str(seats)}
     sdk = bot.command[1:4] == ("-P", "-m", "oddtrick")
     connect = ("--server", address, f"--name={bot.name}", "--seats", str(seats))  # a name may begin "-"
     command = bot.command + (connect if sdk else ())

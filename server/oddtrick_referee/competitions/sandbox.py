@@ -22,7 +22,10 @@ hand-made sequence of namespace calls:
   data folder covered by an empty, inaccessible file system wherever it falls; and a
   private, writable ``/tmp``;
 - the network shared, since the bot talks to the referee over loopback; and no life
-  beyond its launcher's (``--die-with-parent``).
+  beyond its launcher's (``--die-with-parent``), and a session of its own
+  (``--new-session``: no terminal to push keystrokes into);
+- a home and temporary folder in that private ``/tmp``; the environment is the
+  launcher's allowlist (``launcher.py``), which the sandbox passes on.
 
 nsjail would do as well but needs a configuration language for the same result;
 bubblewrap is one small program with the options above on its command line.
@@ -55,6 +58,7 @@ _NAMESPACES = (
     "--unshare-uts",
     "--unshare-cgroup-try",
     "--die-with-parent",
+    "--new-session",
     "--cap-drop",
     "ALL",
 )
@@ -94,7 +98,9 @@ def sandboxed(
         key=lambda path: len(path.parts),  # a folder before what is inside it
     )
     arguments: list[str] = [program, *_NAMESPACES, *_system_view()]
-    arguments += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    arguments += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    # Its home and temporary folder are its own: the sandbox's /tmp, which nothing else sees.
+    arguments += ["--setenv", "HOME", "/tmp/home", "--setenv", "TMPDIR", "/tmp"]
     visible = [Path("/", name) for name in _SYSTEM]
     for path in shown:
         if not _inside(path, visible):  # (/tmp is not: it is the sandbox's own)

@@ -52,6 +52,7 @@ from oddtrick_referee.competitions.entrants import (
     bot_identity,
     refusal_for,
     run_bot_process,
+    walls_warning,
 )
 from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.competitions.publication import PlannedTable, deal_keys, publishable
@@ -529,6 +530,8 @@ def _identities(
     problem = sandbox.problem() if os.geteuid() == 0 and identity is None and chosen else None
     if problem:
         warnings.append(f"warning: local entries run as root without a sandbox (--bot-user root): {problem}")
+    if chosen and (unwalled := walls_warning()):
+        warnings.append(unwalled)
     if identity is not None and closed:
         first = next(iter(closed.values()))
         warnings.append(
@@ -549,10 +552,7 @@ def local_processes(
     processes = []
     for name, token in entry.identities(settings.duplicate).items():  # each process: its own token only
         command = list(entry.command)
-        env = dict(os.environ)
-        for key in [key for key in env if key.startswith("ODDTRICK_")]:
-            del env[key]
-        env.update(ODDTRICK_SERVER=address, ODDTRICK_NAME=name, ODDTRICK_SEATS=str(seats))
+        env = {"ODDTRICK_SERVER": address, "ODDTRICK_NAME": name, "ODDTRICK_SEATS": str(seats)}
         if entry.sdk:
             # "--name=…" in one word: a name may begin with "-", which would read as an option.
             command += ["--server", address, f"--name={name}", "--seats", str(seats)]

@@ -15,7 +15,6 @@ import os
 import shlex
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -26,7 +25,7 @@ import trio
 
 from oddtrick import Bot, BotView
 from oddtrick.rules import Action, Seat
-from oddtrick_referee.competitions.entrants import LAUNCHER
+from oddtrick_referee.competitions.entrants import BotProcess, identity_for, popen_bot
 from oddtrick_referee.conformance.checks import Outcome, Run, evaluate
 from oddtrick_referee.conformance.proxy import Probes, ProbingProxy
 from oddtrick_referee.conformance.report import Report
@@ -79,14 +78,16 @@ class HouseBot(Bot):
 
 class _Candidate:
     """The bot's process, when this command starts it, as a tournament starts a ``cmd:``
-    entry: through the launcher, with the same environment (ODDTRICK_SERVER,
+    entry: through the launcher, behind the same walls, with the same environment (ODDTRICK_SERVER,
     ODDTRICK_NAME, ODDTRICK_SEATS, the token through ODDTRICK_TOKEN_FD and in
     ODDTRICK_TOKEN), in a process group of its own that is killed as a whole at the end
     (a wrapper script that does not ``exec`` leaves nothing behind). Its output goes
     to a file."""
 
-    def __init__(self, command: str, address: str, options: Options, output: Path) -> None:
+    def __init__(self, command: str, address: str, options: Options, output: Path, data_dir: Path) -> None:
         self.command = command
+        self.data_dir = data_dir
+        """The referee's: covered in the bot's view."""
         self.address = address
         self.options = options
         self.output = output
@@ -100,36 +101,29 @@ class _Candidate:
     def start(self) -> None:
         if self._watch_write >= 0:  # a launcher that has exited: its pipe is done with
             os.close(self._watch_write)
-        env = dict(os.environ)
-        for key in [k for k in env if k.startswith("ODDTRICK_")]:
-            del env[key]
-        env.update(
-            ODDTRICK_SERVER=self.address,
-            ODDTRICK_NAME=self.options.name,
-            ODDTRICK_SEATS=str(SEATS),
-            ODDTRICK_TOKEN_IN_ENV="1",
+        spec = BotProcess(
+            entry=self.options.name,
+            name=self.options.name,
+            command=tuple(shlex.split(self.command)),
+            env={
+                "ODDTRICK_SERVER": self.address,
+                "ODDTRICK_NAME": self.options.name,
+                "ODDTRICK_SEATS": str(SEATS),
+            },
+            cwd=Path.cwd(),
+            token=self.options.token,
+            output=self.output,
+            token_in_env=True,
+            hide=(self.data_dir,),
         )
         watch_read, self._watch_write = os.pipe()
         with self.output.open("ab") as output:
             output.write(f"--- started: {self.command}\n".encode())
             output.flush()
             try:
-                self.process = subprocess.Popen(
-                    [sys.executable, "-I", str(LAUNCHER), str(watch_read), "-", "-", "--",
-                     *shlex.split(self.command)],
-                    env=env,
-                    stdin=subprocess.PIPE,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    pass_fds=(watch_read,),
-                    start_new_session=True,
-                )  # fmt: skip
+                self.process = popen_bot(spec, identity_for(spec.command, spec.cwd), watch_read, output)
             finally:
                 os.close(watch_read)
-        assert self.process.stdin is not None
-        with contextlib.suppress(OSError):
-            self.process.stdin.write(self.options.token.encode("utf-8") + b"\n")
-            self.process.stdin.close()
         self.starts += 1
 
     def exited(self) -> int | None:
@@ -286,7 +280,9 @@ async def conformance_run(options: Options) -> tuple[Report, Run]:
                 address = f"{options.host}:{port}"
                 referee.add_local(bot_entrant(HOUSE, HouseBot))
                 if options.command:
-                    candidate = _Candidate(options.command, address, options, Path(tmp) / "bot-output.log")
+                    candidate = _Candidate(
+                        options.command, address, options, Path(tmp) / "bot-output.log", Path(tmp) / "data"
+                    )
                     options.progress(f"started {options.command}")
                 else:
                     options.progress(
