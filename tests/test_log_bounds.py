@@ -49,6 +49,16 @@ def test_every_reader_of_a_log_stops_at_the_limit(tmp_path: Path) -> None:
             pass
 
 
+def test_an_analysis_is_not_submitted_from_a_log_past_its_limit(tmp_path: Path) -> None:
+    from oddtrick_referee._exceptions import BadJob
+    from oddtrick_referee.storage.analysis_jobs import analysis_payload
+
+    bomb = tmp_path / "bomb.jsonl"
+    bomb.write_bytes(gzip_bomb(START, ACTION, 17))  # 17 MiB of text in a few KiB
+    with pytest.raises(BadJob, match="holds more than 16 MiB of text, too large to submit"):
+        analysis_payload(bomb, par=True)
+
+
 def test_a_truncated_gzip_log_is_one_line_naming_the_file_and_fails(tmp_path: Path) -> None:
     whole = gzip.compress((LOGS / "classic_demo.jsonl").read_bytes())
     cut = tmp_path / "cut.jsonl.gz"
