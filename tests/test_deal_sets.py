@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bounds_support import MEMORY_CEILING, oddtrick_measured
 
 from oddtrick.deal_sets import DealSetError, parse_deal_set, read_deal_set
 from oddtrick.duplicate import deal_config, play_pair
@@ -131,6 +132,29 @@ def test_a_tournament_refuses_a_malformed_file_and_plays_nothing(tmp_path: Path)
     assert run.returncode == 2
     assert "bad.pbn: deal 2 (board 2), line 10: North holds 12 cards, not 13" in run.stderr
     assert not data.exists()
+
+
+def test_a_tag_of_megabytes_is_refused_naming_its_line_in_bounded_memory(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.pbn"
+    huge.write_text(pbn(game(DEAL_1), game(DEAL_1 + " " * 10 * 1024 * 1024, board=2)))
+    words = ["tournament", "--bot", f"a={RANDOM_BOT}", "--bot", f"b={RANDOM_BOT}", "--deals", "2"]
+    done, peak = oddtrick_measured(
+        tmp_path / "peak", *words, "--deals-from", str(huge), "--data-dir", str(tmp_path)
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "oddtrick tournament: huge.pbn: line 10: a tag line of 10,485,838 characters, "
+        "longer than a PBN tag may be (1,024)"
+    ]
+    assert peak < MEMORY_CEILING, f"reading the file held {peak / 2**20:.0f} MiB"
+
+
+def test_a_file_larger_than_a_deal_set_may_be_is_refused(tmp_path: Path) -> None:
+    large = tmp_path / "large.pbn"
+    large.write_text(pbn(*(game(DEAL_1, board=n) for n in range(1, 180_001))))
+    assert large.stat().st_size > 16 * 1024 * 1024
+    with pytest.raises(DealSetError, match=r"large.pbn: larger than a deal set may be \(16 MiB\)"):
+        read_deal_set(large)
 
 
 def test_the_tournaments_help_says_what_a_short_file_does() -> None:

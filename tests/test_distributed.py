@@ -10,6 +10,7 @@ the standings a one-machine run of the same seed gives.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -21,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bounds_support import MEMORY_CEILING, gzip_bomb, oddtrick_measured
 from worker_support import DEADLINE, Worker, until
 
+from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue
 
@@ -133,6 +136,30 @@ def test_workers_give_the_standings_one_machine_gives_and_logs_that_check(
     assert again.returncode == 0, again.stderr
     assert "already submitted" in again.stderr
     assert len(run_jobs(work, "same")) == 4
+
+
+def test_a_worker_s_gzip_bomb_of_a_log_is_one_line_of_error_in_bounded_memory(
+    url: str, work: WorkQueue, tmp_path: Path
+) -> None:
+    submit(url, tournament_words("bombed", 2, 2))
+    lease = work.lease("forger", [TOURNAMENT_SET], [999])
+    assert lease is not None
+    bomb = base64.b64encode(gzip_bomb(b"", b"\0", 300)).decode("ascii")  # 300 MiB in 300 KiB
+    assert len(bomb) < 1024 * 1024
+    assert work.finish(
+        lease.id, lease.token, {"tables": [], "logs": {"first": bomb, "second": bomb}}, "forger"
+    )
+    logs = tmp_path / "logs"
+    done, peak = oddtrick_measured(
+        tmp_path / "peak", "tournament", "status", "--database", url, "bombed", "--logs", str(logs)
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "oddtrick tournament status: match first's log in the run's results cannot be unpacked: "
+        "it holds more than 128 MiB of text, more than a match log may"
+    ]
+    assert list(logs.iterdir()) == []  # nothing half-written left behind
+    assert peak < MEMORY_CEILING, f"unpacking the run's logs held {peak / 2**20:.0f} MiB"
 
 
 def test_a_killed_worker_s_set_is_played_again_from_its_start_and_counted_once(

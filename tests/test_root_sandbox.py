@@ -170,6 +170,29 @@ async def test_an_honest_table_in_the_sandbox_finishes_without_faults(tmp_path: 
         assert dataclasses.asdict(row.faults) == dict.fromkeys(dataclasses.asdict(row.faults), 0)
 
 
+async def test_a_cmd_entry_naming_a_symlinked_bot_file_plays_in_the_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot file is named by a link in another folder than the one it runs in: the
+    sandbox shows it at the name the command line gives, not only where the link leads."""
+    real = tmp_path / "real"
+    real.mkdir()
+    shutil.copy(RANDOM_BOT, real / "random_bot.py")
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / "bot.py").symlink_to(Path("..") / "real" / "random_bot.py")
+    run = tmp_path / "run"  # where the tournament is started: a cmd: entry runs there
+    run.mkdir()
+    monkeypatch.chdir(run)
+    linked = f"linked=cmd:{sys.executable} -P -m oddtrick bot {links / 'bot.py'}"
+    settings = plan(f"plain={real / 'random_bot.py'}", linked, seed="linked")
+    warnings = io.StringIO()
+    with trio.fail_after(GUARD_S):
+        standings = await run_tournament(settings, tmp_path / "data", progress_stream=warnings)
+    assert "linked run as root in a sandbox" in warnings.getvalue()
+    assert {row.entry for row in standings.rows if row.deals} == {"plain", "linked"}
+
+
 def test_the_sandbox_shows_no_more_of_the_system_than_another_user_sees(tmp_path: Path) -> None:
     """What is not on the bot's command line does not exist for it: root's home, other
     folders under /tmp, the machine's other top-level folders; /etc/shadow is covered."""

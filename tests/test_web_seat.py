@@ -13,6 +13,8 @@ import re
 import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -324,6 +326,35 @@ def test_the_play_button_starts_a_match_in_the_browser_only_when_the_operator_tu
     finally:
         plain.stop()
     assert (buttons, form, start.status) == (0, 404, 404)
+
+
+def test_an_answer_is_json_whatever_the_parameters_of_its_content_type(tmp_path: Path) -> None:
+    """``application/json; charset=utf-8`` (what many clients send) is JSON; only another
+    media type is refused as not from the seat's page."""
+    command = play_command(tmp_path, "classic", "content-type")
+    try:
+        answer = f"{command.url}/answer"
+
+        def post(content_type: str) -> tuple[int, str]:
+            request = urllib.request.Request(
+                answer,
+                data=json.dumps({"action": "not-a-card"}).encode(),
+                headers={"Content-Type": content_type, "Origin": command.base},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    return response.status, json.loads(response.read())["ok"]
+            except urllib.error.HTTPError as error:
+                return error.code, json.loads(error.read())["error"]
+
+        sent = {
+            kind: post(kind) for kind in ("application/json; charset=utf-8", "Application/JSON", "text/plain")
+        }
+    finally:
+        command.stop()
+    for kind in ("application/json; charset=utf-8", "Application/JSON"):
+        assert sent[kind][0] == 409, sent  # read, and refused by the desk: not the seat's turn, or no card
+    assert sent["text/plain"] == (403, "a card is played only from the seat's own page, as JSON")
 
 
 async def test_a_match_whose_seat_no_page_follows_is_stopped_and_its_bots_with_it(tmp_path: Path) -> None:

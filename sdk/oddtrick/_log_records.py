@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeAlias
 
-from oddtrick._logfile import open_log
+from oddtrick._logfile import log_lines
 
 LOG_FORMAT = "oddtrick-match-log/1"
 
@@ -364,8 +364,5 @@ def record_line(record: Record) -> str:
 def read_records(path: Path) -> Iterator[Record]:
     """The typed records of a log, plain or compressed; a torn last line (a crash
     mid-write) is skipped."""
-    with open_log(path) as file:
-        for line in file:
-            if not line.endswith("\n"):
-                return
-            yield record_from_dict(json.loads(line))
+    for line in log_lines(path):
+        yield record_from_dict(json.loads(line))

@@ -23,7 +23,9 @@ This module is the one place the three read the file and hand deals out
 
 A malformed file (a card twice, a 12-card hand, a bad rank or suit letter, a
 missing Deal or Dealer tag) is refused whole with :class:`DealSetError`,
-naming the deal and the line; nothing is played.
+naming the deal and the line; nothing is played. So is one past the bounds any
+file from anyone is held to: a tag line over :data:`MAX_TAG_CHARS` characters, a
+file over :data:`MAX_DEAL_SET_BYTES`.
 """
 
 from __future__ import annotations
@@ -60,6 +62,12 @@ DEALS_FROM_HELP: Final = (
 
 _TAG: Final = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _RANK_LETTERS: Final = "23456789TJQKA"
+MAX_TAG_CHARS: Final = 1024
+"""The longest tag line read (PBN asks for lines of 255 characters at most; a Deal tag is
+some 70): a file is anyone's, and a tag of megabytes would cost the tag's pattern
+gigabytes to match. A longer one is refused, naming its line."""
+MAX_DEAL_SET_BYTES: Final = 16 * 1024 * 1024
+"""The largest deal set file read: some 50,000 deals of a few hundred bytes each."""
 _SEAT_LETTERS: Final = "NESW"
 
 
@@ -189,6 +197,11 @@ def _games(text: str) -> list[_Game]:
         if line.startswith("{"):
             in_comment = "}" not in line
             continue
+        if line.startswith("[") and len(line) > MAX_TAG_CHARS:
+            raise DealSetError(
+                f"line {number}: a tag line of {len(line):,} characters, longer than a PBN tag may be "
+                f"({MAX_TAG_CHARS:,})"
+            )
         found = _TAG.match(line)
         if found is None:
             continue  # the rows of an Auction or Play section
@@ -299,13 +312,12 @@ def _fixed(game: _Game) -> FixedDeal:
 
 def parse_deal_set(text: str, name: str = "the deal set", sha256: str | None = None) -> DealSet:
     """The deals of a PBN file's text; raises :class:`DealSetError` for the first bad one."""
-    games = [game for game in _games(text) if game.tags]
-    if not games:
-        raise DealSetError(f"{name}: no deals (no PBN game with a Deal tag)")
     try:
-        deals = tuple(_fixed(game) for game in games)
+        deals = tuple(_fixed(game) for game in _games(text) if game.tags)
     except DealSetError as error:
         raise DealSetError(f"{name}: {error}") from None
+    if not deals:
+        raise DealSetError(f"{name}: no deals (no PBN game with a Deal tag)")
     digest = sha256 or hashlib.sha256(text.encode("utf-8")).hexdigest()
     return DealSet(name, digest, deals)
 
@@ -313,9 +325,14 @@ def parse_deal_set(text: str, name: str = "the deal set", sha256: str | None = N
 def read_deal_set(path: Path) -> DealSet:
     """Read a PBN deal set file (see the module's docstring for what is read and how)."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(MAX_DEAL_SET_BYTES + 1)
     except OSError as error:
         raise DealSetError(f"cannot read the deal set {path}: {error.strerror or error}") from None
+    if len(data) > MAX_DEAL_SET_BYTES:
+        raise DealSetError(
+            f"{path.name}: larger than a deal set may be ({MAX_DEAL_SET_BYTES // (1024 * 1024)} MiB)"
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -15,6 +15,7 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── LadderError (ValueError)    an operator's request the ladder refuses
     │   └── HouseBotTaken           a house bot's name is another referee's
     ├── ReplayError (ValueError)    a log that cannot be replayed
+    ├── LogUnreadable (OSError)     a match log that cannot be unpacked (damaged, too large)
     ├── BadJob (ValueError)         a queued job's payload no worker can do
     ├── HandBack                    a leased job this worker cannot do (given back)
     ├── NotVisible                  a spectator may not see this of a match
@@ -93,6 +94,11 @@ class HouseBotTaken(LadderError):
 
 class ReplayError(RefereeError, ValueError):
     """The log cannot be replayed; the message says why and what to do."""
+
+
+class LogUnreadable(RefereeError, OSError):
+    """A match log that cannot be read or unpacked: damaged, cut short, or larger than a
+    log may be (a gzip bomb); the message says which log and why."""
 
 
 class NotVisible(RefereeError):

@@ -229,7 +229,11 @@ def status(url: str, name: str | None, as_json: bool, logs: Path | None) -> int:
             return 2
         jobs = store.jobs(name)
         if logs is not None:
-            written = write_logs(store.logs(name), logs)
+            try:
+                written = write_logs(store.logs(name), logs)
+            except OSError as error:
+                print(f"oddtrick tournament status: {error}", file=sys.stderr)
+                return 1
             print(f"{len(written)} match logs written to {logs}", file=sys.stderr)
         report = status_report(store, run, jobs)
         if as_json:

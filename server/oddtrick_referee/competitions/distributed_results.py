@@ -9,15 +9,20 @@ cannot disagree on how faults, times or deal scores add up.
 from __future__ import annotations
 
 import base64
+import binascii
 import contextlib
 import dataclasses
 import gzip
+import io
+import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from oddtrick._logfile import LogFileError, unpacked
 from oddtrick.sprt import SprtState
+from oddtrick_referee._exceptions import LogUnreadable
 from oddtrick_referee.competitions.sequential import pair_scores
 from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
@@ -118,9 +123,28 @@ def write_logs(logs: dict[str, str], folder: Path) -> list[Path]:
     written = []
     for match_id, packed in sorted(logs.items()):
         path = folder / f"{Path(match_id).name}.jsonl"
-        path.write_bytes(gzip.decompress(base64.b64decode(packed)))
+        _unpack_log(match_id, packed, path)
         written.append(path)
     return written
+
+
+def _unpack_log(match_id: str, packed: str, path: Path) -> None:
+    """Write one log of a run's results, unpacked as a stream and bounded as every log read
+    is (a worker's result is not to be trusted to unpack to a log's size: a gzip bomb).
+
+    Raises :class:`LogUnreadable`, the partial file removed, for a log that does not unpack.
+    """
+    try:
+        with (
+            unpacked(io.BytesIO(base64.b64decode(packed, validate=True))) as source,
+            path.open("wb") as target,
+        ):
+            shutil.copyfileobj(source, target, 1 << 20)
+    except (LogFileError, binascii.Error, TypeError) as error:
+        path.unlink(missing_ok=True)
+        raise LogUnreadable(
+            f"match {match_id}'s log in the run's results cannot be unpacked: {error}"
+        ) from None
 
 
 def pack_log(path: Path) -> str:

@@ -18,7 +18,8 @@ hand-made sequence of namespace calls:
 - a file system that holds only what an unprivileged user would see of the system
   (``/usr``, ``/etc`` and the like, read-only, with /etc/shadow and private keys
   covered) and the paths its command line needs (its folder, its program and
-  interpreter, Python's installation and the SDK), all read-only, with the referee's
+  interpreter, Python's installation and the SDK; a path named through a symbolic link
+  both where the link leads and at its name), all read-only, with the referee's
   data folder covered by an empty, inaccessible file system wherever it falls; and a
   private, writable ``/tmp``;
 - the network shared, since the bot talks to the referee over loopback; and no life
@@ -93,6 +94,7 @@ def sandboxed(
     """``command`` run in ``cwd`` inside the sandbox, seeing the system, ``needs`` and the
     Python that runs bots (read-only), with each path of ``hide`` covered."""
     program = shutil.which("bwrap") or "bwrap"
+    needs = list(needs)  # read twice: for what is shown, and for the names of links
     shown = sorted(
         {_real(path) for path in [cwd, *needs, *python_paths()] if path.exists()} - {Path("/")},
         key=lambda path: len(path.parts),  # a folder before what is inside it
@@ -106,6 +108,9 @@ def sandboxed(
         if not _inside(path, visible):  # (/tmp is not: it is the sandbox's own)
             arguments += ["--ro-bind", str(path), str(path)]
             visible.append(path)
+    for named in _linked_elsewhere(needs, visible):
+        arguments += ["--ro-bind", str(_real(named)), str(named)]
+        visible.append(named)
     for secret in sorted({_real(path) for path in hide if path.exists()}):
         if _inside(secret, visible):  # elsewhere it does not exist in the sandbox at all
             arguments += _cover(secret)
@@ -142,6 +147,15 @@ def _cover(path: Path) -> list[str]:
     if path.is_dir():
         return ["--perms", "0000", "--tmpfs", str(path)]
     return ["--ro-bind", "/dev/null", str(path)]
+
+
+def _linked_elsewhere(needs: Iterable[Path], visible: list[Path]) -> list[Path]:
+    """The paths a command line names through a symbolic link (``bot.py`` a link to
+    ``../real/bot.py``) whose name the sandbox would not hold: what they lead to is shown
+    where it is, and must be shown at the name too, or the bot finds no file there."""
+    named = {Path(os.path.abspath(path)) for path in needs if path.exists()}
+    linked = [path for path in named if path != _real(path) and not _inside(path, visible)]
+    return sorted(linked, key=lambda path: len(path.parts))
 
 
 def _real(path: Path) -> Path:

@@ -10,7 +10,8 @@ there stays readable; the file is fsynced when the match ends. Deals are not wri
 the seed, revealed on the last line, re-creates them.
 
 A finished log may be compressed in place (:func:`compress_log`): the same name,
-gzip inside. Every reader opens a log through :func:`open_log`, which reads both.
+gzip inside. Every reader opens a log through :func:`open_log` (or reads its lines with
+:func:`log_lines`), which reads both and bounds what a log may unpack to.
 
 :func:`check_log` replays a log through the rules engine and says whether
 every action was legal, the seed matches its commitment and the results
@@ -38,6 +39,7 @@ from oddtrick._drive import next_turn
 from oddtrick._log_records import LOG_FORMAT as LOG_FORMAT
 from oddtrick._log_records import GameResultRecord, HandResultRecord, HandStart, Record
 from oddtrick._logfile import is_compressed as is_compressed
+from oddtrick._logfile import log_lines as log_lines
 from oddtrick._logfile import open_log as open_log
 from oddtrick._logfile import read_log_text as read_log_text
 from oddtrick.deal_sets import DealSetError, deals_from_log
@@ -267,12 +269,10 @@ def recover_compression(log_dir: Path, compress_finished: bool) -> tuple[int, in
 
 
 def read_log(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of a log, plain or compressed; a torn last line (a crash mid-write) is skipped."""
-    with open_log(path) as file:
-        for line in file:
-            if not line.endswith("\n"):
-                return
-            yield json.loads(line)
+    """The records of a log, plain or compressed, read as a stream (bounded: see
+    :func:`log_lines`); a torn last line (a crash mid-write) is skipped."""
+    for line in log_lines(path):
+        yield json.loads(line)
 
 
 def load_records(text: str) -> list[dict[str, Any]]:
@@ -353,19 +353,41 @@ _PLAIN_ACTION = re.compile(
 these without a JSON parse (they are nearly every line of a log)."""
 
 
+def _first_and_last(path: Path) -> tuple[str, str, int]:
+    """A log's first and last whole lines and how many there are, read as a stream."""
+    first = last = ""
+    count = 0
+    for line in log_lines(path):
+        if not count:
+            first = line
+        last = line
+        count += 1
+    return first, last, count
+
+
+def _middle_lines(path: Path, count: int) -> Iterator[str]:
+    """The whole lines between a log's first and its ``count``-th (its last), without their
+    newlines, read again as a stream: the seed the replay needs is on the last line, and a
+    log is never held whole (it may be anyone's, and as large as its reader allows)."""
+    for number, line in enumerate(log_lines(path)):
+        if number >= count - 1:
+            return
+        if number:
+            yield line[:-1]
+
+
 def check_log(path: Path) -> CheckReport:
     """Replay a finished match's log and compare everything it claims."""
-    lines = read_log_text(path).split("\n")
-    lines.pop()  # what follows the last newline: nothing, or a torn last line
-    if not lines:
+    first, last, count = _first_and_last(path)
+    if not count:
         return CheckReport(False, ["the log does not start with a match_start record"], 0, 0)
-    start = json.loads(lines[0])
+    start = json.loads(first)
     problems: list[str] = []
     if not isinstance(start, dict) or start.get("type") != "match_start":
         return CheckReport(False, ["the log does not start with a match_start record"], 0, 0)
     if start.get("format") != LOG_FORMAT:
         problems.append(f"unknown log format {start.get('format')!r}")
-    end = json.loads(lines[-1])
+    end = json.loads(last)
     if end.get("type") != "match_end":
         return CheckReport(False, ["the match did not finish (no match_end record)"], 0, 0)
     seed = end["seed"]
@@ -379,7 +401,7 @@ def check_log(path: Path) -> CheckReport:
     clocks = _Clocks.of(start)
     actions = 0
     plain = _PLAIN_ACTION
-    for line in lines[1:-1]:
+    for line in _middle_lines(path, count):
         found = plain(line)
         if found is not None:
             seat_text, action_text, think_text, clock_text = found.groups()

@@ -3,8 +3,11 @@
 The numbers are ``oddtrick analyze``'s (the work queue's analysis job,
 :func:`oddtrick_referee.workers.kinds.analyse`, on the log's text), so the page,
 the command and a ladder's workers never disagree. Solving a 10-deal match takes
-seconds, too long for a page request: the first view starts it in a background
-thread and the page asks again (``analysis.json``) until it is there. The result is
+seconds, too long for a page request: the first view puts the match in a short queue
+that one background thread serves, one match at a time, and the page asks again
+(``analysis.json``) until it is there. The queue is bounded (:data:`MAX_WAITING`): past
+it a view is told the analyser is busy, to try later, rather than costing the server a
+thread and a log's text per match asked for. The result is
 kept in the data folder's ``analysis/`` (one JSON file per match, beside the logs), so
 it is computed once per match and survives restarts; a folder the page cannot write
 keeps it in memory instead.
@@ -20,6 +23,7 @@ import contextlib
 import json
 import logging
 import os
+import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +38,12 @@ log = logging.getLogger("oddtrick.web")
 NEEDS_EXTRA = "Double-dummy analysis needs the strong extra: pip install 'oddtrick[strong]'."
 """What the page says, in one line, when the solver is not installed."""
 ABORTED = "No analysis: the match was aborted, so its deals are unknown."
+BUSY = "The analyser is busy with other matches: try again in a few minutes."
+"""What the page says when the queue of matches waiting for the solver is full."""
+PENDING = "Analysing every card double dummy…"
+MAX_WAITING = 8
+"""Matches waiting for the solver at most (one more is being solved): each is a few
+seconds of every core, so a longer queue would only make its last wait longer."""
 CACHE_FOLDER = "analysis"
 _FORMAT = 1
 """Bumped when what is kept changes: older files are computed again."""
@@ -99,15 +109,18 @@ def page_analysis(result: dict[str, Any]) -> dict[str, Any]:
 
 class Analyses:
     """The analyses of one data folder's finished matches, each computed once, one at a time
-    (the solver uses every core; two at once would only slow both and the pages)."""
+    by one thread (the solver uses every core; two at once would only slow both and the
+    pages), from a queue of at most ``waiting`` matches."""
 
-    def __init__(self, data: WebData) -> None:
+    def __init__(self, data: WebData, waiting: int = MAX_WAITING) -> None:
         self.data = data
         self.folder = data.data_dir / CACHE_FOLDER
         self._memory: dict[str, dict[str, Any]] = {}
         self._running: set[str] = set()
+        """Matches queued or being solved: asked again, they are not queued twice."""
         self._lock = threading.Lock()
-        self._one_at_a_time = threading.Lock()
+        self._waiting: queue.Queue[str] = queue.Queue(waiting)
+        self._solver: threading.Thread | None = None
         self.stored: Callable[[str], Any | None] | None = None
         """A match's analysis recorded by a worker (``oddtrick web --database``), used rather
         than computing it here: a worker's cores, not the page's, did the solving."""
@@ -168,32 +181,53 @@ class Analyses:
                 return found
         if not self.available():
             return {"status": "unavailable", "message": NEEDS_EXTRA}
-        text = self.data.log_text(match_id)  # the visibility check, again, before any solving
+        self.data.log_text(match_id)  # the visibility check, again, before any solving
+        return self._enqueue(match_id)
+
+    def _enqueue(self, match_id: str) -> dict[str, Any]:
+        """Queue the match for the solver (once), starting the one thread that serves the
+        queue on the first; ``busy`` when the queue is full."""
         with self._lock:
             if match_id not in self._running:
-                self._running.add(match_id)
-                threading.Thread(target=self._compute, args=(match_id, text), daemon=True).start()
-        return {"status": "pending", "message": "Analysing every card double dummy…"}
-
-    def _compute(self, match_id: str, text: str) -> None:
-        _lowest_priority()
-        try:
-            with self._one_at_a_time:
                 try:
-                    found = page_analysis(analyse({"log_name": f"{match_id}.jsonl", "log_text": text}))
-                except BadJob as error:
-                    found = {"status": "none", "message": f"No analysis: {error}"}
-                except ImportError:
-                    found = {"status": "unavailable", "message": NEEDS_EXTRA}
-                except Exception as error:  # the solver failed: said until a restart, not on disk
-                    log.exception("analysis of match %s failed", match_id)
-                    with self._lock:
-                        self._memory[match_id] = {"status": "none", "message": f"No analysis: {error}"}
-                    return
-            self._keep(match_id, found)
-        finally:
+                    self._waiting.put_nowait(match_id)
+                except queue.Full:
+                    return {"status": "busy", "message": BUSY}
+                self._running.add(match_id)
+                if self._solver is None:
+                    self._solver = threading.Thread(target=self._serve, name="oddtrick-analysis", daemon=True)
+                    self._solver.start()
+        return {"status": "pending", "message": PENDING}
+
+    def _serve(self) -> None:
+        """The solver's thread: the queued matches, one at a time, for as long as the page runs."""
+        _lowest_priority()
+        while True:
+            match_id = self._waiting.get()
+            try:
+                self._compute(match_id)
+            finally:
+                with self._lock:
+                    self._running.discard(match_id)
+
+    def _compute(self, match_id: str) -> None:
+        try:
+            # Read when solved, not when queued: a queued match holds no log text.
+            text = self.data.log_text(match_id)
+        except (KeyError, NotVisible):
+            return  # gone meanwhile: the next view says why
+        try:
+            found = page_analysis(analyse({"log_name": f"{match_id}.jsonl", "log_text": text}))
+        except BadJob as error:
+            found = {"status": "none", "message": f"No analysis: {error}"}
+        except ImportError:
+            found = {"status": "unavailable", "message": NEEDS_EXTRA}
+        except Exception as error:  # the solver failed: said until a restart, not on disk
+            log.exception("analysis of match %s failed", match_id)
             with self._lock:
-                self._running.discard(match_id)
+                self._memory[match_id] = {"status": "none", "message": f"No analysis: {error}"}
+            return
+        self._keep(match_id, found)
 
     def _keep(self, match_id: str, found: dict[str, Any]) -> None:
         """On disk when the folder can be written (atomically: a reader never sees half a

@@ -6,7 +6,7 @@
 | ``/matches?status=&game=&bot=&page=`` | matches, newest first, filtered, 50 a page (sealed ones too) |
 | ``/matches/{id}?hand=&card=`` | the replay viewer at a position, or the live view, or why neither |
 | ``/matches/{id}/replay.json`` | the viewer's data for a finished match |
-| ``/matches/{id}/analysis.json`` | its double-dummy analysis, ``pending`` while computed (web/analysis.py) |
+| ``/matches/{id}/analysis.json`` | its double-dummy analysis, ``pending`` or ``busy`` (web/analysis.py) |
 | ``/matches/{id}/log.jsonl`` | the match log, as written |
 | ``/matches/{id}/match.pbn`` | the match as PBN |
 | ``/matches/{id}/events`` | live spectator events (server-sent events) |

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
-from oddtrick._logfile import open_log
+from oddtrick._logfile import log_lines
 from oddtrick.rules import GameState, Phase
 from oddtrick_referee.replay.sources import safe_log_path
 
@@ -40,7 +41,7 @@ class Progress:
         return {"hand": self.hand, "trick": self.trick, "over": self.over, "text": self.text}
 
 
-def progress_of_lines(lines: list[str], contract: bool) -> Progress:
+def progress_of_lines(lines: Iterable[str], contract: bool) -> Progress:
     """Count hands, and cards of the last hand, from a log's lines.
 
     In Contract Whist the first actions of a hand are its auction, which ends, as the
@@ -78,9 +79,8 @@ def table_progress(data_dir: Path, stored_log_path: str, contract: bool) -> Prog
     if path is None:
         return None
     try:
-        with open_log(path) as file:
-            return progress_of_lines(file.read().splitlines(), contract)
-    except (OSError, EOFError):
+        return progress_of_lines(log_lines(path), contract)
+    except OSError:
         return None
 
 

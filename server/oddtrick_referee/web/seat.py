@@ -82,6 +82,14 @@ def same_origin(request: Request) -> bool:
     return bool(source) and urlsplit(source).netloc == host
 
 
+def sends_json(request: Request) -> bool:
+    """Whether a request declares a JSON body: its media type ``application/json``, in any
+    case and whatever parameters follow it (``application/json; charset=utf-8``, as many
+    clients send it), since a parameter does not change what the body is."""
+    media_type = request.headers.get("content-type", "").split(";", 1)[0]
+    return media_type.strip().lower() == "application/json"
+
+
 class SeatPages:
     """The routes of seats played from the browser, for the page ``web``."""
 
@@ -168,7 +176,7 @@ class SeatPages:
         desk = self.sittings.desks.get(request.path_params["token"])
         if desk is None:
             return JSONResponse({"error": "no such seat"}, 404)
-        if not same_origin(request) or request.headers.get("content-type", "") != "application/json":
+        if not same_origin(request) or not sends_json(request):
             return JSONResponse({"error": "a card is played only from the seat's own page, as JSON"}, 403)
         try:
             sent = json.loads((await request.body())[:_LONGEST_BODY])

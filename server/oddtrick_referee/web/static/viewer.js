@@ -177,11 +177,15 @@
         .then((next) => {
           found = next;
           if (found.status === "pending") setTimeout(poll, 1000);
-          else onReady();
+          else {
+            onReady();
+            if (found.status === "busy") setTimeout(poll, 30000); // the queue was full: ask later
+          }
         })
         .catch(() => setTimeout(poll, 3000));
     }
     if (found.status === "pending") setTimeout(poll, 500);
+    else if (found.status === "busy") setTimeout(poll, 30000);
 
     function markEl(plays, index) {
       const a = current;
