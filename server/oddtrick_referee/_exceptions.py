@@ -15,6 +15,7 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── LadderError (ValueError)    an operator's request the ladder refuses
     │   └── HouseBotTaken           a house bot's name is another referee's
     ├── ReplayError (ValueError)    a log that cannot be replayed
+    ├── ResultRefused (ValueError)  a table's result its own match log does not bear out
     ├── BadJob (ValueError)         a queued job's payload no worker can do
     ├── HandBack                    a leased job this worker cannot do (given back)
     ├── NotVisible                  a spectator may not see this of a match
@@ -93,6 +94,11 @@ class HouseBotTaken(LadderError):
 
 class ReplayError(RefereeError, ValueError):
     """The log cannot be replayed; the message says why and what to do."""
+
+
+class ResultRefused(RefereeError, ValueError):
+    """A finished table's result is not counted: its match log fails the rules' check, or
+    says other than the figures reported beside it. The message says which table and why."""
 
 
 class NotVisible(RefereeError):
