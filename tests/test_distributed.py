@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from worker_support import DEADLINE, Worker, until
 
+from oddtrick_referee.competitions.distributed_results import ResultCheck
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue
 
@@ -87,7 +88,10 @@ def workers() -> Iterator[list[Worker]]:
 
 
 def run_jobs(work: WorkQueue, name: str) -> list[Any]:
-    return RunStore(work).jobs(name)
+    """The run's jobs, each done one with the tables its logs count for (as the standings read them)."""
+    store = RunStore(work)
+    run = store.get(name)
+    return [] if run is None else ResultCheck().jobs(store, run)
 
 
 def all_done(work: WorkQueue, name: str) -> bool:

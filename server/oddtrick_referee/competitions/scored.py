@@ -147,12 +147,12 @@ def disagreement(
     """What figures reported beside a table's log (its deals' points, its seats' records)
     say otherwise than the log does; None when they agree."""
     mine, theirs = _plain(table.deals), _plain(list(deals))
-    if theirs != mine:
-        by_deal = {deal[0]: deal for deal in mine}
-        for given in theirs:
-            if not isinstance(given, list) or not given or by_deal.get(given[0]) != given:
-                logged = by_deal.get(given[0]) if isinstance(given, list) and given else None
-                return f"{who} reports deal {given} where the log gives {logged}"
+    by_deal = {deal[0]: deal for deal in mine}
+    for given in theirs:
+        if not isinstance(given, list) or not given or by_deal.get(given[0]) != given:
+            logged = by_deal.get(given[0]) if isinstance(given, list) and given else None
+            return f"{who} reports deal {given} where the log gives {logged}"
+    if len(theirs) != len(mine) or len({given[0] for given in theirs}) != len(theirs):
         return f"{who} reports {len(theirs)} deals, the log {len(mine)}"
     return _seats_differ(table, seats, who)
 
