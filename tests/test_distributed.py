@@ -11,13 +11,14 @@ the standings a one-machine run of the same seed gives.
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import re
 import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,9 @@ import pytest
 from bounds_support import MEMORY_CEILING, gzip_bomb, oddtrick_measured
 from worker_support import DEADLINE, Worker, until
 
+from oddtrick import __version__
 from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
+from oddtrick_referee.competitions.distributed_results import ResultCheck
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue
 
@@ -90,7 +93,10 @@ def workers() -> Iterator[list[Worker]]:
 
 
 def run_jobs(work: WorkQueue, name: str) -> list[Any]:
-    return RunStore(work).jobs(name)
+    """The run's jobs, each done one with the tables its logs count for (as the standings read them)."""
+    store = RunStore(work)
+    run = store.get(name)
+    return [] if run is None else ResultCheck().jobs(store, run)
 
 
 def all_done(work: WorkQueue, name: str) -> bool:
@@ -279,6 +285,100 @@ def test_an_sprt_on_workers_stops_their_work_when_it_decides_with_the_one_machin
     report = status_json(url, name)
     assert report["sprt"]["verdict"] == "H1"
     assert report["sprt"]["pairs"] == int(re.findall(r"^\s*(\d+) deal pairs", alone.stdout, re.M)[-1])
+
+
+def statuses(work: WorkQueue, name: str) -> list[tuple[str, int]]:
+    """Each job's status and attempts, read from the queue (no result is checked)."""
+    return [(job.status, job.attempts) for job in work.jobs() if job.payload.get("run") == name]
+
+
+def rewrite_result(work: WorkQueue, job_id: int, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change a done job's recorded result in the database, as anyone with its password can."""
+    with work.database.transaction() as cursor:
+        (row,) = cursor.rows("SELECT result FROM work WHERE id = ?", (job_id,))
+        result = row["result"]
+        change(result)
+        cursor.execute("UPDATE work SET result = ?::jsonb WHERE id = ?", (json.dumps(result), job_id))
+
+
+def seeded_wins_every_deal(result: dict[str, Any]) -> None:
+    """The deal scores recorded beside the logs give ``seeded`` 999 points a deal; the logs stay true."""
+    for table in result["tables"]:
+        ns = table["ns_entry"] == "seeded"
+        table["deals"] = [[deal, 999 if ns else 0, 0 if ns else 999] for deal, _, _ in table["deals"]]
+
+
+def seeded_wins_every_deal_in_the_logs_too(result: dict[str, Any]) -> None:
+    """As :func:`seeded_wins_every_deal`, and each log's hand results say the same: the logs
+    agree with the figures beside them, but not with what the rules make of their play."""
+    seeded_wins_every_deal(result)
+    for table in result["tables"]:
+        points = {deal: [ns, ew] for deal, ns, ew in table["deals"]}
+        text = gzip.decompress(base64.b64decode(result["logs"][table["match_id"]])).decode()
+        lines = []
+        for line in text.splitlines():
+            record = json.loads(line)
+            if record["type"] == "hand_result":
+                record.update(points=points[record["hand"]], honours=[0, 0], scores=points[record["hand"]])
+                line = json.dumps(record)
+            lines.append(line)
+        forged = gzip.compress(("\n".join(lines) + "\n").encode())
+        result["logs"][table["match_id"]] = base64.b64encode(forged).decode()
+
+
+@pytest.mark.parametrize(
+    ("forgery", "why"),
+    [
+        (seeded_wins_every_deal, "the worker reports deal"),
+        (seeded_wins_every_deal_in_the_logs_too, "its log fails the rules' check"),
+    ],
+    ids=["scores-changed", "log-changed"],
+)
+def test_a_result_rewritten_in_the_database_is_refused_not_counted_and_its_set_played_again(
+    url: str, work: WorkQueue, workers: list[Worker], forgery: Callable[[dict[str, Any]], None], why: str
+) -> None:
+    submit(url, tournament_words("forged", 4, 2))
+    first = Worker(url, "first", *FAST)
+    workers.append(first)
+    until("both sets done", lambda: statuses(work, "forged") == [("done", 1), ("done", 1)])
+    assert first.stop() == 130
+    honest = status_json(url, "forged")["standings"]
+    set_one = min(job.id for job in work.jobs() if job.payload.get("run") == "forged")
+    rewrite_result(work, set_one, forgery)
+    report = status_json(url, "forged")
+    assert all(abs(row["points_per_deal"]) < 100 for row in report["standings"]["entries"])
+    assert [row["deals"] for row in report["standings"]["entries"]] == [2, 2]  # set 2 alone counts
+    (refused,) = report["refused"]
+    assert (refused["set"], refused["job"], refused["status"]) == (1, set_one, "waiting")
+    assert why in refused["reason"]
+    assert "refused, not counted" in refused["reason"]
+    assert statuses(work, "forged") == [("waiting", 1), ("done", 1)]
+    workers.append(Worker(url, "second", *FAST))
+    until("set 1 played again", lambda: statuses(work, "forged") == [("done", 2), ("done", 1)])
+    again = status_json(url, "forged")
+    assert again["refused"] == []
+    assert without_times(again["standings"]) == without_times(honest)
+
+
+def test_a_worker_of_another_oddtrick_version_leases_none_of_a_run_s_sets(
+    url: str, work: WorkQueue, workers: list[Worker]
+) -> None:
+    submit(url, tournament_words("versioned", 2, 2))
+    other = Worker(url, "other-code", *FAST, version="0.0.9")
+    workers.append(other)
+    other.wait_for(r"waiting work is for oddtrick \S+ only, this worker is 0\.0\.9")
+    assert statuses(work, "versioned") == [("waiting", 0)]
+    report = status_json(url, "versioned")
+    assert report["run"]["oddtrick"] == __version__
+    (seen,) = report["workers"]
+    assert (seen["name"], seen["version"]) == ("other-code", "0.0.9")
+    assert seen["refused"] == f"oddtrick 0.0.9: this run's sets are for oddtrick {__version__} only"
+    shown = oddtrick("tournament", "status", "--database", url, "versioned", timeout=DEADLINE)
+    assert f"refused: oddtrick 0.0.9: this run's sets are for oddtrick {__version__} only" in shown.stdout
+    workers.append(Worker(url, "same-code", *FAST))
+    until("the set done", lambda: statuses(work, "versioned") == [("done", 1)])
+    assert run_jobs(work, "versioned")[0].done_by == "same-code"
+    assert not any("leased job" in line for line in other.lines)
 
 
 def test_options_that_do_not_go_with_workers_are_refused_in_one_line_and_submit_nothing(

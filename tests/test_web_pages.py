@@ -72,7 +72,7 @@ async def _play_one_table_then_stop_its_twin_as_it_begins(
     """The tournament's play, in an order no timing can change: the set's first table is
     played and recorded, then its twin begins and is stopped at once, as a tournament
     stopped while the twin was being played leaves it (the set is never released)."""
-    from oddtrick_referee.competitions.competition import PlayedTable
+    from oddtrick_referee.competitions.competition import PlayedTable, scored
     from oddtrick_referee.competitions.tournament_plan import plan_runs
 
     first, twin = plan_runs(tournament.settings, master_seed)
@@ -83,7 +83,7 @@ async def _play_one_table_then_stop_its_twin_as_it_begins(
             record = await tournament.referee.play_match(
                 spec, wait_s=wait_s, sealed=sealed, on_start=lambda *_: stop_the_twin.cancel()
             )
-            return PlayedTable.of(record)
+            return await scored(record)
 
         tournament.play_table = play_table
         await tournament.play_run(twin, progress)

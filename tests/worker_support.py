@@ -27,13 +27,25 @@ def until(what: str, check: Callable[[], bool], deadline: float = DEADLINE) -> N
         time.sleep(0.05)
 
 
-class Worker:
-    """An ``oddtrick worker`` process whose lines are read as they come."""
+OTHER_VERSION = (
+    "import sys\n"
+    "import oddtrick_referee.workers.kinds as kinds\n"
+    "kinds.WORKER_VERSION = sys.argv.pop(1)\n"
+    "from oddtrick._cli import main\n"
+    "sys.exit(main())\n"
+)
+"""``oddtrick`` as a worker of other code would run it: the same, but saying another version."""
 
-    def __init__(self, url: str, name: str, *options: str) -> None:
+
+class Worker:
+    """An ``oddtrick worker`` process whose lines are read as they come; ``version``: one
+    that runs as another oddtrick version would (its code changed, its version its own)."""
+
+    def __init__(self, url: str, name: str, *options: str, version: str | None = None) -> None:
         self.name = name
+        program = ["-m", "oddtrick"] if version is None else ["-c", OTHER_VERSION, version]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "oddtrick", "worker", "--database", url, "--name", name, *options],
+            [sys.executable, *program, "worker", "--database", url, "--name", name, *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -15,7 +15,11 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── LadderError (ValueError)    an operator's request the ladder refuses
     │   └── HouseBotTaken           a house bot's name is another referee's
     ├── ReplayError (ValueError)    a log that cannot be replayed
+<<<<<<< HEAD
     ├── LogUnreadable (OSError)     a match log that cannot be unpacked (damaged, too large)
+=======
+    ├── ResultRefused (ValueError)  a table's result its own match log does not bear out
+>>>>>>> i28-scored
     ├── BadJob (ValueError)         a queued job's payload no worker can do
     ├── HandBack                    a leased job this worker cannot do (given back)
     ├── NotVisible                  a spectator may not see this of a match
@@ -99,6 +103,11 @@ class ReplayError(RefereeError, ValueError):
 class LogUnreadable(RefereeError, OSError):
     """A match log that cannot be read or unpacked: damaged, cut short, or larger than a
     log may be (a gzip bomb); the message says which log and why."""
+
+
+class ResultRefused(RefereeError, ValueError):
+    """A finished table's result is not counted: its match log fails the rules' check, or
+    says other than the figures reported beside it. The message says which table and why."""
 
 
 class NotVisible(RefereeError):

@@ -11,30 +11,25 @@ they store stay their own.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import trio
 
 from oddtrick.deal_sets import MatchDeals
-from oddtrick.rules import GameConfig, GameState, Seat
+from oddtrick.rules import GameConfig, Seat
+
+# What a finished table gives the standings is read off its log there, and nowhere else.
+from oddtrick_referee.competitions.scored import DealPoints as DealPoints
+from oddtrick_referee.competitions.scored import PlayedTable as PlayedTable
+from oddtrick_referee.competitions.scored import deal_points as deal_points
+from oddtrick_referee.competitions.scored import scored_record
 from oddtrick_referee.front_door import FrontDoor
-from oddtrick_referee.play.table import SeatRecord, TableRules
+from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, SeatedMatch
 
 T = TypeVar("T")
-
-DealPoints = tuple[int, int, int]
-"""(deal number, NS points, EW points), honours included."""
-
-
-def deal_points(state: GameState) -> list[DealPoints]:
-    """Every hand of a finished table, honours included."""
-    return [
-        (r.hand_number, r.points[0] + r.honours[0], r.points[1] + r.honours[1]) for r in state.hand_results
-    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,32 +61,12 @@ class DuplicateSet:
         )
 
 
-@dataclasses.dataclass(frozen=True)
-class PlayedTable:
-    """What a finished table gives the standings."""
-
-    match_id: str
-    deals: list[DealPoints]
-    seats: Mapping[Seat, SeatRecord]
-
-    @classmethod
-    def of(cls, record: MatchRecord) -> PlayedTable:
-        return cls(record.match_id, deal_points(record.state), dict(record.seats))
-
-    def seat_dicts(self) -> dict[str, Any]:
-        """The seats' records as a store keeps them (``SeatRecord.to_dict``), by seat."""
-        return {str(seat): record.to_dict() for seat, record in self.seats.items()}
-
-    def faults(self) -> collections.Counter[str]:
-        """Faults of every kind, by bot name."""
-        counts: collections.Counter[str] = collections.Counter()
-        for record in self.seats.values():
-            counts[record.bot_name] += sum(record.faults.values())
-        return counts
-
-    def forfeited(self) -> set[str]:
-        """The bots that did not come back within the grace period."""
-        return {record.bot_name for record in self.seats.values() if record.forfeited}
+async def scored(record: MatchRecord) -> PlayedTable:
+    """A table just played, read from its log on a worker thread (a replay takes a few
+    milliseconds a deal: not on the referee's loop)."""
+    return await trio.to_thread.run_sync(
+        scored_record, record.match_id, record.log_path, record.state, record.seats
+    )
 
 
 class Competition:
@@ -101,8 +76,9 @@ class Competition:
         self.referee = referee
 
     async def play_table(self, spec: MatchSpec, sealed: bool, wait_s: float | None = None) -> PlayedTable:
-        """Wait for the table's bots (``trio.TooSlowError`` after ``wait_s``), play it, read it."""
-        return PlayedTable.of(await self.referee.play_match(spec, wait_s=wait_s, sealed=sealed))
+        """Wait for the table's bots (``trio.TooSlowError`` after ``wait_s``), play it, read it
+        from its log (``ResultRefused`` when the log and the referee's record disagree)."""
+        return await scored(await self.referee.play_match(spec, wait_s=wait_s, sealed=sealed))
 
     def seat_tables(self, specs: Sequence[MatchSpec]) -> list[SeatedMatch]:
         """Seat every table of a set at once, sealed: no checkpoint between them, so that nobody
@@ -110,18 +86,18 @@ class Competition:
         return [self.referee.seat_match(spec, sealed=True) for spec in specs]
 
     async def play_seated_tables(self, seated: Sequence[SeatedMatch], failed: str) -> list[PlayedTable]:
-        """Play tables :meth:`seat_tables` set, together; when one fails, the others stop and
-        their seats are told ``failed``, and the failure is raised."""
+        """Play tables :meth:`seat_tables` set, together, each read from its log; when one
+        fails (or its log is refused), the others stop and their seats are told ``failed``,
+        and the failure is raised."""
         played: list[PlayedTable | None] = [None] * len(seated)
 
         async def play(index: int) -> None:
             try:
-                record = await self.referee.play_seated(seated[index])
+                played[index] = await scored(await self.referee.play_seated(seated[index]))
             except Exception:
                 for other in seated:  # cancelled next: its seats are told why
                     other.explain_stop(failed)
                 raise
-            played[index] = PlayedTable.of(record)
 
         async with trio.open_nursery() as tables:
             for index in range(len(seated)):

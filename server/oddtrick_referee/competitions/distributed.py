@@ -12,6 +12,8 @@ the same deals and, with deterministic bots, the same standings.
 Bots are named by file or command and must be the same on every worker: each
 entry carries the SHA-256 of its bot file (for ``cmd:``, of its first word's
 file) taken at submission, and a worker whose copy differs gives the job back.
+So must oddtrick be: a run records the version that submitted it
+(:data:`RUN_VERSION`), and only workers of that version lease its sets.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from oddtrick import __version__
 from oddtrick.rules import GameConfig
 from oddtrick_referee.competitions.sequential import SequentialTest, pair_runs
 from oddtrick_referee.competitions.tournament_plan import (
@@ -33,9 +36,15 @@ from oddtrick_referee.competitions.tournament_plan import (
     plan_runs,
 )
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.storage.work_queue import parse_version, version_text
 
 TOURNAMENT_SET = "tournament-set"
 """The kind of work one duplicate set of a tournament is, or one batch of an SPRT's deal pairs."""
+
+RUN_VERSION = version_text(parse_version(__version__))
+"""The oddtrick version a run submitted here records, and the only one whose workers may
+play its sets: a worker of other code could deal, play or score otherwise, and the run's
+results must all come from the code it was submitted with."""
 
 SPRT_BATCH = 10
 """Deal pairs per job of a distributed sequential test: a job of a few seconds, so the

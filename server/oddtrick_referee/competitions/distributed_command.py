@@ -21,6 +21,7 @@ from typing import Any, TextIO
 from oddtrick.sprt import SprtState
 from oddtrick_referee._exceptions import DatabaseError
 from oddtrick_referee.competitions.distributed import (
+    RUN_VERSION,
     TOURNAMENT_SET,
     distributable_problem,
     entry_record,
@@ -28,6 +29,7 @@ from oddtrick_referee.competitions.distributed import (
     tournament_jobs,
 )
 from oddtrick_referee.competitions.distributed_results import (
+    ResultCheck,
     sprt_progress,
     standings,
     status_report,
@@ -45,11 +47,13 @@ POLL_SECONDS = 0.25
 
 
 def _run_settings(settings: TournamentSettings, extra: dict[str, Any]) -> dict[str, Any]:
-    """What identifies a run: the tournament's settings, its entries with their hashes."""
+    """What identifies a run: the tournament's settings, its entries with their hashes, and
+    the oddtrick version whose workers alone may play it."""
     return {
         **settings.describe(),
         "entries": [entry_record(entry) for entry in settings.entries],
         "rules": settings.rules.to_record(),
+        "oddtrick": RUN_VERSION,
         **extra,
     }
 
@@ -81,8 +85,9 @@ def submit_tournament(settings: TournamentSettings, url: str, detach: bool, as_j
         return 2
     try:
         run, new = store.create(
-            settings.tournament_id, "tournament", run_settings, master_seed, TOURNAMENT_SET, jobs
-        )
+            settings.tournament_id, "tournament", run_settings, master_seed, TOURNAMENT_SET, jobs,
+            only_version=RUN_VERSION,
+        )  # fmt: skip
         said = f"{len(jobs)} duplicate sets submitted" if new else "already submitted: following it"
         print(f"run {run.name}: {said}; {_hint(store.queue.database.url, run.name)}", file=sys.stderr)
         if detach:
@@ -99,6 +104,7 @@ def _follow_tournament(store: RunStore, run: Run, as_json: bool) -> int:
     total = int(run.settings["sets"])
     last: tuple[int, int] | None = None
     started = time.monotonic()
+    check = ResultCheck()
     try:
         while True:
             counts = store.counts(run.name)
@@ -111,7 +117,9 @@ def _follow_tournament(store: RunStore, run: Run, as_json: bool) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
-            if done + failed + counts.get("cancelled", 0) >= total:
+            # Every set over: their results are read off their logs, and a refused one
+            # goes back to be played again, so the run is followed until none is refused.
+            if done + failed + counts.get("cancelled", 0) >= total and not _refused(check.jobs(store, run)):
                 break
             time.sleep(POLL_SECONDS)
     except KeyboardInterrupt:
@@ -121,9 +129,17 @@ def _follow_tournament(store: RunStore, run: Run, as_json: bool) -> int:
             file=sys.stderr,
         )
         return 130
-    jobs = store.jobs(run.name)
+    jobs = check.jobs(store, run)
     _show_standings(standings(run, jobs), as_json, sys.stdout)
     return _say_failures(jobs, sys.stderr)
+
+
+def _refused(jobs: list[SetJob]) -> bool:
+    """Say each result refused now; whether any was (its set is to be played again)."""
+    for job in jobs:
+        if job.refused:
+            print(f"set {job.index + 1} (job {job.id}): {job.refused}; played again", file=sys.stderr)
+    return any(job.refused for job in jobs)
 
 
 def _say_failures(jobs: list[SetJob], stream: TextIO) -> int:
@@ -163,7 +179,10 @@ def submit_sprt(
         print(f"oddtrick sprt: {error}; nothing submitted", file=sys.stderr)
         return 2, None
     try:
-        run, new = store.create(settings.tournament_id, "sprt", run_settings, test.seed, TOURNAMENT_SET, jobs)
+        run, new = store.create(
+            settings.tournament_id, "sprt", run_settings, test.seed, TOURNAMENT_SET, jobs,
+            only_version=RUN_VERSION,
+        )  # fmt: skip
         said = f"{len(jobs)} batches of deal pairs submitted" if new else "already submitted: following it"
         print(f"run {run.name}: {said}; {_hint(store.queue.database.url, run.name)}", file=sys.stderr)
         return _follow_sprt(store, run, state, report)
@@ -178,6 +197,7 @@ def _follow_sprt(
     store: RunStore, run: Run, state: SprtState, report: Callable[[SprtState], None]
 ) -> tuple[int, Standings | None]:
     seen: dict[str, int] | None = None
+    check = ResultCheck()
     try:
         while True:
             counts = store.counts(run.name)
@@ -185,7 +205,10 @@ def _follow_sprt(
                 time.sleep(POLL_SECONDS)
                 continue
             seen = counts
-            jobs = store.jobs(run.name)
+            jobs = check.jobs(store, run)
+            if _refused(jobs):
+                seen = None  # the counts changed with the refusal: look again
+                continue
             progress = sprt_progress(run, jobs)
             for score in progress.scores[state.count :]:
                 state.add(score)
@@ -227,7 +250,7 @@ def status(url: str, name: str | None, as_json: bool, logs: Path | None) -> int:
             known = ", ".join(store.names()) or "none"
             print(f"oddtrick tournament status: no run {name!r} here (runs: {known})", file=sys.stderr)
             return 2
-        jobs = store.jobs(name)
+        jobs = ResultCheck().jobs(store, run)
         if logs is not None:
             try:
                 written = write_logs(store.logs(name), logs)
@@ -260,6 +283,8 @@ def _print_status(report: dict[str, Any], run: Run, jobs: list[SetJob]) -> None:
         print(f"set {failure['set']} (job {failure['job']}) failed: {failure['error']}")
     for back in report["given_back"]:
         print(f"set {back['set']} (job {back['job']}) was given back: {back['reason']}")
+    for refused in report["refused"]:
+        print(f"set {refused['set']} (job {refused['job']}): {refused['reason']}; {refused['status']} again")
     print()
     print_standings(standings(run, jobs), sys.stdout)
     print()
@@ -270,3 +295,5 @@ def _print_status(report: dict[str, Any], run: Run, jobs: list[SetJob]) -> None:
         holding = f"holds job {worker['job']}" if worker["job"] else "idle"
         ago = f"{worker['seconds_ago']:>7.1f} s ago"
         print(f"  {worker['name']:<24} oddtrick {worker['version']:<8} {ago}  {holding}")
+        if "refused" in worker:
+            print(f"    refused: {worker['refused']}")

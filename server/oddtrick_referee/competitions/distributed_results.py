@@ -1,9 +1,15 @@
 """A distributed run's answers from the database: its standings and its SPRT line.
 
-The tables the workers recorded are put, as they are, into a tournament store
-of the single-process kind (a throw-away SQLite file) and read back by the
-very functions the single-process tournament reads its own with, so the two
-cannot disagree on how faults, times or deal scores add up.
+A worker records each table's figures and its match log; only the log counts.
+:class:`ResultCheck` reads every table of a done job off its log
+(:func:`~.scored.scored_table`: the rules engine replays it), checks that the log
+is of the table the run planned (its seed, its seats, its deals) and that the
+figures recorded beside it say the same; a result that fails is refused (said in
+the log of this process, and in the job's error) and its set goes back to be
+played again (:meth:`RunStore.refuse`). The tables that pass are put into a
+tournament store of the single-process kind (a throw-away SQLite file) and read
+back by the very functions the single-process tournament reads its own with, so
+the two cannot disagree on how faults, times or deal scores add up.
 """
 
 from __future__ import annotations
@@ -14,22 +20,28 @@ import contextlib
 import dataclasses
 import gzip
 import io
+import logging
 import shutil
 import tempfile
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from oddtrick._logfile import LogFileError, unpacked
+from oddtrick.rules import Seat
 from oddtrick.sprt import SprtState
-from oddtrick_referee._exceptions import LogUnreadable
+from oddtrick_referee._exceptions import DatabaseError, LogUnreadable, ResultRefused
+from oddtrick_referee.competitions.scored import PlayedTable, disagreement, scored_table
 from oddtrick_referee.competitions.sequential import pair_scores
 from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
 from oddtrick_referee.play.clock import ClockRule, time_control
 from oddtrick_referee.storage.results import DealResult
-from oddtrick_referee.storage.run_store import Run, RunStore, SetJob
+from oddtrick_referee.storage.run_store import Run, RunStore, SetJob, WorkerSeen
 from oddtrick_referee.storage.tournament_store import TournamentStore
+
+log = logging.getLogger("oddtrick.workers")
 
 
 def entry_names(run: Run) -> list[str]:
@@ -117,6 +129,114 @@ def sprt_progress(run: Run, jobs: Sequence[SetJob]) -> SprtProgress:
     return SprtProgress(state, fed, over)
 
 
+def _log_text(logs: Any, match_id: str) -> str:
+    """A table's match log's text from a job's result (as :func:`pack_log` packed it)."""
+    packed = logs.get(match_id) if isinstance(logs, dict) else None
+    if not isinstance(packed, str):
+        raise ResultRefused(f"table {match_id}: the result carries no log of it")
+    try:
+        return gzip.decompress(base64.b64decode(packed, validate=True)).decode("utf-8")
+    except (binascii.Error, OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
+        raise ResultRefused(f"table {match_id}: its log is not gzip and base64: {error}") from error
+
+
+def _planned(run: dict[str, Any], table: PlayedTable) -> str | None:
+    """What the log shows otherwise than the run planned for this table: its seed, its
+    deals, the bots in its seats (each entry under its name for the table's play)."""
+    if table.seed != run["seed"]:
+        return "its log was dealt from another seed than the run planned for it"
+    if len(table.deals) != run["deals"]:
+        return f"its log has {len(table.deals)} deals, the run planned {run['deals']}"
+    sides = {Seat.NORTH: "ns_entry", Seat.SOUTH: "ns_entry", Seat.EAST: "ew_entry", Seat.WEST: "ew_entry"}
+    for seat, side in sides.items():
+        planned = f"{run[side]}{SLOT_MARK}{run['table_no']}"
+        if table.seats[seat].bot_name != planned:
+            return f"its log seats {table.seats[seat].bot_name} at {seat}, the run planned {planned}"
+    return None
+
+
+def scored_result(job: SetJob, result: Any) -> list[dict[str, Any]]:
+    """The tables a done job counts for, each read off its log; :class:`ResultRefused` when
+    a log fails the rules' check, is not of the table the run planned, or the figures the
+    worker recorded beside it say otherwise."""
+    planned = {(run["match_key"], run["set_number"], run["table_no"]): run for run in job.runs}
+    try:
+        tables, logs = result["tables"], result["logs"]
+        keys = [(table["match_key"], table["set_number"], table["table_no"]) for table in tables]
+    except (KeyError, TypeError) as error:
+        raise ResultRefused(f"the result cannot be read: {type(error).__name__}: {error}") from error
+    if sorted(keys) != sorted(planned):
+        raise ResultRefused(f"the result has the tables {sorted(keys)}, the job planned {sorted(planned)}")
+    counted = []
+    for key, table in zip(keys, tables, strict=True):
+        match_id, run = str(table.get("match_id")), planned[key]
+        played = scored_table(_log_text(logs, match_id), match_id)
+        differs = _planned(run, played) if played.match_id == match_id else f"its log is of {played.match_id}"
+        differs = differs or disagreement(
+            played, table.get("deals", []), table.get("seats", {}), "the worker"
+        )
+        if differs:
+            raise ResultRefused(f"table {match_id}: {differs}")
+        counted.append(
+            {
+                **{
+                    field: run[field]
+                    for field in ("match_key", "set_number", "table_no", "ns_entry", "ew_entry")
+                },
+                "match_id": match_id,
+                "seats": played.seat_dicts(),
+                "deals": [list(deal) for deal in played.deals],
+            }
+        )
+    return counted
+
+
+class ResultCheck:
+    """The jobs of a run, each done job's tables read off its logs (:func:`scored_result`);
+    a result refused goes back to be played again, with the reason as the job's error.
+
+    A job's tables are kept by the job's id, the lease it was done under and its result's
+    digest, so a reader that follows a run (the submitting command, a worker's check after
+    its job, the web page) replays each result once, and again only if it changed."""
+
+    def __init__(self) -> None:
+        self._scored: dict[tuple[int, int, str], list[dict[str, Any]]] = {}
+
+    def jobs(self, store: RunStore, run: Run) -> list[SetJob]:
+        """Every job of ``run``; the done ones with the tables they count for, those whose
+        result is refused now waiting (or failed) again, with :attr:`SetJob.refused`."""
+        return [
+            self._checked(store, run, job) if job.status == "done" else job for job in store.jobs(run.name)
+        ]
+
+    def _checked(self, store: RunStore, run: Run, job: SetJob) -> SetJob:
+        known = self._scored.get((job.id, job.token, job.digest or ""))
+        if known is not None:
+            return dataclasses.replace(job, tables=known)
+        found = store.result(job.id, job.token)
+        if found is None:  # no longer done under that token since it was listed: read it next time
+            return dataclasses.replace(job, status="waiting")
+        result, digest = found
+        try:
+            tables = scored_result(job, result)
+        except ResultRefused as refused:
+            return self._refuse(store, run, job, str(refused))
+        self._scored[(job.id, job.token, digest)] = tables
+        return dataclasses.replace(job, tables=tables, digest=digest)
+
+    def _refuse(self, store: RunStore, run: Run, job: SetJob, why: str) -> SetJob:
+        reason = f"result of {job.done_by or 'a worker'} refused, not counted: {why}"
+        log.warning(
+            "run %s, set %d (job %d): %s; the set is played again", run.name, job.index + 1, job.id, reason
+        )
+        try:
+            status = store.refuse(job.id, job.token, reason) or "waiting"
+        except DatabaseError as error:  # a reader without the right to write: not counted all the same
+            log.warning("run %s, job %d: its refusal could not be recorded: %s", run.name, job.id, error)
+            status = "waiting"
+        return dataclasses.replace(job, status=status, error=reason, tables=[], refused=reason)
+
+
 def write_logs(logs: dict[str, str], folder: Path) -> list[Path]:
     """Write the run's match logs (as recorded: gzip, base64) to ``folder`` as LOG.jsonl files."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -156,9 +276,31 @@ def describe_run(run: Run) -> dict[str, Any]:
     return {"name": run.name, "kind": run.kind, "created": run.created.isoformat(), **run.settings}
 
 
+def run_version(run: Run) -> str | None:
+    """The oddtrick version the run was submitted with, whose workers alone play its sets
+    (None: a run submitted before runs kept it, open to any worker)."""
+    version = run.settings.get("oddtrick")
+    return version if isinstance(version, str) else None
+
+
+def _worker_line(run: Run, worker: WorkerSeen) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "name": worker.name,
+        "version": worker.version,
+        "last_beat": worker.last_beat.isoformat(),
+        "seconds_ago": round(worker.seconds_ago, 1),
+        "job": worker.job_id,
+    }
+    needed = run_version(run)
+    if needed is not None and worker.version != needed:
+        line["refused"] = f"oddtrick {worker.version}: this run's sets are for oddtrick {needed} only"
+    return line
+
+
 def status_report(store: RunStore, run: Run, jobs: list[SetJob]) -> dict[str, Any]:
     """What ``tournament status --json`` prints and the web page's run page shows: one
-    function, so the two cannot disagree. ``over`` says no job is waiting or leased (or,
+    function, so the two cannot disagree. ``jobs`` are :meth:`ResultCheck.jobs`' (only
+    tables read off their logs count). ``over`` says no job is waiting or leased (or,
     for an SPRT, that the test is decided or at its cap): the page stops following it."""
     counts: dict[str, int] = {}
     for job in jobs:
@@ -174,19 +316,15 @@ def status_report(store: RunStore, run: Run, jobs: list[SetJob]) -> dict[str, An
         "given_back": [
             {"set": job.index + 1, "job": job.id, "reason": job.error}
             for job in jobs
-            if job.status in ("waiting", "leased") and job.error
+            if job.status in ("waiting", "leased") and job.error and not job.refused
+        ],
+        "refused": [
+            {"set": job.index + 1, "job": job.id, "status": job.status, "reason": job.refused}
+            for job in jobs
+            if job.refused
         ],
         "standings": standings(run, jobs).to_json(),
-        "workers": [
-            {
-                "name": w.name,
-                "version": w.version,
-                "last_beat": w.last_beat.isoformat(),
-                "seconds_ago": round(w.seconds_ago, 1),
-                "job": w.job_id,
-            }
-            for w in store.workers()
-        ],
+        "workers": [_worker_line(run, w) for w in store.workers()],
     }
     report["over"] = not any(job.status in ("waiting", "leased") for job in jobs)
     if run.kind == "sprt":

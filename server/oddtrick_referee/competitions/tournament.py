@@ -37,15 +37,14 @@ import rich.progress
 import trio
 from rich.text import Text
 
-from oddtrick._log_records import HandResultRecord, MatchEnd, Record, read_records
 from oddtrick._run import bot_factory
 from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee._errors import unwrapped
-from oddtrick_referee._exceptions import EntryFailed
+from oddtrick_referee._exceptions import EntryFailed, ResultRefused
 from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.access import Refusal
-from oddtrick_referee.competitions.competition import Competition, DealPoints, DuplicateSet
+from oddtrick_referee.competitions.competition import Competition, DealPoints, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.entrants import (
     BotProcess,
     Identity,
@@ -57,6 +56,7 @@ from oddtrick_referee.competitions.entrants import (
 from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.competitions.publication import PlannedTable, deal_keys, publishable
 from oddtrick_referee.competitions.resume import announce
+from oddtrick_referee.competitions.scored import disagreement, scored_table
 from oddtrick_referee.competitions.standings import Standings, compute_standings
 from oddtrick_referee.competitions.tournament_plan import (
     SLOT_MARK,
@@ -73,18 +73,30 @@ from oddtrick_referee.competitions.tournament_plan import remote_entry as remote
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.local_seat import bot_entrant
-from oddtrick_referee.referee import RefereeSettings, running_referee
+from oddtrick_referee.play.matchlog import read_log_text
+from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 log = logging.getLogger("oddtrick.tournament")
 
 
-def _read_all(path: Path) -> list[Record]:
+PLAYS_REFUSED = 3
+"""Plays of one table whose logs are refused before the tournament stops with the error:
+a referee whose every log disagrees with its own record has something wrong with it."""
+
+
+def _scored_log(path: Path, match_id: str, seats: dict[str, Any]) -> PlayedTable:
+    """A table from its log (:func:`.scored.scored_table`), refused if the log cannot be read,
+    is not finished (a stop mid-match), or disagrees with the ``seats`` its index kept."""
     try:
-        return list(read_records(path))
-    except (OSError, ValueError):  # unreadable, or a damaged record (MalformedRecord)
-        return []
+        text = read_log_text(path)
+    except OSError as error:
+        raise ResultRefused(f"table {match_id}: its log cannot be read: {error}") from error
+    played = scored_table(text, match_id)
+    if differs := disagreement(played, played.deals, seats, "the match index"):
+        raise ResultRefused(f"table {match_id}: {differs}")
+    return played
 
 
 class Progress:
@@ -298,7 +310,7 @@ class Tournament(Competition):
         )
         spec = deal_set.table(seating, run_id=self.run_id(run))
         try:
-            played = await self.play_table(spec, sealed=self.sealed, wait_s=settings.remote_wait_s)
+            played = await self._scored_play(spec, progress)
         except trio.TooSlowError:
             absent, present = self._absent(run, config)
             self._forfeited.add(run.match_key)
@@ -312,6 +324,21 @@ class Tournament(Competition):
             return
         await self._record(run, played.match_id, played.seat_dicts(), played.deals)
         progress.update(self._summary(run))
+
+    async def _scored_play(self, spec: MatchSpec, progress: Progress) -> PlayedTable:
+        """Play the table and read it from its log; a play whose log is refused (it and the
+        referee's record disagree) is not counted, and the table is played again (its set
+        stays sealed meanwhile), up to :data:`PLAYS_REFUSED` times before the error stands."""
+        settings = self.settings
+        for attempt in range(1, PLAYS_REFUSED + 1):
+            try:
+                return await self.play_table(spec, sealed=self.sealed, wait_s=settings.remote_wait_s)
+            except ResultRefused as refused:
+                if attempt == PLAYS_REFUSED:
+                    raise
+                log.warning("result refused, not counted: %s; the table is played again", refused)
+                progress.update(f"result refused, not counted: {refused}; played again", finished_one=False)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     async def _record(
         self, run: TableRun, match_id: str, seats: dict[str, Any], deals: list[DealPoints]
@@ -340,17 +367,14 @@ class Tournament(Competition):
         row = await self.referee.played_run(self.run_id(run))
         if row is None or not row["result"]:
             return False
-        records = list(await trio.to_thread.run_sync(_read_all, Path(row["log_path"])))
-        if not records or not isinstance(records[-1], MatchEnd):
-            return False
         seats = json.loads(row["result"])["seats"]
-        deals = [
-            (r.hand, r.points[0] + r.honours[0], r.points[1] + r.honours[1])
-            for r in records
-            if isinstance(r, HandResultRecord)
-        ]
+        try:
+            played = await trio.to_thread.run_sync(_scored_log, Path(row["log_path"]), row["match_id"], seats)
+        except ResultRefused as refused:
+            log.warning("table run %s, played before the stop, is not counted: %s", self.run_id(run), refused)
+            return False
         log.info("table run %s was played before the stop; recording it from its log", self.run_id(run))
-        await self._record(run, row["match_id"], seats, deals)
+        await self._record(run, played.match_id, played.seat_dicts(), played.deals)
         return True
 
     def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:

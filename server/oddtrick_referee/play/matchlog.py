@@ -353,6 +353,37 @@ _PLAIN_ACTION = re.compile(
 these without a JSON parse (they are nearly every line of a log)."""
 
 
+@dataclasses.dataclass
+class ReplayedLog:
+    """A log as :func:`replay_log` replayed it: the check's report, and the rules' own state
+    at its end (what a finished table's figures are read from), with its first and last records."""
+
+    report: CheckReport
+    state: GameState | None = None
+    start: dict[str, Any] = dataclasses.field(default_factory=dict)
+    end: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def check_log(path: Path) -> CheckReport:
+    """Replay a finished match's log and compare everything it claims. The log is read as a
+    stream, twice (its last line holds the seed the replay needs), never held whole: it may
+    be anyone's, and as large as its reader allows."""
+    first, last, count = _first_and_last(path)
+    return _replay_lines(first, last, _middle_lines(path, count)).report
+
+
+def replay_log(text: str) -> ReplayedLog:
+    """Replay a finished match's log (its whole text) through the rules engine and compare
+    everything it claims; the state is the rules', whatever the log's lines say. A line that
+    is not JSON, or a record without what it must have, raises (``ValueError``, ``KeyError``,
+    ``TypeError``), as :func:`check_log` always did."""
+    lines = text.split("\n")
+    lines.pop()  # what follows the last newline: nothing, or a torn last line
+    if not lines:
+        return _replay_lines("", "", iter(()))
+    return _replay_lines(lines[0], lines[-1], iter(lines[1:-1]))
+
+
 def _first_and_last(path: Path) -> tuple[str, str, int]:
     """A log's first and last whole lines and how many there are, read as a stream."""
     first = last = ""
@@ -367,8 +398,7 @@ def _first_and_last(path: Path) -> tuple[str, str, int]:
 
 def _middle_lines(path: Path, count: int) -> Iterator[str]:
     """The whole lines between a log's first and its ``count``-th (its last), without their
-    newlines, read again as a stream: the seed the replay needs is on the last line, and a
-    log is never held whole (it may be anyone's, and as large as its reader allows)."""
+    newlines, read again as a stream."""
     for number, line in enumerate(log_lines(path)):
         if number >= count - 1:
             return
@@ -376,32 +406,36 @@ def _middle_lines(path: Path, count: int) -> Iterator[str]:
             yield line[:-1]
 
 
-def check_log(path: Path) -> CheckReport:
-    """Replay a finished match's log and compare everything it claims."""
-    first, last, count = _first_and_last(path)
-    if not count:
-        return CheckReport(False, ["the log does not start with a match_start record"], 0, 0)
-    start = json.loads(first)
-    problems: list[str] = []
+def _replay_lines(first: str, last: str, middle: Iterator[str]) -> ReplayedLog:
+    """The replay of a log given as its first line, its last, and the lines between."""
+    start = json.loads(first) if first else None
     if not isinstance(start, dict) or start.get("type") != "match_start":
-        return CheckReport(False, ["the log does not start with a match_start record"], 0, 0)
+        return ReplayedLog(CheckReport(False, ["the log does not start with a match_start record"], 0, 0))
+    problems: list[str] = []
     if start.get("format") != LOG_FORMAT:
         problems.append(f"unknown log format {start.get('format')!r}")
     end = json.loads(last)
-    if end.get("type") != "match_end":
-        return CheckReport(False, ["the match did not finish (no match_end record)"], 0, 0)
+    if not isinstance(end, dict) or end.get("type") != "match_end":
+        return ReplayedLog(CheckReport(False, ["the match did not finish (no match_end record)"], 0, 0))
+    return _replay(start, end, middle, problems)
+
+
+def _replay(
+    start: dict[str, Any], end: dict[str, Any], middle: Iterator[str], problems: list[str]
+) -> ReplayedLog:
+    """:func:`replay_log` past its first and last records."""
     seed = end["seed"]
     if commitment(seed) != start["seed_commitment"]:
         problems.append("the revealed seed does not match the commitment published at the start")
     try:
         fixed = deals_from_log(start, end)
     except DealSetError as error:
-        return CheckReport(False, [*problems, str(error)], 0, 0)
+        return ReplayedLog(CheckReport(False, [*problems, str(error)], 0, 0), None, start, end)
     state = GameState(GameConfig.from_dict(start["config"]), seed, deals=fixed)
     clocks = _Clocks.of(start)
     actions = 0
     plain = _PLAIN_ACTION
-    for line in _middle_lines(path, count):
+    for line in middle:
         found = plain(line)
         if found is not None:
             seat_text, action_text, think_text, clock_text = found.groups()
@@ -445,4 +479,6 @@ def check_log(path: Path) -> CheckReport:
     source = None
     if fixed is not None and isinstance(deal_set, dict):
         source = f"{deal_set.get('name', '?')}, sha256 {deal_set.get('sha256', '')}"
-    return CheckReport(not problems, problems, actions, state.hand_number, source)
+    return ReplayedLog(
+        CheckReport(not problems, problems, actions, state.hand_number, source), state, start, end
+    )

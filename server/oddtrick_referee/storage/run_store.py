@@ -4,8 +4,11 @@ A *run* is one row of ``runs``: its name, what it is (``tournament`` or
 ``sprt``), its settings as submitted (the bots' content hashes among them) and
 its master seed. Its work is the rows of ``work`` whose payload names it
 (``payload->>'run'``); each job's result holds the tables it played, and the
-match logs' text apart (``result->'logs'``), so standings read the small part
-and only an export of the logs reads the rest.
+match logs' text apart (``result->'logs'``). Nothing here says what a result
+counts for: the store hands a job's result as it was recorded (:meth:`RunStore.result`),
+and the standings read each table off its log
+(:mod:`oddtrick_referee.competitions.distributed_results`), refusing
+(:meth:`RunStore.refuse`) a result the logs do not bear out.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ class Run:
 
 @dataclasses.dataclass(frozen=True)
 class SetJob:
-    """One job of a run as the standings read it: its status and the tables it recorded."""
+    """One job of a run as the standings read it: its status, and the tables it counts for
+    (none from the store: only a check of its logs fills them in)."""
 
     id: int
     index: int
@@ -47,7 +51,15 @@ class SetJob:
     attempts: int
     error: str | None
     done_by: str | None
-    tables: list[dict[str, Any]]
+    tables: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    token: int = 0
+    """The lease it was done under: a refusal of its result names it (WorkQueue.reopen)."""
+    digest: str | None = None
+    """Of its recorded result (md5 of its JSON, the database's): changed, it is checked again."""
+    runs: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Its table runs as planned at submission (``run_record``): what its result must be of."""
+    refused: str | None = None
+    """Why its result was refused by the check that read it (it went back to be played again)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +82,7 @@ class RunStore:
 
     def create(
         self, name: str, kind: str, settings: dict[str, Any], master_seed: str, job_kind: str,
-        payloads: list[dict[str, Any]], version: Sequence[int] = (0,),
+        payloads: list[dict[str, Any]], version: Sequence[int] = (0,), only_version: str | None = None,
     ) -> tuple[Run, bool]:  # fmt: skip
         """Create the run and its jobs, all or none; or find it, if the same settings were
         submitted before (then nothing is added). Returns the run and whether it is new."""
@@ -80,15 +92,17 @@ class RunStore:
                 run = Run(**rows[0])
                 if run.kind != kind or run.settings != json.loads(json.dumps(settings)):
                     raise WorkQueueError(
-                        f"a run named {name!r} was submitted with other settings (or other bots): "
-                        "give another --name"
+                        f"a run named {name!r} was submitted with other settings (or other bots, or "
+                        "by another oddtrick version): give another --name"
                     )
                 return run, False
             cursor.execute(
                 "INSERT INTO runs (name, kind, settings, master_seed) VALUES (?, ?, ?::jsonb, ?)",
                 (name, kind, json.dumps(settings), master_seed),
             )
-            submit_in(cursor, job_kind, [{**payload, "run": name} for payload in payloads], version)
+            submit_in(
+                cursor, job_kind, [{**payload, "run": name} for payload in payloads], version, only_version
+            )
         found = self.get(name)
         assert found is not None
         return found, True
@@ -104,11 +118,12 @@ class RunStore:
         return [str(row["name"]) for row in rows]
 
     def jobs(self, name: str) -> list[SetJob]:
-        """Every job of the run, in the order of its plan, the tables of those done."""
+        """Every job of the run, in the order of its plan (their results are not read)."""
         with self.queue.database.transaction() as cursor:
             rows = cursor.rows(
-                "SELECT id, (payload->>'index')::int AS index, status, attempts, error, done_by, "
-                "result->'tables' AS tables FROM work WHERE payload->>'run' = ? ORDER BY id",
+                "SELECT id, (payload->>'index')::int AS index, status, attempts, error, done_by, token, "
+                "CASE WHEN status = 'done' THEN md5(result::text) END AS digest, payload->'runs' AS runs "
+                "FROM work WHERE payload->>'run' = ? ORDER BY id",
                 (name,),
             )
         return [
@@ -119,10 +134,28 @@ class RunStore:
                 int(row["attempts"]),
                 row["error"],
                 row["done_by"],
-                list(row["tables"] or []) if row["status"] == "done" else [],
+                token=int(row["token"]),
+                digest=row["digest"],
+                runs=list(row["runs"] or []),
             )
             for row in rows
         ]
+
+    def result(self, job_id: int, token: int) -> tuple[Any, str] | None:
+        """A done job's result as recorded (its tables and logs) and its digest (as
+        :attr:`SetJob.digest`), if it is still done under ``token``; None if not."""
+        with self.queue.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT result, md5(result::text) AS digest FROM work "
+                "WHERE id = ? AND token = ? AND status = 'done'",
+                (job_id, token),
+            )
+        return (rows[0]["result"], str(rows[0]["digest"])) if rows else None
+
+    def refuse(self, job_id: int, token: int, reason: str) -> str | None:
+        """Refuse a done job's result: back to waiting (or failed past its attempts), with
+        the reason (:meth:`WorkQueue.reopen`)."""
+        return self.queue.reopen(job_id, token, reason)
 
     def counts(self, name: str) -> dict[str, int]:
         """How many of the run's jobs are in each status (a cheap look, for progress lines)."""

@@ -15,14 +15,19 @@ Times are the database's own clock (``now()``), so the workers' clocks need not 
 
 Adding work sends ``NOTIFY`` on :data:`CHANNEL`, which wakes idle workers
 (:meth:`WorkQueue.wait_for_work`). A job may require a newest-enough worker
-(``required_version``, compared part by part): an older worker never leases it.
+(``required_version``, compared part by part): an older worker never leases it. A job
+may also name the one version whose workers may do it (``version``, the version that
+submitted a tournament's sets: a worker of other code could score otherwise); a worker of
+any other version never leases it.
 
 Statuses: ``waiting → leased → done | failed``, ``leased → waiting`` on
 hand-back or expiry, and ``waiting → cancelled`` when the work is no longer
 needed (a sequential test decided). A worker that cannot do a job it leased
 (a bot that differs from the one submitted, a bot that dies at start) gives it
 back with the reason (:meth:`WorkQueue.give_back`): the attempt counts, so a
-job nobody can do fails after :data:`MAX_ATTEMPTS`. Workers say who they are
+job nobody can do fails after :data:`MAX_ATTEMPTS`. A result that whoever reads it
+refuses (a run's standings check every table's log) goes back the same way
+(:meth:`WorkQueue.reopen`). Workers say who they are
 and when they last beat in ``workers``.
 """
 
@@ -51,7 +56,7 @@ BEAT_SECONDS = 60.0
 MAX_ATTEMPTS = 5
 """Leases a job may lose by expiry before it is marked failed (a job that kills its workers)."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA_1 = (
     "CREATE SEQUENCE IF NOT EXISTS work_fencing",
@@ -94,7 +99,12 @@ _SCHEMA_2 = (
     )""",
 )
 
-_STEPS = {1: _SCHEMA_1, 2: _SCHEMA_2}
+_SCHEMA_3 = (
+    # The one oddtrick version whose workers may lease the job (NULL: any, as before).
+    "ALTER TABLE work ADD COLUMN IF NOT EXISTS version TEXT",
+)
+
+_STEPS = {1: _SCHEMA_1, 2: _SCHEMA_2, 3: _SCHEMA_3}
 """The statements that bring the schema from the version before to each version."""
 
 
@@ -168,13 +178,18 @@ class WorkQueue:
         self.database.close()
 
     def submit(
-        self, kind: str, payloads: Sequence[dict[str, Any]], required_version: Sequence[int] = (0,)
+        self,
+        kind: str,
+        payloads: Sequence[dict[str, Any]],
+        required_version: Sequence[int] = (0,),
+        only_version: str | None = None,
     ) -> list[int]:
-        """Add one job per payload, all or none, and wake idle workers; return their ids."""
+        """Add one job per payload, all or none, and wake idle workers; return their ids.
+        ``only_version``: only workers of that version (``version_text``) may lease them."""
         if not kind or not re.fullmatch(r"[a-z][a-z0-9_-]*", kind):
             raise WorkQueueError(f"a kind of work is lower-case letters, digits, - and _, not {kind!r}")
         with self.database.transaction() as cursor:
-            return submit_in(cursor, kind, payloads, required_version)
+            return submit_in(cursor, kind, payloads, required_version, only_version)
 
     def lease(
         self,
@@ -210,7 +225,7 @@ class WorkQueue:
                 """WITH picked AS (
                        SELECT id FROM work
                        WHERE status = 'waiting' AND kind = ANY(?) AND required_version <= ?::integer[]
-                         AND NOT id = ANY(?::bigint[])
+                         AND (version IS NULL OR version = ?) AND NOT id = ANY(?::bigint[])
                        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
                    UPDATE work SET status = 'leased', lease_owner = ?, token = nextval('work_fencing'),
                        lease_expires = now()
@@ -219,7 +234,15 @@ class WorkQueue:
                        leased = now()
                    FROM picked WHERE work.id = picked.id
                    RETURNING work.id, kind, payload, token, attempts, lease_expires""",
-                (list(kinds), list(version), list(refused), worker, json.dumps(by_kind), longest),
+                (
+                    list(kinds),
+                    list(version),
+                    version_text(version),
+                    list(refused),
+                    worker,
+                    json.dumps(by_kind),
+                    longest,
+                ),
             )
         if not rows:
             return None
@@ -243,6 +266,17 @@ class WorkQueue:
             )
         needed = rows[0]["needed"] if rows else None
         return tuple(needed) if needed else None
+
+    def other_version_waiting(self, kinds: Sequence[str], version: Sequence[int]) -> list[str]:
+        """The versions that waiting work of ``kinds`` is for, other than ``version``: work
+        a worker of this version leaves to workers of those."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT DISTINCT version FROM work WHERE status = 'waiting' AND kind = ANY(?) "
+                "AND version IS NOT NULL AND version <> ? ORDER BY version",
+                (list(kinds), version_text(version)),
+            )
+        return [str(row["version"]) for row in rows]
 
     def beat(self, job_id: int, token: int, lease_seconds: float = LEASE_SECONDS) -> bool:
         """Renew the lease; False when it is no longer this token's (expired and taken back)."""
@@ -302,6 +336,24 @@ class WorkQueue:
                 "error = ?, lease_owner = NULL, lease_expires = NULL, "
                 "finished = CASE WHEN attempts >= ? THEN now() END "
                 "WHERE id = ? AND token = ? AND status = 'leased' RETURNING status, kind",
+                (MAX_ATTEMPTS, reason, MAX_ATTEMPTS, job_id, token),
+            )
+            if rows and rows[0]["status"] == "waiting":
+                cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, rows[0]["kind"]))
+        return str(rows[0]["status"]) if rows else None
+
+    def reopen(self, job_id: int, token: int, reason: str) -> str | None:
+        """Refuse a recorded result (its reader found it does not bear out): the job goes
+        back to waiting with the reason, to be done again, or to failed once it has had
+        :data:`MAX_ATTEMPTS` attempts. Only while ``token`` is still the one it was done
+        under, so two readers refusing it at once send it back once. Returns the job's new
+        status (None: it was not done under that token)."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "UPDATE work SET status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'waiting' END, "
+                "error = ?, done_by = NULL, lease_owner = NULL, lease_expires = NULL, "
+                "finished = CASE WHEN attempts >= ? THEN now() END "
+                "WHERE id = ? AND token = ? AND status = 'done' RETURNING status, kind",
                 (MAX_ATTEMPTS, reason, MAX_ATTEMPTS, job_id, token),
             )
             if rows and rows[0]["status"] == "waiting":
@@ -401,16 +453,20 @@ class WorkQueue:
 
 
 def submit_in(
-    cursor: Cursor, kind: str, payloads: Sequence[dict[str, Any]], required_version: Sequence[int] = (0,)
+    cursor: Cursor,
+    kind: str,
+    payloads: Sequence[dict[str, Any]],
+    required_version: Sequence[int] = (0,),
+    only_version: str | None = None,
 ) -> list[int]:
     """:meth:`WorkQueue.submit` inside a transaction of the caller's, so that what else it
     writes (a run's own row) is committed with the jobs or not at all."""
     ids: list[int] = []
     for payload in payloads:
         rows = cursor.rows(
-            "INSERT INTO work (kind, payload, required_version) "
-            "VALUES (?, ?::jsonb, ?::integer[]) RETURNING id",
-            (kind, json.dumps(payload), list(required_version)),
+            "INSERT INTO work (kind, payload, required_version, version) "
+            "VALUES (?, ?::jsonb, ?::integer[], ?) RETURNING id",
+            (kind, json.dumps(payload), list(required_version), only_version),
         )
         ids.append(int(rows[0]["id"]))
     cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from oddtrick_referee.competitions.distributed_results import status_report
+from oddtrick_referee.competitions.distributed_results import ResultCheck, status_report
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.workers.kinds import ANALYSIS
 
@@ -29,6 +29,8 @@ class RunPages:
     def __init__(self, store: RunStore) -> None:
         self.store = store
         self._lock = threading.Lock()
+        self._check = ResultCheck()
+        """Each result read off its logs once while the page runs (and again if it changes)."""
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run, oldest first, with how many of its jobs are in each status."""
@@ -47,7 +49,7 @@ class RunPages:
             run = self.store.get(name)
             if run is None:
                 return None
-            jobs = self.store.jobs(name)
+            jobs = self._check.jobs(self.store, run)
             report = status_report(self.store, run, jobs)
         set_of = {job.id: job.index + 1 for job in jobs}
         for worker in report["workers"]:

@@ -9,9 +9,12 @@ use it.
 
 from __future__ import annotations
 
-from oddtrick_referee.competitions.distributed_results import sprt_progress
+from oddtrick_referee.competitions.distributed_results import ResultCheck, sprt_progress
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue
+
+_CHECK = ResultCheck()
+"""The results this worker has read off their logs, kept between its jobs: each is replayed once."""
 
 
 def after_batch(queue: WorkQueue, lease: Lease) -> str | None:
@@ -23,7 +26,7 @@ def after_batch(queue: WorkQueue, lease: Lease) -> str | None:
     run = runs.get(name)
     if run is None or run.kind != "sprt":
         return None
-    progress = sprt_progress(run, runs.jobs(name))
+    progress = sprt_progress(run, _CHECK.jobs(runs, run))
     if not progress.over:
         return None
     cancelled = queue.cancel_run(name)

@@ -185,7 +185,7 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
             f"worker {settings.name} (oddtrick {version_text(settings.version)}) waiting for "
             f"{', '.join(settings.kinds)} work at {queue.database.url}; {settings.describe_leases()}",
         )
-        told_update = False
+        told: set[str] = set()
         refused: list[int] = []
         hello = functools.partial(queue.seen, settings.name, settings.version, settings.kinds)
         until_answered(out, "saying hello", functools.partial(hello, None))
@@ -197,7 +197,7 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
             seen = functools.partial(hello, held.id if held else None)
             until_answered(out, "saying which job it holds", seen)
             if held is None:
-                told_update = _idle(queue, settings, out, told_update)
+                _idle(queue, settings, out, told)
                 continue
             outcome = _work(beats, settings, held, out)
             with stopping.deferred():
@@ -255,24 +255,32 @@ def _after(
             _say(out, line)
 
 
-def _idle(queue: WorkQueue, settings: WorkerSettings, out: TextIO, told_update: bool) -> bool:
-    """Wait for work (or the first expiry); returns whether the update line has been said."""
+def _idle(queue: WorkQueue, settings: WorkerSettings, out: TextIO, told: set[str]) -> None:
+    """Wait for work (or the first expiry); say once why waiting work is not this worker's
+    (``told`` keeps what was said): it needs a newer oddtrick, or another version's."""
 
-    def wait() -> bool:
+    def wait() -> None:
+        mine = version_text(settings.version)
         needed = queue.newer_version_waiting(settings.kinds, settings.version)
-        told = told_update
-        if needed is not None and not told_update:
-            told = True
+        if needed is not None and "update" not in told:
+            told.add("update")
             _say(
                 out,
                 f"update required: waiting work needs oddtrick {version_text(needed)} or newer, "
-                f"this worker is {version_text(settings.version)}; it does the rest meanwhile",
+                f"this worker is {mine}; it does the rest meanwhile",
             )
+        for other in queue.other_version_waiting(settings.kinds, settings.version):
+            if other not in told:
+                told.add(other)
+                _say(
+                    out,
+                    f"waiting work is for oddtrick {other} only, this worker is {mine}: it is left to "
+                    f"workers of oddtrick {other}",
+                )
         left = queue.seconds_to_next_expiry()
         queue.wait_for_work(IDLE_LOOK_SECONDS if left is None else min(IDLE_LOOK_SECONDS, left + 0.05))
-        return told
 
-    return until_answered(out, "waiting for work", wait)
+    until_answered(out, "waiting for work", wait)
 
 
 def _work(beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> Outcome:

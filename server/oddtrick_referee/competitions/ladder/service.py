@@ -38,7 +38,8 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
-from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken
+from oddtrick_referee._errors import sole_error
+from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, ResultRefused
 from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
@@ -439,6 +440,10 @@ class Ladder(Competition):
         try:
             played = await self.play_seated_tables(seated, "the other table of this ladder match failed")
         except Exception as error:  # a failure at one table: the match cannot be rated
+            refused = sole_error(error)
+            if isinstance(refused, ResultRefused):  # a log that does not bear out its table
+                await self._abort(match_id, seed, lineup, f"its result was refused, not rated: {refused}")
+                return
             log.exception("ladder match %s failed", match_id)
             await self._abort(match_id, seed, lineup, f"the referee failed: {error!r}")
             return
