@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Protocol
 
 import trio
@@ -29,6 +29,7 @@ from oddtrick._in_process import BotSide
 from oddtrick.rules import Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee.play.seat import TableSeat
+from oddtrick_referee.transport.sessions import NumberedEvents
 
 
 class LocalPlayer(Protocol):
@@ -93,7 +94,7 @@ def bot_entrant(
     return LocalEntrant(name, lambda: BotPlayer(make), seats=seats, trusted_file=trusted_file)
 
 
-class LocalSeat:
+class LocalSeat(NumberedEvents):
     """A :class:`~.seat.TableSeat` played in the referee's process (see the module's docstring)."""
 
     def __init__(self, seat: Seat, entrant: LocalEntrant) -> None:
@@ -101,7 +102,6 @@ class LocalSeat:
         self.bot_name = entrant.name
         self.bot_version = entrant.version
         self.player = entrant.player()
-        self._sequence = 0
         self._forfeited = False
         self._open_request = 0
         self._pending: referee_pb2.DecisionRequest | None = None
@@ -109,15 +109,6 @@ class LocalSeat:
         self._answers: collections.deque[referee_pb2.Decision] = collections.deque()
 
     # --------------------------------------------------------------- telling
-
-    @property
-    def sequence(self) -> int:
-        return self._sequence
-
-    def number(self, events: Sequence[referee_pb2.Event]) -> None:
-        for sequence, event in enumerate(events, self._sequence + 1):
-            event.sequence = sequence
-        self._sequence += len(events)
 
     def send(self, message: referee_pb2.RefereeMessage) -> None:
         self.player.receive(message)

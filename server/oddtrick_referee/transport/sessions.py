@@ -162,7 +162,25 @@ class Session:
         return f"<Session {self.name} {self.id}>"
 
 
-class SeatLink:
+class NumberedEvents:
+    """A seat's numbering of the events sent on it (``Event.sequence``): gapless, each after
+    the last sent, whatever kind of seat it is."""
+
+    _sequence = 0
+
+    @property
+    def sequence(self) -> int:
+        """The last event number sent on this seat."""
+        return self._sequence
+
+    def number(self, events: Sequence[referee_pb2.Event]) -> None:
+        """Number events about to be sent on this seat, in order, after the last sent."""
+        for sequence, event in enumerate(events, self._sequence + 1):
+            event.sequence = sequence
+        self._sequence += len(events)
+
+
+class SeatLink(NumberedEvents):
     """A table's hold on one seat, which outlives the stream that holds it.
 
     Owned here, beside the lobby that reads the seat's stream: the table only asks
@@ -217,17 +235,6 @@ class SeatLink:
     ) -> None:
         """The table to tell when the seat is taken back, dropped, or answers an unknown id."""
         self.on_resume, self.on_detach, self.on_unknown = on_resume, on_detach, on_unknown
-
-    @property
-    def sequence(self) -> int:
-        """The last event number sent on this seat."""
-        return self._sequence
-
-    def number(self, events: Sequence[referee_pb2.Event]) -> None:
-        """Number events about to be sent on this seat, in order, after the last sent."""
-        for sequence, event in enumerate(events, self._sequence + 1):
-            event.sequence = sequence
-        self._sequence += len(events)
 
     @property
     def forfeited(self) -> bool:
