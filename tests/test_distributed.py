@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,10 +28,11 @@ from bounds_support import MEMORY_CEILING, gzip_bomb, oddtrick_measured
 from worker_support import DEADLINE, Worker, until
 
 from oddtrick import __version__
+from oddtrick_referee._exceptions import ResultRefused
 from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
-from oddtrick_referee.competitions.distributed_results import ResultCheck
+from oddtrick_referee.competitions.distributed_results import ResultCheck, _log_text
 from oddtrick_referee.storage.run_store import RunStore
-from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue
+from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue, parse_version
 
 ROOT = Path(__file__).resolve().parents[1]
 HEURISTIC = ROOT / "sample_bots" / "heuristic_bot.py"
@@ -148,7 +150,7 @@ def test_a_worker_s_gzip_bomb_of_a_log_is_one_line_of_error_in_bounded_memory(
     url: str, work: WorkQueue, tmp_path: Path
 ) -> None:
     submit(url, tournament_words("bombed", 2, 2))
-    lease = work.lease("forger", [TOURNAMENT_SET], [999])
+    lease = work.lease("forger", [TOURNAMENT_SET], parse_version(__version__))  # the run's own version
     assert lease is not None
     bomb = base64.b64encode(gzip_bomb(b"", b"\0", 300)).decode("ascii")  # 300 MiB in 300 KiB
     assert len(bomb) < 1024 * 1024
@@ -159,13 +161,23 @@ def test_a_worker_s_gzip_bomb_of_a_log_is_one_line_of_error_in_bounded_memory(
     done, peak = oddtrick_measured(
         tmp_path / "peak", "tournament", "status", "--database", url, "bombed", "--logs", str(logs)
     )
-    assert done.returncode == 1
-    assert done.stderr.splitlines() == [
-        "oddtrick tournament status: match first's log in the run's results cannot be unpacked: "
-        "it holds more than 128 MiB of text, more than a match log may"
-    ]
+    # Scored from its logs, the forged result is refused before any of them is written out.
+    assert done.returncode == 0, done.stderr
+    assert "result of forger refused, not counted" in done.stdout
     assert list(logs.iterdir()) == []  # nothing half-written left behind
-    assert peak < MEMORY_CEILING, f"unpacking the run's logs held {peak / 2**20:.0f} MiB"
+    assert peak < MEMORY_CEILING, f"checking the run's results held {peak / 2**20:.0f} MiB"
+
+
+def test_a_gzip_bomb_in_a_results_log_is_refused_within_its_bound() -> None:
+    bomb = base64.b64encode(gzip_bomb(b"", b"\0", 300)).decode("ascii")  # 300 MiB in 300 KiB
+    tracemalloc.start()
+    try:
+        with pytest.raises(ResultRefused, match="cannot be unpacked"):
+            _log_text({"first": bomb}, "first")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"refusing the bomb held {peak / 2**20:.0f} MiB"
 
 
 def test_a_killed_worker_s_set_is_played_again_from_its_start_and_counted_once(

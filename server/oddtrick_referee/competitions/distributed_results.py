@@ -129,13 +129,21 @@ def sprt_progress(run: Run, jobs: Sequence[SetJob]) -> SprtProgress:
     return SprtProgress(state, fed, over)
 
 
+RESULT_LOG_BYTES = 16 * 1024 * 1024
+"""The most a table's log in a worker's result may unpack to: a set's table writes a few
+kilobytes a deal, and a result is anyone's (a gzip bomb is refused at this size)."""
+
+
 def _log_text(logs: Any, match_id: str) -> str:
     """A table's match log's text from a job's result (as :func:`pack_log` packed it)."""
     packed = logs.get(match_id) if isinstance(logs, dict) else None
     if not isinstance(packed, str):
         raise ResultRefused(f"table {match_id}: the result carries no log of it")
     try:
-        return gzip.decompress(base64.b64decode(packed, validate=True)).decode("utf-8")
+        with unpacked(io.BytesIO(base64.b64decode(packed, validate=True)), RESULT_LOG_BYTES) as source:
+            return source.read().decode("utf-8")
+    except LogFileError as error:
+        raise ResultRefused(f"table {match_id}: its log cannot be unpacked: {error}") from error
     except (binascii.Error, OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
         raise ResultRefused(f"table {match_id}: its log is not gzip and base64: {error}") from error
 
