@@ -18,9 +18,6 @@ SERVER = Path(__file__).resolve().parents[1] / "server" / "oddtrick_referee"
 ALLOWED = {
     # Starts trio itself, for every command.
     "_errors.py": "run_command is the one place",
-    # The referee of `oddtrick play` runs in a thread: signals reach the main thread only,
-    # where the person's prompt takes Ctrl-C.
-    "competitions/at_terminal.py": "trio in a thread, never signalled",
 }
 
 
