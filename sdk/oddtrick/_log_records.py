@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeAlias
 
-from oddtrick._logfile import MAX_LOG_BYTES, log_lines, read_log_text
+from oddtrick._logfile import MAX_LOG_BYTES, is_compressed, last_bytes, log_lines, read_log_text
 
 LOG_FORMAT = "oddtrick-match-log/1"
 
@@ -455,6 +455,15 @@ def read_ends(path: Path) -> tuple[Record | None, Record | None]:
     except MalformedRecord as error:
         raise MalformedRecord(error.problem, count) from None
     return head, tail
+
+
+def is_finished_log(path: Path) -> bool:
+    """Whether a log's last line is its ``match_end`` record, read from the end of the file
+    (a referee's start looks at every log this way: a finished one is compressed)."""
+    if is_compressed(path):
+        return True  # only finished logs are ever compressed
+    lines = last_bytes(path, 4096).split(b"\n")
+    return len(lines) >= 2 and lines[-1] == b"" and lines[-2].startswith(b'{"type":"match_end"')
 
 
 def read_log_dicts(path: Path) -> Iterator[dict[str, Any]]:

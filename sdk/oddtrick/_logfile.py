@@ -50,6 +50,15 @@ def is_compressed(path: Path) -> bool:
         return file.read(2) == GZIP_MAGIC
 
 
+def last_bytes(path: Path, count: int) -> bytes:
+    """The last ``count`` bytes of the file at ``path`` as stored (a plain log's tail),
+    read without the rest of it."""
+    with path.open("rb") as file:
+        size = file.seek(0, io.SEEK_END)
+        file.seek(max(0, size - count))
+        return file.read(count)
+
+
 def _megabytes(count: int) -> str:
     return f"{count / (1024 * 1024):g} MiB"
 

@@ -42,6 +42,7 @@ from oddtrick._log_records import (
     MatchEnd,
     MatchStart,
     Record,
+    is_finished_log,
     read_ends,
     read_log_dicts,
     read_records,
@@ -239,18 +240,6 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
-
-
-def is_finished_log(path: Path) -> bool:
-    """Whether a log's last line is its ``match_end`` record (read from the end of the file)."""
-    if is_compressed(path):
-        return True  # only finished logs are ever compressed
-    with path.open("rb") as file:
-        size = file.seek(0, os.SEEK_END)
-        file.seek(max(0, size - 4096))
-        tail = file.read()
-    lines = tail.split(b"\n")
-    return len(lines) >= 2 and lines[-1] == b"" and lines[-2].startswith(b'{"type":"match_end"')
 
 
 def recover_compression(log_dir: Path, compress_finished: bool) -> tuple[int, int]:
