@@ -59,12 +59,13 @@ import trio
 
 from oddtrick import Bot, BotView
 from oddtrick._client import ClientOptions, run_bot_async
+from oddtrick._log_records import read_records
 from oddtrick.rules import GameConfig, GameState, Phase, Seat, commitment
 from oddtrick_referee import RefereeSettings, running_referee
 from oddtrick_referee.play.matchlog import LOG_FORMAT, MatchLogWriter, check_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchSpec
-from oddtrick_referee.replay.model import read_records, replay_records
+from oddtrick_referee.replay.model import replay_records
 from oddtrick_referee.web.app import WebApp
 from oddtrick_referee.web.server import web_beside
 

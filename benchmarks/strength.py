@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee.play.matchlog import read_log_text
+from oddtrick_referee.play.matchlog import read_log
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sdk" / "oddtrick" / "bots"
@@ -68,7 +68,7 @@ def decisions_by_entry(data_dir: Path) -> dict[str, dict[str, int]]:
     answer the referee timed (ms)."""
     counts: dict[str, dict[str, int]] = {}
     for path in sorted((data_dir / "logs").rglob("*.jsonl")):
-        records = [json.loads(line) for line in read_log_text(path).splitlines()]
+        records = list(read_log(path))
         players = next(r for r in records if r["type"] == "match_start")["players"]
         for record in records:
             if record["type"] != "action":

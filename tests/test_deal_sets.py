@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from bounds_support import MEMORY_CEILING, oddtrick_measured
 
+from oddtrick._log_records import read_records
 from oddtrick.deal_sets import DealSetError, parse_deal_set, read_deal_set
 from oddtrick.duplicate import deal_config, play_pair
 from oddtrick.rules import PACK, Card, Deal, GameConfig, GameState, Phase, Seat
@@ -24,7 +25,7 @@ from oddtrick.sprt import scores_of
 from oddtrick_referee import check_log, read_log
 from oddtrick_referee.competitions.tournament import parse_entry, plan_runs, run_tournament
 from oddtrick_referee.play.matchlog import logged_action
-from oddtrick_referee.replay.model import read_records, replay_records
+from oddtrick_referee.replay.model import replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.replay.terminal import match_header
 from tests.replay_support import Logged, play_all

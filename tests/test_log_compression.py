@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 import trio
 
+from oddtrick._log_records import read_records
 from oddtrick._logfile import GZIP_MAGIC, is_compressed, open_log
 from oddtrick.analysis import analyze_logs
 from oddtrick_referee import RefereeSettings, running_referee
 from oddtrick_referee.arena import _log_lines
 from oddtrick_referee.competitions.tournament import _read_all
 from oddtrick_referee.play.matchlog import check_log, compress_log, read_log, recover_compression
-from oddtrick_referee.replay.model import read_records, replay_records
+from oddtrick_referee.replay.model import replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.replay.sources import records_from_data_dir
 from oddtrick_referee.storage.log_retention import prune_house_logs
@@ -106,7 +107,7 @@ def test_the_web_page_and_the_data_folder_read_a_compressed_log(both: tuple[Path
     text = web.log_text("m-a")
     assert text == gzip.decompress(packed.read_bytes()).decode()
     assert len(web.replay("m-a").hands) == 3
-    assert records_from_data_dir(data_dir, "m-a")[-1]["type"] == "match_end"
+    assert records_from_data_dir(data_dir, "m-a")[-1].type == "match_end"
 
 
 def test_the_commands_read_a_compressed_log(both: tuple[Path, Path]) -> None:

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from oddtrick._log_records import (
+    _PLAIN_ACTION,
     ActionRecord,
+    MalformedRecord,
     MatchEnd,
     MatchStart,
     SeatEvent,
@@ -23,6 +25,7 @@ from oddtrick._log_records import (
     read_records,
     record_from_dict,
     record_line,
+    records_from_lines,
 )
 from oddtrick.rules import Seat
 from oddtrick_referee.play.matchlog import MatchLogWriter
@@ -89,3 +92,40 @@ def test_the_writer_writes_typed_records_and_the_reader_reads_them_plain_or_comp
     packed = tmp_path / "packed.jsonl"
     packed.write_bytes(gzip.compress(path.read_bytes()))
     assert list(read_records(packed)) == expected
+
+
+def test_a_plain_action_line_read_without_json_is_the_record_json_gives(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    writer = MatchLogWriter(path)
+    writer.write_action(3, Seat.EAST, "2C", 5, 3)
+    writer.write_action(3, Seat.SOUTH, "13NT", None)
+    writer.write_action(12, Seat.WEST, "pass", 0, 0, 41_000)
+    writer.write_action(1, Seat.NORTH, "QH", 7, clock_ms=0)
+    writer.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines += [line.rstrip("\n") for log in LOGS for line in log.read_text(encoding="utf-8").splitlines()]
+    lines += ['{"type":"action","hand":01,"seat":"N","action":"QH","think_ms":1}']  # JSON refuses it
+    actions = [line for line in lines if line.startswith('{"type":"action"')]
+    plain = [line for line in actions if _PLAIN_ACTION(line)]
+    assert len(plain) > 100  # both ways are taken
+    assert len(plain) < len(actions) - 1
+    for line in actions[:-1]:
+        assert list(records_from_lines([line])) == [record_from_dict(json.loads(line))]
+    with pytest.raises(MalformedRecord, match="line 1: not JSON"):
+        list(records_from_lines(actions[-1:]))
+
+
+def test_a_line_that_is_not_a_record_is_named_by_its_number() -> None:
+    start = (LOGS[0]).read_text(encoding="utf-8").splitlines()[0]
+    with pytest.raises(MalformedRecord, match="line 2: not a JSON object"):
+        list(records_from_lines([start, "[1, 2]"]))
+    with pytest.raises(MalformedRecord, match="line 3: a hand_result line without its 'scores'"):
+        list(
+            records_from_lines(
+                [
+                    start,
+                    '{"type":"x"}',
+                    '{"type":"hand_result","hand":1,"outcome":"made","tricks":[7,6],"points":[1,0]}',
+                ]
+            )
+        )

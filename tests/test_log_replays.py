@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ import pytest
 
 from oddtrick._codec_protocol import Seen
 from oddtrick._drive import drive
-from oddtrick._log_records import ActionRecord
+from oddtrick._log_records import ActionRecord, Record, record_from_dict
 from oddtrick._watch import PlayByPlay, replay_lines
 from oddtrick.rules import (
     Action,
@@ -126,6 +126,11 @@ def make_log(
     return records
 
 
+def typed(records: Sequence[dict[str, Any]]) -> Iterator[Record]:
+    """The records as the one reader makes them of a log's lines, numbered as its lines."""
+    return (record_from_dict(record, number) for number, record in enumerate(records, 1))
+
+
 def _hand_end(config: GameConfig, seed: str, thrown_in: Sequence[int], hand: int) -> int:
     """How many actions a match makes up to the end of hand ``hand``."""
     return sum(1 for h, _, _ in _played(config, seed, frozenset(thrown_in)) if h <= hand)
@@ -171,7 +176,7 @@ def case_log(name: str) -> list[dict[str, Any]]:
 
 def model_digest(records: list[dict[str, Any]]) -> str:
     """The replay model, as ``oddtrick export --json`` writes it, in a line."""
-    text = json.dumps(match_to_json(replay_records(records)), sort_keys=True, ensure_ascii=False)
+    text = json.dumps(match_to_json(replay_records(typed(records))), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -273,14 +278,14 @@ def _error(name: str) -> str:
     records = case_log("classic-whole")
     ERRORS[name](records)
     with pytest.raises(ReplayError) as raised:
-        replay_records(records)
+        replay_records(typed(records))
     return str(raised.value)
 
 
 def _everything() -> dict[str, Any]:
     return {
         "models": {name: model_digest(case_log(name)) for name in CASES},
-        "watch": {name: list(replay_lines(case_log(name))) for name in CASES},
+        "watch": {name: list(replay_lines(list(typed(case_log(name))))) for name in CASES},
         "play_by_play": {name: list(PlayByPlay().lines(wire_case(name))) for name in WIRE_CASES},
         "errors": {name: _error(name) for name in ERRORS},
     }
@@ -303,7 +308,7 @@ def test_the_replay_model_of_a_log_is_as_pinned(golden, name):
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_watch_replays_a_log_as_pinned(golden, name):
-    assert list(replay_lines(case_log(name))) == golden["watch"][name]
+    assert list(replay_lines(list(typed(case_log(name))))) == golden["watch"][name]
 
 
 @pytest.mark.parametrize("name", list(WIRE_CASES))
@@ -318,23 +323,23 @@ def test_a_damaged_log_is_refused_as_pinned(golden, name):
 
 def test_the_cases_stop_where_they_say():
     """The logs cut short stop mid-hand and at hands' ends, and one hand is thrown in."""
-    thrown = replay_records(case_log("contract-thrown-in"))
+    thrown = replay_records(typed(case_log("contract-thrown-in")))
     assert thrown.finished
     assert thrown.hands[1].contract is None
     assert not thrown.hands[1].plays
     assert thrown.hands[1].result is not None
-    after = replay_records(case_log("contract-after-thrown-in"))
+    after = replay_records(typed(case_log("contract-after-thrown-in")))
     assert not after.finished
     assert len(after.hands) == 2
     assert after.hands[-1].result is not None
-    mid = replay_records(case_log("classic-mid-hand"))
+    mid = replay_records(typed(case_log("classic-mid-hand")))
     assert len(mid.hands) == 2
     assert mid.hands[-1].result is None
     assert len(mid.hands[-1].plays) == 17
-    ended = replay_records(case_log("classic-after-hand-1"))
+    ended = replay_records(typed(case_log("classic-after-hand-1")))
     assert len(ended.hands) == 1
     assert ended.hands[0].result is not None
-    auction = replay_records(case_log("contract-after-auction"))
+    auction = replay_records(typed(case_log("contract-after-auction")))
     assert auction.hands[0].contract is not None
     assert not auction.hands[0].plays
     assert [e.WhichOneof("kind") for e in wire_case("classic-stopped-mid-hand")][-1] == "match_ended"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from oddtrick._log_records import record_from_dict
 from oddtrick.rules import Card, Seat, Suit, deal_cards
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.replay.model import ReplayError, replay_log, replay_records
@@ -342,11 +343,11 @@ def test_a_log_that_cannot_be_replayed_says_why(played, tmp_path):
     tampered = [dict(r) for r in records]
     tampered[first_card]["action"] = "ZZ"
     with pytest.raises(ReplayError, match=r"against the rules|not a card"):
-        replay_records(tampered)
+        replay_records(record_from_dict(r) for r in tampered)
     wrong_seed = [dict(r) for r in records]
     wrong_seed[-1]["seed"] = "not the seed"
     with pytest.raises(ReplayError, match="commitment"):
-        replay_records(wrong_seed)
+        replay_records(record_from_dict(r) for r in wrong_seed)
     run = subprocess.run(
         [sys.executable, "-m", "oddtrick", "replay", str(unfinished)],
         capture_output=True,

@@ -28,7 +28,7 @@ from oddtrick_referee.competitions.tournament import (
     parse_entry,
     run_tournament,
 )
-from oddtrick_referee.play.matchlog import read_log_text
+from oddtrick._log_records import log_text as read_log_text
 from oddtrick_referee.play.records import Fault
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord

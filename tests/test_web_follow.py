@@ -60,6 +60,12 @@ def run_held(address: str, name: str, bot: type[Bot]) -> None:
     asyncio.run(asyncio.wait_for(run_bot_async(bot, options), timeout=120))
 
 
+HAND_RESULT = (
+    '{"type":"hand_result","hand":2,"outcome":"made","tricks":[7,6],"points":[0,0],'
+    '"honours":[0,0],"scores":[0,0],"text":""}'
+)
+
+
 def test_progress_counts_hands_and_tricks_and_knows_when_contract_whists_auction_ends():
     lines = [
         '{"type":"hand_start","hand":2,"dealer":"N"}',
@@ -72,7 +78,7 @@ def test_progress_counts_hands_and_tricks_and_knows_when_contract_whists_auction
     cards = ['{"type":"action","hand":2,"seat":"S","action":"7H"}'] * 5  # (a card, not a bid)
     assert progress_of_lines(lines + passes + cards, contract=True).text == "hand 2 · trick 2"
     assert progress_of_lines(lines[:1] + cards, contract=False).text == "hand 2 · trick 2"
-    assert progress_of_lines([*lines[:1], '{"type":"hand_result"}'], contract=True).text == "hand 2 over"
+    assert progress_of_lines([*lines[:1], HAND_RESULT], contract=True).text == "hand 2 over"
     assert progress_of_lines([*lines[:1], '{"type":"action","ha'], contract=False).text == "hand 2 · trick 1"
 
 

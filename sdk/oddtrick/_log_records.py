@@ -5,20 +5,27 @@ the referee writes (the same keys, in the same order, optional ones only when se
 the log has always had), and :func:`record_from_dict` reads one back, keeping the
 fields it does not know in ``extra`` (a later minor version may add some: readers
 ignore them, and a record read and written again keeps them). The referee writes
-through these; :func:`read_records` reads a log's file (plain or compressed, through
-:func:`oddtrick._logfile.open_log`, the one door) for every reader: the check, the
-replay, the analysis, the tournament and the benchmarks.
+through these, and this module is the one reader of a log: :func:`read_records` reads a
+log's file (plain or compressed, bounded, through :mod:`oddtrick._logfile`) and
+:func:`records_from_lines` the lines of one that came another way (a referee's
+``GetMatchLog``, a job's payload), for every reader: the check, the replay, the page's
+progress, ``oddtrick watch``, the analysis, the tournament and the benchmarks. So a new
+field of the log is a change to one record class here (and docs/match-log.md), never to
+its readers' parsing. Those that pass a log on as it is written (the Arena's
+``GetMatchLog``, the page's download, an analysis job's payload) read its text through
+:func:`log_text_lines` and :func:`log_text`, this module's too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeAlias
 
-from oddtrick._logfile import log_lines
+from oddtrick._logfile import MAX_LOG_BYTES, is_compressed, last_bytes, log_lines, read_log_text
 
 LOG_FORMAT = "oddtrick-match-log/1"
 
@@ -34,7 +41,8 @@ class MatchStart:
     type: ClassVar[str] = "match_start"
     match_id: str
     table_id: str
-    started_at_ms: int
+    started_at_ms: int | None
+    """``None`` only in a log without it (none the referee wrote)."""
     config: dict[str, Any]
     rules: dict[str, Any]
     """``deadline_ms``, ``grace_ms``; ``clock`` and ``untimed_seats`` when there are any."""
@@ -67,7 +75,7 @@ class MatchStart:
         return cls(
             match_id=data["match_id"],
             table_id=data.get("table_id", ""),
-            started_at_ms=data.get("started_at_ms", 0),
+            started_at_ms=data.get("started_at_ms"),
             config=data["config"],
             rules=data.get("rules", {}),
             players=data.get("players", {}),
@@ -91,9 +99,14 @@ class HandStart:
         return cls(data["hand"], data["dealer"])
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True)
 class ActionRecord:
-    """A call or card: the seat's, or the referee's fallback (``fault`` says why)."""
+    """A call or card: the seat's, or the referee's fallback (``fault`` says why).
+
+    Not frozen, unlike the other records, though nothing changes one once made: a log has
+    a line per action, every reader makes one per line, and a frozen dataclass's
+    ``__init__`` (``object.__setattr__`` per field) costs several times a plain one's.
+    """
 
     type: ClassVar[str] = "action"
     hand: int
@@ -334,25 +347,33 @@ _READERS: dict[str, Any] = {
 
 
 class MalformedRecord(ValueError):
-    """A line of a known record type without the fields it must have (a damaged log, or
-    not a match log at all); the message names the type and the missing field."""
+    """A line that is not a record: not JSON, not a JSON object, or a record of a known
+    type without the fields it must have (a damaged log, or not a match log at all). The
+    message names the line, when it is known, and what is wrong with it."""
+
+    def __init__(self, problem: str, line: int | None = None) -> None:
+        super().__init__(problem if line is None else f"line {line}: {problem}")
+        self.problem = problem
+        self.line = line
 
 
-def record_from_dict(data: Mapping[str, Any]) -> Record:
-    """The typed record of one line's JSON object; raises :class:`MalformedRecord` for a
-    record of a known type without its fields."""
+def record_from_dict(data: Mapping[str, Any], line: int | None = None) -> Record:
+    """The typed record of one line's JSON object (line number ``line`` of its log, for
+    the error); raises :class:`MalformedRecord` for a record of a known type without its
+    fields."""
     if not isinstance(data, Mapping):
         return UnknownRecord({"type": None})
     kind = str(data.get("type"))
     reader = _READERS.get(kind)
     if reader is None:
         return UnknownRecord(dict(data))
+    article = "an" if kind[:1] in "aeiou" else "a"
     try:
         record: Record = reader(data)
     except KeyError as missing:
-        raise MalformedRecord(f"a {kind} record without its {missing}") from None
-    except TypeError as error:
-        raise MalformedRecord(f"a {kind} record that does not read: {error}") from None
+        raise MalformedRecord(f"{article} {kind} line without its {missing}", line) from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise MalformedRecord(f"{article} {kind} line that does not read: {error}", line) from None
     return record
 
 
@@ -361,8 +382,104 @@ def record_line(record: Record) -> str:
     return json.dumps(record.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+_PLAIN_ACTION = re.compile(
+    r'\{"type":"action","hand":(0|[1-9][0-9]*),"seat":"([NESW])","action":"([0-9A-Za-z]+)",'
+    r'"think_ms":(0|[1-9][0-9]*|null)(?:,"bot_think_ms":(0|[1-9][0-9]*))?(?:,"clock_ms":(0|[1-9][0-9]*))?\}'
+).fullmatch
+"""A plain action line exactly as the referee's writer formats it (``write_action``): read
+without a JSON parse, they are nearly every line of a log (the JSON it is, read by
+``json.loads``, is the same record; a test compares them)."""
+
+
+def records_from_lines(lines: Iterable[str]) -> Iterator[Record]:
+    """The typed records of a log's whole lines (without their newlines), numbered from 1;
+    raises :class:`MalformedRecord` at the first line that is not a record."""
+    plain = _PLAIN_ACTION
+    for number, line in enumerate(lines, 1):
+        found = plain(line)
+        if found is not None:
+            hand, seat, action, think, own, clock = found.groups()
+            yield ActionRecord(
+                int(hand),
+                seat,
+                action,
+                None if think == "null" else int(think),
+                None if own is None else int(own),
+                None,
+                None,
+                None,
+                None if clock is None else int(clock),
+            )
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise MalformedRecord("not JSON", number) from None
+        if not isinstance(data, dict):
+            raise MalformedRecord("not a JSON object", number)
+        yield record_from_dict(data, number)
+
+
+def records_from_text(text: str) -> Iterator[Record]:
+    """The typed records of a log's text held whole (a page's cached log); a torn last
+    line (a crash mid-write) is left out, as :func:`read_records` leaves it."""
+    lines = text.split("\n")
+    lines.pop()  # what follows the last newline: nothing, or a torn last line
+    return records_from_lines(lines)
+
+
 def read_records(path: Path) -> Iterator[Record]:
-    """The typed records of a log, plain or compressed; a torn last line (a crash
-    mid-write) is skipped."""
-    for line in log_lines(path):
-        yield record_from_dict(json.loads(line))
+    """The typed records of a log, plain or compressed, read as a stream (bounded: see
+    :func:`oddtrick._logfile.log_lines`); a torn last line (a crash mid-write) is skipped.
+    Raises :class:`OSError` for a log that cannot be read, :class:`MalformedRecord` at
+    the first line that is not a record."""
+    return records_from_lines(log_lines(path))
+
+
+def read_ends(path: Path) -> tuple[Record | None, Record | None]:
+    """A log's first and last records, read as a stream, the lines between them not parsed
+    (``None``, ``None`` for an empty log): ``oddtrick check`` needs the seed on the last
+    line before it replays the first, and reads the log twice rather than hold it."""
+    lines = log_lines(path)
+    first = next(lines, None)
+    if first is None:
+        return None, None
+    count, last = 1, first
+    for count, last in enumerate(lines, 2):  # noqa: B007 (the last one is kept)
+        pass
+    head = next(records_from_lines([first]))
+    if count == 1:
+        return head, head
+    try:
+        tail = next(records_from_lines([last]))
+    except MalformedRecord as error:
+        raise MalformedRecord(error.problem, count) from None
+    return head, tail
+
+
+def is_finished_log(path: Path) -> bool:
+    """Whether a log's last line is its ``match_end`` record, read from the end of the file
+    (a referee's start looks at every log this way: a finished one is compressed)."""
+    if is_compressed(path):
+        return True  # only finished logs are ever compressed
+    lines = last_bytes(path, 4096).split(b"\n")
+    return len(lines) >= 2 and lines[-1] == b"" and lines[-2].startswith(b'{"type":"match_end"')
+
+
+def read_log_dicts(path: Path) -> Iterator[dict[str, Any]]:
+    """Each record of a log as its JSON object (:func:`read_records`, then ``to_dict``): for
+    code that reads a log's fields by name, such as tests and scripts of one's own."""
+    for record in read_records(path):
+        yield record.to_dict()
+
+
+def log_text_lines(path: Path) -> Iterator[str]:
+    """A log's whole lines as written (without their newlines), unparsed, read as a stream:
+    for whoever passes them on as they are (the Arena's ``GetMatchLog``)."""
+    return log_lines(path)
+
+
+def log_text(path: Path, limit: int = MAX_LOG_BYTES) -> str:
+    """A log's whole text as written, at most ``limit`` bytes: for whoever passes it on as
+    it is (the page's download, an analysis job's payload)."""
+    return read_log_text(path, limit)

@@ -50,6 +50,15 @@ def is_compressed(path: Path) -> bool:
         return file.read(2) == GZIP_MAGIC
 
 
+def last_bytes(path: Path, count: int) -> bytes:
+    """The last ``count`` bytes of the file at ``path`` as stored (a plain log's tail),
+    read without the rest of it."""
+    with path.open("rb") as file:
+        size = file.seek(0, io.SEEK_END)
+        file.seek(max(0, size - count))
+        return file.read(count)
+
+
 def _megabytes(count: int) -> str:
     return f"{count / (1024 * 1024):g} MiB"
 
@@ -121,19 +130,26 @@ def open_log(path: Path, limit: int = MAX_LOG_BYTES) -> TextIO:
     return io.TextIOWrapper(unpacked(path.open("rb"), limit), encoding="utf-8")
 
 
+_CHUNK_CHARS: Final = 256 * 1024
+"""How much text :func:`log_lines` reads at a time: lines are split from chunks, not read
+one ``readline`` at a time (a log has a line per action; reading them one by one costs as
+much as checking them)."""
+
+
 def log_lines(path: Path, limit: int = MAX_LOG_BYTES) -> Iterator[str]:
-    """Each whole line of the log at ``path`` (with its newline), read as a stream; a torn
+    """Each whole line of the log at ``path``, without its newline, read as a stream; a torn
     last line (a crash mid-write) is left out. A line over :data:`MAX_LINE_CHARS` raises
-    :class:`LogTooLarge` before more than that is held."""
+    :class:`LogTooLarge` before much more than that is held."""
     with open_log(path, limit) as file:
-        while line := file.readline(MAX_LINE_CHARS + 1):
-            if not line.endswith("\n"):
-                if len(line) > MAX_LINE_CHARS:
-                    raise LogTooLarge(
-                        f"it has a line longer than {_megabytes(MAX_LINE_CHARS)}, longer than a match log's"
-                    )
-                return
-            yield line
+        torn = ""
+        while chunk := file.read(_CHUNK_CHARS):
+            lines = (torn + chunk).split("\n") if torn else chunk.split("\n")
+            torn = lines.pop()
+            if len(torn) > MAX_LINE_CHARS or (lines and len(lines[0]) > MAX_LINE_CHARS):
+                raise LogTooLarge(
+                    f"it has a line longer than {_megabytes(MAX_LINE_CHARS)}, longer than a match log's"
+                )
+            yield from lines
 
 
 def read_log_text(path: Path, limit: int = MAX_LOG_BYTES) -> str:

@@ -9,11 +9,10 @@ this module turns them into lines a person reads.
 from __future__ import annotations
 
 import dataclasses
-import json
 import queue
 import threading
 import time
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 import grpc
@@ -30,6 +29,14 @@ from oddtrick._codec_protocol import revealed_seed_from_wire, spectator_event_fr
 from oddtrick._codec_text import parse_action
 from oddtrick._drive import replay_actions
 from oddtrick._events import MatchOpened, MatchStopped, SpectatorEvent
+from oddtrick._log_records import (
+    ActionRecord,
+    MalformedRecord,
+    MatchEnd,
+    MatchStart,
+    Record,
+    records_from_lines,
+)
 from oddtrick._terminal import console, suits
 from oddtrick._tls import TlsOptions
 from oddtrick._tls import channel as open_channel
@@ -366,29 +373,32 @@ def _replay_finished(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pac
         token = page.next_page_token
         if not token:
             break
-    for line in replay_lines([json.loads(line) for line in lines]):
+    for line in replay_lines(list(records_from_lines(lines))):
         pacer.show(line)
 
 
-def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
-    """A match log's play, re-created with the rules engine, in ``PlayByPlay``'s words:
-    as a closed table's spectators saw it, the four hands shown once each hand is over."""
+def replay_lines(records: Sequence[Record]) -> Iterator[str]:
+    """A match log's play (its records, read by the one reader), re-created with the rules
+    engine, in ``PlayByPlay``'s words: as a closed table's spectators saw it, the four
+    hands shown once each hand is over."""
     start, end = records[0], records[-1]
-    config = GameConfig.from_dict(start["config"])
+    if not isinstance(start, MatchStart) or not isinstance(end, MatchEnd):
+        raise MalformedRecord("not the log of a finished match (no match_start and match_end records)")
+    config = GameConfig.from_dict(start.config)
     players = "  ".join(
         f"{seat} {player['name'] if isinstance(player, dict) else player}"
-        for seat, player in start.get("players", {}).items()
+        for seat, player in start.players.items()
     )
-    yield f"match {start.get('match_id', '')} · {config.describe()} (finished: replayed from its log)"
+    yield f"match {start.match_id} · {config.describe()} (finished: replayed from its log)"
     if players:
         yield f"  {players}"
     try:
         fixed = deals_from_log(start, end)
     except DealSetError:
         fixed = None  # shown from the seed, as a log of an older referee would be
-    state = GameState(config, end.get("seed"), deals=fixed)
+    state = GameState(config, end.seed, deals=fixed)
     play = PlayByPlay(config.game)
-    actions = [r for r in records if r.get("type") == "action"]
+    actions = [r for r in records if isinstance(r, ActionRecord)]
     yield from play.shown(dataclasses.replace(state.hand_started(), hands=None))
     for events in replay_actions(state, actions, _logged):
         for event in events:
@@ -397,7 +407,7 @@ def replay_lines(records: list[dict[str, Any]]) -> Iterator[str]:
             yield from play.shown(event)
 
 
-def _logged(state: GameState, record: dict[str, Any]) -> tuple[Seat, Action]:
+def _logged(state: GameState, record: ActionRecord) -> tuple[Seat, Action]:
     """A log's action line: the seat it names and its action."""
-    action = parse_action(record["action"], state)
-    return Seat.parse(record["seat"]), action
+    action = parse_action(record.action, state)
+    return Seat.parse(record.seat), action

@@ -21,7 +21,6 @@ Needs the ``strong`` extra (DDS through endplay).
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -111,7 +110,7 @@ def _replay(
         records = list(read_records(path))
     except MalformedRecord as error:
         raise AnalysisError(f"{path}: not a match log ({error})") from None
-    except (OSError, EOFError, json.JSONDecodeError) as error:
+    except OSError as error:
         raise AnalysisError(f"{path}: cannot read it as a match log ({error})") from None
     if not records or not isinstance(records[0], MatchStart):
         raise AnalysisError(f"{path}: not a match log (the first line is not a match_start record)")
@@ -120,7 +119,7 @@ def _replay(
         raise AnalysisError(f"{path}: the match did not finish, so its seed (and its deals) are unknown")
     header = start.to_dict()
     try:
-        fixed = deals_from_log(header, end.to_dict())
+        fixed = deals_from_log(start, end)
     except DealSetError as error:
         raise AnalysisError(f"{path}: {error}") from None
     state = GameState(GameConfig.from_dict(start.config), end.seed, deals=fixed)

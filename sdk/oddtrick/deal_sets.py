@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from oddtrick._log_records import MatchEnd, MatchStart
 from oddtrick.rules import PACK, Card, Deal, FixedDeal, ParseError, Rank, Seat, Suit
 
 __all__ = [
@@ -143,19 +144,20 @@ def deals_commitment(records: Sequence[Mapping[str, str]]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def deals_from_log(start: Mapping[str, Any], end: Mapping[str, Any]) -> tuple[FixedDeal, ...] | None:
-    """The fixed deals a logged match played (None: it was dealt from its seed).
+def deals_from_log(start: MatchStart, end: MatchEnd) -> tuple[FixedDeal, ...] | None:
+    """The fixed deals a logged match played (None: it was dealt from its seed), from its
+    log's first and last records (``deal_set`` and ``fixed_deals``, kept in their ``extra``).
 
     Raises :class:`DealSetError` when the deals its end reveals are not the ones its
     start committed to, or cannot be read.
     """
-    fixed = end.get("fixed_deals")
+    fixed = end.extra.get("fixed_deals")
     if not isinstance(fixed, dict):
         return None
     records = fixed.get("deals")
     if not isinstance(records, list) or not records:
         raise DealSetError("the log's fixed_deals has no deals")
-    committed = (start.get("deal_set") or {}).get("deals_commitment")
+    committed = (start.extra.get("deal_set") or {}).get("deals_commitment")
     if committed != deals_commitment(records):
         raise DealSetError("the deals revealed at the end do not match the commitment published at the start")
     try:

@@ -31,9 +31,10 @@ from oddtrick._codec_arena import (
     watch_response,
 )
 from oddtrick._codec_protocol import Seen
+from oddtrick._log_records import log_text_lines
 from oddtrick.rules import GameKind
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc
-from oddtrick_referee.play.matchlog import LOG_FORMAT, read_log
+from oddtrick_referee.play.matchlog import LOG_FORMAT
 from oddtrick_referee.play.spectators import Spectator
 from oddtrick_referee.play.table import Table, TableRules
 from oddtrick_referee.storage.match_index import MatchStore, log_withheld
@@ -256,4 +257,6 @@ def _summary(row: dict[str, Any], live: Table | None) -> arena_pb2.MatchSummary:
 
 
 def _log_lines(path: Path) -> list[str]:
-    return [json.dumps(record, ensure_ascii=False, separators=(",", ":")) for record in read_log(path)]
+    """The log's lines as written, served as they are (read by the one reader's line iterator,
+    which bounds them)."""
+    return list(log_text_lines(path))

@@ -21,9 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick._codec_protocol import UNKNOWN_REQUEST, refusal_reason_name
+from oddtrick._log_records import (
+    ActionRecord,
+    MatchStart,
+    Record,
+    Refusal,
+    SeatEvent,
+    log_text,
+    records_from_text,
+)
 from oddtrick.rules import GameState, Seat
 from oddtrick_referee._exceptions import ResultRefused
-from oddtrick_referee.play.matchlog import ReplayedLog, load_records, read_log_text, replay_log
+from oddtrick_referee.play.matchlog import replay_log
 from oddtrick_referee.play.records import Fault, SeatRecord
 
 DealPoints = tuple[int, int, int]
@@ -78,44 +87,44 @@ def scored_table(log_text: str, name: str = "") -> PlayedTable:
                 f"{where}its log fails the rules' check: {'; '.join(replayed.report.problems)}"
             )
         assert replayed.state is not None
-        seats = _seats(replayed, load_records(log_text))
-        match_id = str(replayed.start["match_id"])
+        assert replayed.start is not None
+        assert replayed.end is not None
+        seats = _seats(replayed.start, records_from_text(log_text))
+        match_id = replayed.start.match_id
     except (KeyError, TypeError, ValueError, IndexError) as error:
         if isinstance(error, ResultRefused):
             raise
         raise ResultRefused(f"{where}its log cannot be read: {type(error).__name__}: {error}") from error
     played = PlayedTable(match_id, deal_points(replayed.state), seats, replayed.state.seed)
-    logged = replayed.end.get("seats")
+    logged = replayed.end.seats
     if not isinstance(logged, dict) or (differs := _seats_differ(played, logged, "its last line")):
         raise ResultRefused(f"{where}its log's lines and its match_end disagree: {differs or 'no seats'}")
     return played
 
 
-def _seats(replayed: ReplayedLog, records: Iterable[dict[str, Any]]) -> dict[Seat, SeatRecord]:
+def _seats(start: MatchStart, records: Iterable[Record]) -> dict[Seat, SeatRecord]:
     """Each seat's record as the table kept it (``play/table.py``, ``play/decide.py``),
-    counted again from the log's lines."""
-    players = replayed.start["players"]
-    seats = {seat: SeatRecord(str(players[str(seat)]["name"])) for seat in Seat}
+    counted again from the log's records."""
+    seats = {seat: SeatRecord(str(start.players[str(seat)]["name"])) for seat in Seat}
     by_text = {str(seat): record for seat, record in seats.items()}
     for record in records:
-        kind = record.get("type")
-        if kind == "action":
-            seat = by_text[record["seat"]]
-            fault, think = record.get("fault"), record.get("think_ms")
-            if fault is None:  # fallbacks are faults, not the bot's decisions
+        if isinstance(record, ActionRecord):
+            seat = by_text[record.seat]
+            if record.fault is None:  # fallbacks are faults, not the bot's decisions
                 seat.decisions += 1
             else:
-                seat.add_fault(Fault(fault))
+                seat.add_fault(Fault(record.fault))
+            think = record.think_ms
             if think is not None:
                 seat.think_ms_total += think
                 seat.think_ms_max = max(seat.think_ms_max, think)
-                seat.times.add(think, record.get("bot_think_ms"))
-            if record.get("bot_error") is not None:
+                seat.times.add(think, record.bot_think_ms)
+            if record.bot_error is not None:
                 seat.add_fault(Fault.BOT_ERROR)
-        elif kind == "refusal" and record.get("reason") != _UNCOUNTED_REFUSAL:
-            by_text[record["seat"]].refusals += 1
-        elif kind == "forfeit":
-            by_text[record["seat"]].forfeited = True
+        elif isinstance(record, Refusal) and record.reason != _UNCOUNTED_REFUSAL:
+            by_text[record.seat].refusals += 1
+        elif isinstance(record, SeatEvent) and record.kind == "forfeit":
+            by_text[record.seat].forfeited = True
     return seats
 
 
@@ -164,7 +173,7 @@ def scored_record(
     seats it kept), scored from its log; refused when the log and the record disagree."""
     where = f"table {match_id}"
     try:
-        text = read_log_text(log_path)
+        text = log_text(log_path)
     except OSError as error:
         raise ResultRefused(f"{where}: its log cannot be read: {error}") from error
     played = scored_table(text, match_id)

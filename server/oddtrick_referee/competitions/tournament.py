@@ -37,6 +37,7 @@ import rich.progress
 import trio
 from rich.text import Text
 
+from oddtrick._log_records import log_text
 from oddtrick._run import bot_factory
 from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, MatchFormat, Seat
@@ -73,7 +74,6 @@ from oddtrick_referee.competitions.tournament_plan import remote_entry as remote
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.local_seat import bot_entrant
-from oddtrick_referee.play.matchlog import read_log_text
 from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
 from oddtrick_referee.storage.tournament_store import TournamentStore
@@ -90,7 +90,7 @@ def _scored_log(path: Path, match_id: str, seats: dict[str, Any]) -> PlayedTable
     """A table from its log (:func:`.scored.scored_table`), refused if the log cannot be read,
     is not finished (a stop mid-match), or disagrees with the ``seats`` its index kept."""
     try:
-        text = read_log_text(path)
+        text = log_text(path)
     except OSError as error:
         raise ResultRefused(f"table {match_id}: its log cannot be read: {error}") from error
     played = scored_table(text, match_id)

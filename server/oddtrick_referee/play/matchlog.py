@@ -10,10 +10,10 @@ there stays readable; the file is fsynced when the match ends. Deals are not wri
 the seed, revealed on the last line, re-creates them.
 
 A finished log may be compressed in place (:func:`compress_log`): the same name,
-gzip inside. Every reader opens a log through :func:`open_log` (or reads its lines with
-:func:`log_lines`), which reads both and bounds what a log may unpack to.
+gzip inside. Every reader reads a log through the one reader, :mod:`oddtrick._log_records`
+(``read_records``), which reads both and bounds what a log may unpack to.
 
-:func:`check_log` replays a log through the rules engine and says whether
+:func:`check_log` replays a log's records through the rules engine and says whether
 every action was legal, the seed matches its commitment and the results
 are the ones the rules give.
 """
@@ -25,23 +25,30 @@ import errno
 import gzip
 import json
 import os
-import re
 import secrets
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from oddtrick._codec_text import parse_action
 from oddtrick._drive import next_turn
-
-# The one way to open a log, re-exported here for the server's readers.
 from oddtrick._log_records import LOG_FORMAT as LOG_FORMAT
-from oddtrick._log_records import GameResultRecord, HandResultRecord, HandStart, Record
-from oddtrick._logfile import is_compressed as is_compressed
-from oddtrick._logfile import log_lines as log_lines
-from oddtrick._logfile import open_log as open_log
-from oddtrick._logfile import read_log_text as read_log_text
+from oddtrick._log_records import (
+    ActionRecord,
+    GameResultRecord,
+    HandResultRecord,
+    HandStart,
+    MatchEnd,
+    MatchStart,
+    Record,
+    is_finished_log,
+    read_ends,
+    read_log_dicts,
+    read_records,
+    records_from_text,
+)
+from oddtrick._logfile import is_compressed
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
     BIDS,
@@ -61,6 +68,10 @@ from oddtrick.rules import (
     commitment,
 )
 from oddtrick_referee.play.clock import ClockRule, replay_bank
+
+read_log = read_log_dicts
+"""A log's records as their JSON objects (the one reader's, ``oddtrick_referee.read_log``):
+for scripts of one's own that read fields by name."""
 
 _LOGGED_CARDS: dict[str, Action] = {str(card): card for card in PACK}
 _LOGGED_CALLS: dict[str, Action] = {str(call): call for call in (PASS, DOUBLE, *BIDS)}
@@ -232,18 +243,6 @@ def _fsync_dir(folder: Path) -> None:
         os.close(descriptor)
 
 
-def is_finished_log(path: Path) -> bool:
-    """Whether a log's last line is its ``match_end`` record (read from the end of the file)."""
-    if is_compressed(path):
-        return True  # only finished logs are ever compressed
-    with path.open("rb") as file:
-        size = file.seek(0, os.SEEK_END)
-        file.seek(max(0, size - 4096))
-        tail = file.read()
-    lines = tail.split(b"\n")
-    return len(lines) >= 2 and lines[-1] == b"" and lines[-2].startswith(b'{"type":"match_end"')
-
-
 def recover_compression(log_dir: Path, compress_finished: bool) -> tuple[int, int]:
     """At start-up: remove what a crash mid-compression left (the plain log beside it is
     whole), and with ``compress_finished`` compress every finished log still plain (one
@@ -268,25 +267,6 @@ def recover_compression(log_dir: Path, compress_finished: bool) -> tuple[int, in
     return removed, compressed
 
 
-def read_log(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of a log, plain or compressed, read as a stream (bounded: see
-    :func:`log_lines`); a torn last line (a crash mid-write) is skipped."""
-    for line in log_lines(path):
-        yield json.loads(line)
-
-
-def load_records(text: str) -> list[dict[str, Any]]:
-    """A whole log's records from its text, as :func:`read_log` reads them, in one JSON parse
-    (a log has a line per action: parsing them one by one costs more than checking them)."""
-    lines = text.split("\n")
-    lines.pop()  # what follows the last newline: nothing, or a torn last line
-    try:
-        records: list[dict[str, Any]] = json.loads("[" + ",".join(lines) + "]")
-    except json.JSONDecodeError:
-        return [json.loads(line) for line in lines]  # the error names the bad line
-    return records
-
-
 class _Clocks:
     """The seats' time banks replayed from a log whose header has a clock: each action
     line's ``clock_ms`` must be what the clock's rule makes of the one before it."""
@@ -297,8 +277,8 @@ class _Clocks:
         self.banks = {str(seat): rule.initial_ms for seat in Seat if str(seat) not in untimed}
 
     @classmethod
-    def of(cls, start: dict[str, Any]) -> _Clocks | None:
-        rules = start.get("rules", {})
+    def of(cls, start: MatchStart) -> _Clocks | None:
+        rules = start.rules
         if not rules.get("clock"):
             return None
         return cls(
@@ -345,140 +325,101 @@ class CheckReport:
         return "FAILED:\n" + "\n".join(f"  - {p}" for p in self.problems)
 
 
-_PLAIN_ACTION = re.compile(
-    r'\{"type":"action","hand":\d+,"seat":"([NESW])","action":"([0-9A-Za-z]+)","think_ms":(\d+|null)'
-    r'(?:,"bot_think_ms":\d+)?(?:,"clock_ms":(\d+))?\}'
-).fullmatch
-"""A plain action line exactly as :meth:`MatchLogWriter.write_action` writes it: the check reads
-these without a JSON parse (they are nearly every line of a log)."""
-
-
 @dataclasses.dataclass
 class ReplayedLog:
-    """A log as :func:`replay_log` replayed it: the check's report, and the rules' own state
+    """A log as the rules engine replayed it: the check's report, and the rules' own state
     at its end (what a finished table's figures are read from), with its first and last records."""
 
     report: CheckReport
     state: GameState | None = None
-    start: dict[str, Any] = dataclasses.field(default_factory=dict)
-    end: dict[str, Any] = dataclasses.field(default_factory=dict)
+    start: MatchStart | None = None
+    end: MatchEnd | None = None
 
 
 def check_log(path: Path) -> CheckReport:
-    """Replay a finished match's log and compare everything it claims. The log is read as a
-    stream, twice (its last line holds the seed the replay needs), never held whole: it may
-    be anyone's, and as large as its reader allows."""
-    first, last, count = _first_and_last(path)
-    return _replay_lines(first, last, _middle_lines(path, count)).report
+    """Replay a finished match's log and compare everything it claims.
+
+    The log is read twice, as a stream, rather than held: its ends first (the seed the
+    replay needs is on the last line), then every record.
+    """
+    start, end = read_ends(path)
+    return _replayed(start, end, lambda: read_records(path)).report
 
 
 def replay_log(text: str) -> ReplayedLog:
-    """Replay a finished match's log (its whole text) through the rules engine and compare
-    everything it claims; the state is the rules', whatever the log's lines say. A line that
-    is not JSON, or a record without what it must have, raises (``ValueError``, ``KeyError``,
-    ``TypeError``), as :func:`check_log` always did."""
-    lines = text.split("\n")
-    lines.pop()  # what follows the last newline: nothing, or a torn last line
-    if not lines:
-        return _replay_lines("", "", iter(()))
-    return _replay_lines(lines[0], lines[-1], iter(lines[1:-1]))
+    """:func:`check_log` of a log's whole text (a worker's result carries its logs so),
+    keeping the rules' state and the log's ends: the figures a finished table is counted by."""
+    records = list(records_from_text(text))
+    if not records:
+        return _replayed(None, None, lambda: iter(()))
+    return _replayed(records[0], records[-1], lambda: iter(records))
 
 
-def _first_and_last(path: Path) -> tuple[str, str, int]:
-    """A log's first and last whole lines and how many there are, read as a stream."""
-    first = last = ""
-    count = 0
-    for line in log_lines(path):
-        if not count:
-            first = line
-        last = line
-        count += 1
-    return first, last, count
-
-
-def _middle_lines(path: Path, count: int) -> Iterator[str]:
-    """The whole lines between a log's first and its ``count``-th (its last), without their
-    newlines, read again as a stream."""
-    for number, line in enumerate(log_lines(path)):
-        if number >= count - 1:
-            return
-        if number:
-            yield line[:-1]
-
-
-def _replay_lines(first: str, last: str, middle: Iterator[str]) -> ReplayedLog:
-    """The replay of a log given as its first line, its last, and the lines between."""
-    start = json.loads(first) if first else None
-    if not isinstance(start, dict) or start.get("type") != "match_start":
+def _replayed(
+    start: Record | None, end: Record | None, records: Callable[[], Iterable[Record]]
+) -> ReplayedLog:
+    """The replay of a log given its first and last records and every record in order."""
+    if not isinstance(start, MatchStart):
         return ReplayedLog(CheckReport(False, ["the log does not start with a match_start record"], 0, 0))
     problems: list[str] = []
-    if start.get("format") != LOG_FORMAT:
-        problems.append(f"unknown log format {start.get('format')!r}")
-    end = json.loads(last)
-    if not isinstance(end, dict) or end.get("type") != "match_end":
+    if start.format != LOG_FORMAT:
+        problems.append(f"unknown log format {start.format!r}")
+    if not isinstance(end, MatchEnd):
         return ReplayedLog(CheckReport(False, ["the match did not finish (no match_end record)"], 0, 0))
-    return _replay(start, end, middle, problems)
-
-
-def _replay(
-    start: dict[str, Any], end: dict[str, Any], middle: Iterator[str], problems: list[str]
-) -> ReplayedLog:
-    """:func:`replay_log` past its first and last records."""
-    seed = end["seed"]
-    if commitment(seed) != start["seed_commitment"]:
+    if commitment(end.seed) != start.seed_commitment:
         problems.append("the revealed seed does not match the commitment published at the start")
     try:
         fixed = deals_from_log(start, end)
     except DealSetError as error:
         return ReplayedLog(CheckReport(False, [*problems, str(error)], 0, 0), None, start, end)
-    state = GameState(GameConfig.from_dict(start["config"]), seed, deals=fixed)
-    clocks = _Clocks.of(start)
-    actions = 0
-    plain = _PLAIN_ACTION
-    for line in middle:
-        found = plain(line)
-        if found is not None:
-            seat_text, action_text, think_text, clock_text = found.groups()
-            kind = "action"
-            think = None if think_text == "null" else int(think_text)
-            fault, clock = None, None if clock_text is None else int(clock_text)
-        else:
-            record = json.loads(line)
-            kind = record["type"]
-            seat_text, action_text = record.get("seat", ""), record.get("action", "")
-            think, fault, clock = record.get("think_ms"), record.get("fault"), record.get("clock_ms")
-        if kind == "hand_start":
-            next_turn(state)  # deals the next hand if the last one is over
-        if kind == "action":
-            actions += 1
-            try:
-                state.apply(logged_action(action_text, state), logged_seat(seat_text))
-            except RulesError as error:
-                problems.append(f"action {actions} ({seat_text} {action_text}) is illegal: {error}")
-                break
-            if clocks is not None and (problem := clocks.check(seat_text, think, fault, clock)):
-                problems.append(f"action {actions} ({seat_text} {action_text}): {problem}")
-                clocks = None  # one wrong bank makes every later one wrong: said once
-        elif kind == "hand_result":
-            result = (
-                state.hand_results[record["hand"] - 1] if len(state.hand_results) >= record["hand"] else None
-            )
-            if result is None or list(result.scores_after) != record["scores"]:
-                problems.append(
-                    f"hand {record['hand']}: the logged scores {record['scores']} are not the rules' scores"
-                )
+    state = GameState(GameConfig.from_dict(start.config), end.seed, deals=fixed)
+    actions = _replay_checked(state, records(), _Clocks.of(start), problems)
     result = state.match_result
     if result is None:
         problems.append("replaying the actions does not finish the match")
     elif [list(result.totals), result.winner.short if result.winner is not None else None] != [
-        end["result"]["totals"],
-        end["result"]["winner"],
+        end.result["totals"],
+        end.result["winner"],
     ]:
-        problems.append(f"the logged result {end['result']} is not the rules' result {result}")
-    deal_set = start.get("deal_set")
+        problems.append(f"the logged result {end.result} is not the rules' result {result}")
+    deal_set = start.extra.get("deal_set")
     source = None
     if fixed is not None and isinstance(deal_set, dict):
         source = f"{deal_set.get('name', '?')}, sha256 {deal_set.get('sha256', '')}"
-    return ReplayedLog(
-        CheckReport(not problems, problems, actions, state.hand_number, source), state, start, end
-    )
+    report = CheckReport(not problems, problems, actions, state.hand_number, source)
+    return ReplayedLog(report, state, start, end)
+
+
+def _replay_checked(
+    state: GameState, records: Iterable[Record], clocks: _Clocks | None, problems: list[str]
+) -> int:
+    """Apply a log's actions to ``state``, checking each one, its clock and each hand's
+    logged scores; the problems found go to ``problems``. Returns the actions applied."""
+    actions = 0
+    for record in records:
+        kind = type(record)
+        if kind is ActionRecord:
+            assert isinstance(record, ActionRecord)
+            actions += 1
+            seat, action = record.seat, record.action
+            try:
+                state.apply(logged_action(action, state), logged_seat(seat))
+            except RulesError as error:
+                problems.append(f"action {actions} ({seat} {action}) is illegal: {error}")
+                break
+            if clocks is not None and (
+                problem := clocks.check(seat, record.think_ms, record.fault, record.clock_ms)
+            ):
+                problems.append(f"action {actions} ({seat} {action}): {problem}")
+                clocks = None  # one wrong bank makes every later one wrong: said once
+        elif kind is HandStart:
+            next_turn(state)  # deals the next hand if the last one is over
+        elif kind is HandResultRecord:
+            assert isinstance(record, HandResultRecord)
+            results = state.hand_results
+            result = results[record.hand - 1] if len(results) >= record.hand else None
+            if result is None or list(result.scores_after) != record.scores:
+                problems.append(
+                    f"hand {record.hand}: the logged scores {record.scores} are not the rules' scores"
+                )
+    return actions

@@ -7,14 +7,14 @@ import json
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
+from oddtrick._log_records import Record
 from oddtrick._terminal import plural
 from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.replay.json_export import match_to_json
-from oddtrick_referee.replay.model import MatchReplay, read_records, replay_records
+from oddtrick_referee.replay.model import MatchReplay, replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn
-from oddtrick_referee.replay.sources import records_from_data_dir, records_from_server
+from oddtrick_referee.replay.sources import records_from_data_dir, records_from_file, records_from_server
 from oddtrick_referee.replay.terminal import run
 
 
@@ -99,13 +99,13 @@ def load_match(args: argparse.Namespace) -> MatchReplay:
     """The match the command names, from a file, a referee or a data folder."""
 
     source: str = args.source
-    records: list[dict[str, Any]]
+    records: list[Record]
     if args.server is not None:
         records = records_from_server(args.server, source)
     elif args.data_dir is not None or not (source.endswith(".jsonl") or Path(source).is_file()):
         records = records_from_data_dir(args.data_dir or Path("oddtrick-data"), source)
     else:
-        records = read_records(Path(source))
+        records = records_from_file(Path(source))
     return replay_records(records)
 
 

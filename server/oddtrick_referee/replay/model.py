@@ -13,13 +13,19 @@ every position. ``?hand=3&card=17`` on the web page is hand 3, position 17.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from oddtrick._drive import replay_actions
-from oddtrick._log_records import ActionRecord
+from oddtrick._log_records import (
+    LOG_FORMAT,
+    ActionRecord,
+    MalformedRecord,
+    MatchEnd,
+    MatchStart,
+    Record,
+    read_records,
+)
 from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.rules import (
     Action,
@@ -45,7 +51,7 @@ from oddtrick.rules import (
     sort_cards,
 )
 from oddtrick_referee._exceptions import ReplayError
-from oddtrick_referee.play.matchlog import LOG_FORMAT, load_records, logged_action, logged_seat, read_log_text
+from oddtrick_referee.play.matchlog import logged_action, logged_seat
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -184,52 +190,31 @@ class MatchReplay:
         return self.hands[number - 1]
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """A log file's records; a torn last line (a crash mid-write) is left out."""
+def replay_records(records: Iterable[Record], name: str | None = None) -> MatchReplay:
+    """Re-create the match a log's records describe (read by the one reader,
+    :mod:`oddtrick._log_records`); raises :class:`ReplayError`, naming ``name`` for a line
+    that is not a record."""
     try:
-        text = read_log_text(path)
-    except (OSError, EOFError) as error:
-        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    return records_from_lines(text.splitlines(keepends=True), str(path))
-
-
-def records_from_lines(lines: Iterable[str], name: str = "the log") -> list[dict[str, Any]]:
-    """A log's records from its lines; a torn last line (a crash mid-write) is left out."""
-    text = "".join(lines)
-    try:
-        records = load_records(text)
-    except json.JSONDecodeError:
-        for number, line in enumerate(text.split("\n")[:-1], 1):
-            try:
-                json.loads(line)
-            except json.JSONDecodeError:
-                raise ReplayError(f"{name}, line {number}: not JSON") from None
-        raise ReplayError(f"{name}: not JSON") from None
-    for number, record in enumerate(records, 1):
-        if not isinstance(record, dict):
-            raise ReplayError(f"{name}, line {number}: not a JSON object")
-    return records
-
-
-def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
-    """Re-create the match a log's records describe; raises :class:`ReplayError`."""
-    if not records or records[0].get("type") != "match_start":
+        read = list(records)
+    except MalformedRecord as error:
+        raise ReplayError(str(error) if name is None else f"{name}, {error}") from None
+    start = read[0] if read else None
+    if not isinstance(start, MatchStart):
         raise ReplayError("not a match log: the first line is not a match_start record")
-    start = records[0]
-    if start.get("format") != LOG_FORMAT:
-        raise ReplayError(f"unknown log format {start.get('format')!r} (this version reads {LOG_FORMAT})")
-    end = records[-1]
-    if end.get("type") != "match_end" or not end.get("seed"):
+    if start.format != LOG_FORMAT:
+        raise ReplayError(f"unknown log format {start.format!r} (this version reads {LOG_FORMAT})")
+    end = read[-1]
+    if not isinstance(end, MatchEnd) or not end.seed:
         raise ReplayError(
             "the match did not finish (no match_end line with the seed): its deals cannot be "
             "re-created, since the seed is revealed only at the end"
         )
-    seed = str(end["seed"])
-    if commitment(seed) != start.get("seed_commitment"):
+    seed = str(end.seed)
+    if commitment(seed) != start.seed_commitment:
         raise ReplayError("the revealed seed does not match the commitment published at the start")
     try:
-        config = GameConfig.from_dict(start["config"])
-        players = {Seat.parse(seat): str(info.get("name", "?")) for seat, info in start["players"].items()}
+        config = GameConfig.from_dict(start.config)
+        players = {Seat.parse(seat): str(info.get("name", "?")) for seat, info in start.players.items()}
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ReplayError(f"the match_start line is malformed: {error}") from None
     try:
@@ -238,14 +223,14 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
         raise ReplayError(str(error)) from None
     state = GameState(config, seed, deals=fixed)
     builder = _Builder(state)
-    builder.replay([(n, r) for n, r in enumerate(records[1:-1], 2) if r.get("type") == "action"])
+    builder.replay([record for record in read[1:-1] if isinstance(record, ActionRecord)])
     hands = builder.finish()
     return MatchReplay(
-        match_id=str(start.get("match_id", "")),
+        match_id=str(start.match_id),
         config=config,
         players=players,
         seed=seed,
-        started_at_ms=start.get("started_at_ms"),
+        started_at_ms=start.started_at_ms,
         hands=tuple(hands),
         result=state.match_result,
         finished=state.phase is Phase.MATCH_OVER,
@@ -253,17 +238,20 @@ def replay_records(records: Sequence[Mapping[str, Any]]) -> MatchReplay:
     )
 
 
-def deal_set_text(start: Mapping[str, Any]) -> str | None:
+def deal_set_text(start: MatchStart) -> str | None:
     """How a log's match_start names its fixed deal set, for people: ``name (N deals, sha256 …)``."""
-    given = start.get("deal_set")
+    given = start.extra.get("deal_set")
     if not isinstance(given, dict):
         return None
     return f"{given.get('name', '?')} ({given.get('size', '?')} deals, sha256 {given.get('sha256', '')})"
 
 
 def replay_log(path: Path) -> MatchReplay:
+    """The match of the log at ``path``; raises :class:`ReplayError` naming the file."""
     try:
         return replay_records(read_records(path))
+    except OSError as error:
+        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     except ReplayError as error:
         raise ReplayError(f"{path}: {error}") from None
 
@@ -291,8 +279,8 @@ class _Builder:
         self._plays: list[PlayStep] = []
         self._first: Seat | None = state.to_act if state.phase is Phase.PLAY else None
 
-    def replay(self, lines: Sequence[tuple[int, Mapping[str, Any]]]) -> None:
-        """Re-apply the log's action lines (each with its line number), to where the log ends."""
+    def replay(self, lines: Sequence[ActionRecord]) -> None:
+        """Re-apply the log's action records, to where the log ends."""
         state = self.state
         try:
             for events in replay_actions(state, lines, self._read, before_deal=self._close):
@@ -309,12 +297,7 @@ class _Builder:
                 f"is against the rules: {error}"
             ) from None
 
-    def _read(self, state: GameState, line: tuple[int, Mapping[str, Any]]) -> tuple[Seat, Action]:
-        number, fields = line
-        try:
-            record = ActionRecord.from_dict(fields)
-        except (KeyError, TypeError) as error:
-            raise ReplayError(f"line {number}: an action line without its {error}") from None
+    def _read(self, state: GameState, record: ActionRecord) -> tuple[Seat, Action]:
         self._record = record
         # As logged: a damaged line may hold anything.
         return logged_seat(str(record.seat)), logged_action(str(record.action), state)

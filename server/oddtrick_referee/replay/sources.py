@@ -14,10 +14,9 @@ from typing import Any
 
 from oddtrick._address import with_default_port
 from oddtrick._codec_arena import match_log_request
+from oddtrick._log_records import MalformedRecord, Record, read_records, records_from_lines
 from oddtrick.v1 import arena_pb2_grpc
 from oddtrick_referee._exceptions import ReplayError
-from oddtrick_referee.play.matchlog import read_log_text
-from oddtrick_referee.replay.model import records_from_lines
 from oddtrick_referee.storage.match_index import MatchStore
 
 
@@ -65,7 +64,17 @@ def safe_log_path(data_dir: Path, stored: str) -> Path | None:
     return resolved
 
 
-def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]:
+def records_from_file(path: Path) -> list[Record]:
+    """A log file's records (the one reader's); what cannot be read is a :class:`ReplayError`."""
+    try:
+        return list(read_records(path))
+    except OSError as error:
+        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+    except MalformedRecord as error:
+        raise ReplayError(f"{path}, {error}") from None
+
+
+def records_from_data_dir(data_dir: Path, match_id: str) -> list[Record]:
     """A finished, public match's log records, found through the data folder's index."""
 
     index = data_dir / "oddtrick.sqlite3"
@@ -86,14 +95,10 @@ def records_from_data_dir(data_dir: Path, match_id: str) -> list[dict[str, Any]]
     path = safe_log_path(data_dir, row["log_path"])
     if path is None:
         raise ReplayError(f"match {match_id}'s log is not inside {data_dir / 'logs'}; refusing to read it")
-    try:
-        text = read_log_text(path)
-    except (OSError, EOFError) as error:
-        raise ReplayError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    return records_from_lines(text.splitlines(keepends=True), str(path))
+    return records_from_file(path)
 
 
-def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
+def records_from_server(server: str, match_id: str) -> list[Record]:
     """A finished match's log from a referee's Arena service (GetMatchLog, every page)."""
     import grpc
 
@@ -108,7 +113,7 @@ def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
         try:
             while True:
                 response = arena.GetMatchLog(match_log_request(match_id, token), timeout=30)
-                lines.extend(line + "\n" for line in response.lines)
+                lines.extend(response.lines)
                 token = response.next_page_token
                 if not token:
                     break
@@ -116,4 +121,7 @@ def records_from_server(server: str, match_id: str) -> list[dict[str, Any]]:
             if error.code() is grpc.StatusCode.UNAVAILABLE:
                 raise ReplayError(f"no referee answers at {server} (is oddtrick serve running?)") from None
             raise ReplayError(f"{server}: {error.details()}") from None
-    return records_from_lines(lines, f"match {match_id}")
+    try:
+        return list(records_from_lines(lines))
+    except MalformedRecord as error:
+        raise ReplayError(f"match {match_id}, {error}") from None

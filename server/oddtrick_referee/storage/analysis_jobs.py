@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from oddtrick._logfile import LogTooLarge, read_log_text
+from oddtrick._log_records import log_text
+from oddtrick._logfile import LogTooLarge
 from oddtrick_referee._exceptions import BadJob
 from oddtrick_referee.storage.work_queue import open_queue, parse_version
 
@@ -30,7 +31,7 @@ def analysis_payload(path: Path, par: bool) -> dict[str, Any]:
     if path.stat().st_size > MAX_LOG_BYTES:
         raise BadJob(f"{path} is larger than {MAX_LOG_BYTES // (1024 * 1024)} MiB, too large to submit")
     try:
-        text = read_log_text(path, MAX_LOG_BYTES)  # stops reading past the limit (a gzip bomb)
+        text = log_text(path, MAX_LOG_BYTES)  # stops reading past the limit (a gzip bomb)
     except LogTooLarge:
         raise BadJob(
             f"{path} holds more than {MAX_LOG_BYTES // (1024 * 1024)} MiB of text, too large to submit"

@@ -24,12 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from oddtrick._log_records import log_text as written_log_text
+from oddtrick._log_records import records_from_text
 from oddtrick.rules import GameConfig, GameKind
 from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.competitions.standings import compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
-from oddtrick_referee.play.matchlog import read_log_text
-from oddtrick_referee.replay.model import MatchReplay, records_from_lines, replay_records
+from oddtrick_referee.replay.model import MatchReplay, replay_records
 from oddtrick_referee.replay.sources import log_visibility, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore, bot_name
 from oddtrick_referee.storage.tournament_store import TournamentStore
@@ -211,7 +212,7 @@ class WebData:
         if path is None:
             raise NotVisible(f"match {match_id}'s log is not in this server's data folder")
         try:
-            return read_log_text(path)
+            return written_log_text(path)
         except (OSError, EOFError):
             raise NotVisible(f"match {match_id}'s log cannot be read") from None
 
@@ -227,7 +228,7 @@ class WebData:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        match = replay_records(records_from_lines(text.splitlines(keepends=True), f"match {match_id}"))
+        match = replay_records(records_from_text(text), f"match {match_id}")
         with self._lock:
             self._cache[key] = match
             while len(self._cache) > self._cache_size:

@@ -2,19 +2,27 @@
 
 A sealed table's page, and the list of tables in progress, say how far each table is, so
 people can follow a duplicate tournament or a ladder while every table is sealed. The
-numbers are counted from the table's log lines' kinds and hand numbers (the only fields
-read besides a call's being ``pass``): no card, no call, no seat of the log leaves this
+numbers are counted from the kinds and hand numbers of the table's log records (read by the
+one reader, :mod:`oddtrick._log_records`; the only fields used besides a call's being
+``pass``): no card, no call, no seat of the log leaves this
 module, so nothing a twin table's players must not know can reach a page through it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from oddtrick._logfile import log_lines
+from oddtrick._log_records import (
+    ActionRecord,
+    HandResultRecord,
+    HandStart,
+    MalformedRecord,
+    Record,
+    log_text_lines,
+    records_from_lines,
+)
 from oddtrick.rules import GameState, Phase
 from oddtrick_referee.replay.sources import safe_log_path
 
@@ -42,7 +50,21 @@ class Progress:
 
 
 def progress_of_lines(lines: Iterable[str], contract: bool) -> Progress:
-    """Count hands, and cards of the last hand, from a log's lines.
+    """Count hands, and cards of the last hand, from a log's lines (of a table being
+    played: a line that does not read yet is being written, and left out)."""
+    return progress_of_records(_readable(lines), contract)
+
+
+def _readable(lines: Iterable[str]) -> Iterator[Record]:
+    for line in lines:
+        try:
+            yield from records_from_lines((line,))
+        except MalformedRecord:
+            continue  # a line being written
+
+
+def progress_of_records(records: Iterable[Record], contract: bool) -> Progress:
+    """Count hands, and cards of the last hand, from a log's records.
 
     In Contract Whist the first actions of a hand are its auction, which ends, as the
     rules end it, after three passes following a bid (a double resets the count too)
@@ -50,24 +72,19 @@ def progress_of_lines(lines: Iterable[str], contract: bool) -> Progress:
     """
     hand, cards, over = 0, 0, False
     bidding, passes, bid = False, 0, False
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # a line being written
-        kind = record.get("type") if isinstance(record, dict) else None
-        if kind == "hand_start":
-            hand, cards, over = int(record.get("hand", hand + 1)), 0, False
+    for record in records:
+        if isinstance(record, HandStart):
+            hand, cards, over = record.hand, 0, False
             bidding, passes, bid = contract, 0, False
-        elif kind == "hand_result":
+        elif isinstance(record, HandResultRecord):
             over = True
-        elif kind == "action" and bidding:
-            if record.get("action") == "pass":
+        elif isinstance(record, ActionRecord) and bidding:
+            if record.action == "pass":
                 passes += 1
                 bidding = not ((bid and passes == 3) or (not bid and passes == 4))
             else:
                 passes, bid = 0, True
-        elif kind == "action":
+        elif isinstance(record, ActionRecord):
             cards += 1
     trick = 0 if bidding or hand == 0 else min(13, cards // 4 + 1)
     return Progress(hand, trick, over)
@@ -79,7 +96,7 @@ def table_progress(data_dir: Path, stored_log_path: str, contract: bool) -> Prog
     if path is None:
         return None
     try:
-        return progress_of_lines(log_lines(path), contract)
+        return progress_of_lines(log_text_lines(path), contract)
     except OSError:
         return None
 
