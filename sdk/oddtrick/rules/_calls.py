@@ -97,10 +97,6 @@ class Call:
         return _BIDS[(level - MIN_LEVEL) * 5 + denomination]
 
     @classmethod
-    def from_step(cls, step: int) -> Call:
-        return _BIDS[step]
-
-    @classmethod
     def parse(cls, text: str) -> Call:
         """Parse ``7C``, ``13NT``, ``10♠``, ``pass`` (or ``p``), ``double`` (or ``x``)."""
         key = text.strip().lower()

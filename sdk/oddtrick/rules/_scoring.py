@@ -28,13 +28,6 @@ def odd_tricks(tricks: int) -> int:
     return tricks - BOOK if tricks > BOOK else 0
 
 
-def classic_trick_points(tricks: tuple[int, int]) -> tuple[tuple[int, int], int]:
-    """Points per side for tricks, and the odd tricks scored. Exactly one side scores,
-    since thirteen tricks cannot split six-six."""
-    ns, ew = odd_tricks(tricks[0]), odd_tricks(tricks[1])
-    return (ns, ew), ns or ew
-
-
 def honours_held(deal: Deal, trumps: Suit | None) -> tuple[int, int]:
     """How many of the trump A, K, Q, J each side was dealt (none at no trumps)."""
     if trumps is None:

@@ -103,10 +103,6 @@ class BotPage:
     """What the buckets count: the bot's own think time, or the referee's whole time."""
     rating: RatingChart | None
 
-    @property
-    def fault_total(self) -> int:
-        return sum(dataclasses.asdict(self.faults).values())
-
 
 def time_buckets(histogram: Histogram) -> tuple[TimeBucket, ...]:
     """The histogram in a person's ranges: under 10 ms, 10–50 ms, … 5 s or more."""
