@@ -84,13 +84,24 @@ def main() -> None:
             bench = (args.new.resolve() if args.same_benchmark else tree) / "benchmarks" / args.bench
             print(f"round {round_number}: {side} ({tree})", file=sys.stderr, flush=True)
             runs[side].append(run_once(tree, bench, extra))
-    names = [name for name in runs["new"][0] if all(name in run for run in runs["old"] + runs["new"])]
+    # A figure only one tree prints (what the old code cannot do) is shown with "-" beside it.
+    names = list(dict.fromkeys(name for run in runs["old"] + runs["new"] for name in run))
     print(f"{'figure':<44} {'old':>12} {'new':>12} {'new/old':>8}")
     for name in names:
-        old = statistics.median(run[name] for run in runs["old"])
-        new = statistics.median(run[name] for run in runs["new"])
-        ratio = f"{new / old:.2f}" if old else "-"
-        print(f"{name:<44} {old:>12.3f} {new:>12.3f} {ratio:>8}")
+        old = _median(runs["old"], name)
+        new = _median(runs["new"], name)
+        ratio = f"{new / old:.2f}" if old and new is not None else "-"
+        print(f"{name:<44} {_shown(old):>12} {_shown(new):>12} {ratio:>8}")
+
+
+def _median(runs: list[dict[str, float]], name: str) -> float | None:
+    """The median of the rounds that printed ``name`` (None: none did)."""
+    values = [run[name] for run in runs if name in run]
+    return statistics.median(values) if values else None
+
+
+def _shown(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 if __name__ == "__main__":

@@ -435,9 +435,7 @@ async def run_tournament(
         print(line, file=progress_stream, flush=True)
     by_name = {entry.name: entry for entry in settings.entries}
     settings = dataclasses.replace(settings, entries=tuple(by_name[name] for name in order))
-    referee_settings = RefereeSettings(
-        host=host, port=port, data_dir=data_dir, tokens=_tokens(settings), tls=tls, loopback_port=True
-    )
+    referee_settings = _referee_settings(settings, data_dir, host, port, tls)
     for warning in warnings:
         print(warning, file=progress_stream, flush=True)
     progress = progress or Progress(0, progress_stream)
@@ -470,6 +468,28 @@ async def run_tournament(
     finally:
         progress.close()
     return standings
+
+
+def _referee_settings(
+    settings: TournamentSettings, data_dir: Path, host: str, port: int, tls: grpc.ServerCredentials | None
+) -> RefereeSettings:
+    """The tournament's referee: its entries' tokens, or, when every entry plays in its
+    process, no way in for anyone (never an open arena)."""
+    tokens = _tokens(settings)
+    return RefereeSettings(
+        host=host,
+        port=port,
+        data_dir=data_dir,
+        tokens=tokens,
+        verify_token=None if tokens else _admit_nobody,
+        tls=tls,
+        loopback_port=True,
+    )
+
+
+def _admit_nobody(name: str, token: str) -> str | None:
+    """The credentials of a tournament no bot connects to: every Hello is refused."""
+    return None
 
 
 def _tokens(settings: TournamentSettings) -> dict[str, str]:
