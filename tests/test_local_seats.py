@@ -6,11 +6,13 @@ Real referees on real sockets; the remote seats are raw protocol clients in thre
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import grpc
 import pytest
 import trio
 from referee_support import (
@@ -29,8 +31,12 @@ from oddtrick.bots.random_bot import RandomBot
 from oddtrick.rules import Card, GameConfig, GameKind, MatchFormat, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee import MatchSpec, TableRules, check_log
+from oddtrick_referee.competitions.standings import Standings
+from oddtrick_referee.competitions.tournament import Progress, Tournament, run_tournament
+from oddtrick_referee.competitions.tournament_plan import shipped_entry
 from oddtrick_referee.play.local_seat import BotPlayer, LocalEntrant, LocalPlayer, bot_entrant
 from oddtrick_referee.play.records import Fault
+from tests.test_tournament import settings
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 RELAXED = TableRules(deadline_s=5.0, grace_s=5.0)
@@ -280,3 +286,26 @@ async def test_a_slow_local_decision_runs_off_the_referees_loop(tmp_path: Path) 
                 record = await referee.play_match(MatchSpec(config, seating, RELAXED, seed="off-the-loop"))
     assert welcomed.is_set()
     assert not record.seats[N].faults
+
+
+async def test_a_tournament_of_in_process_entries_admits_no_bot(tmp_path: Path) -> None:
+    """With every entry in the referee's process, nobody has a token to connect with: the
+    referee refuses every Hello, whatever its name or token (it was an open arena)."""
+    entries = tuple(shipped_entry(name, "random") for name in ("ann", "bob"))
+    plan = settings(entries, config=GameConfig.classic(), deals=2, set_size=1, tables=1)
+    refused: list[tuple[grpc.StatusCode, str]] = []
+
+    async def play(tournament: Tournament, progress: Progress, master_seed: str) -> Standings:
+        def knock() -> None:
+            for name, token in (("ann~0", "any"), ("intruder", "")):
+                bot = RawBot(tournament.referee.address, name, token)
+                bot.send_hello()
+                refused.append(bot.wait_status())
+                bot.close()
+
+        await trio.to_thread.run_sync(knock)
+        return await Tournament.run(tournament, progress, master_seed)
+
+    standings = await run_tournament(plan, tmp_path / "data", progress_stream=io.StringIO(), play=play)
+    assert [code for code, _ in refused] == [grpc.StatusCode.UNAUTHENTICATED] * 2
+    assert {row.entry for row in standings.rows} == {"ann", "bob"}
