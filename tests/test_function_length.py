@@ -1,4 +1,4 @@
-"""No function in server/ is longer than 80 lines: a reader holds one on a screen.
+"""No function in server/ or sdk/ is longer than 80 lines: a reader holds one on a screen.
 
 Read with ``ast``: a function's length runs from its first decorator (or ``def``) to its
 last line, docstring and comments included; a nested function counts inside the one that
@@ -11,11 +11,13 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SERVER = ROOT / "server"
+CHECKED = (ROOT / "server", ROOT / "sdk")
 LIMIT = 80
 
-EXCEPTIONS: dict[tuple[str, str], str] = {}
-"""(file, function) → why it is still longer than the limit (none now: keep it so)."""
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("sdk/oddtrick/analysis.py", "analyze_logs"): "its text for people moves to the one presentation module",
+}
+"""(file, function) → why it is still longer than the limit."""
 
 
 def long_functions(source: str, filename: str) -> list[tuple[int, str, int]]:
@@ -33,7 +35,7 @@ def long_functions(source: str, filename: str) -> list[tuple[int, str, int]]:
 
 def _everything() -> dict[tuple[str, str], tuple[int, int]]:
     found = {}
-    for path in sorted(SERVER.rglob("*.py")):
+    for path in sorted(path for folder in CHECKED for path in folder.rglob("*.py")):
         if path.name.endswith(("_pb2.py", "_pb2_grpc.py")):
             continue
         where = str(path.relative_to(ROOT))
@@ -42,7 +44,7 @@ def _everything() -> dict[tuple[str, str], tuple[int, int]]:
     return found
 
 
-def test_no_function_in_the_server_is_longer_than_80_lines() -> None:
+def test_no_function_in_the_server_or_the_sdk_is_longer_than_80_lines() -> None:
     too_long = [
         f"{where}:{line}: {name} is {length} lines (split it into named helpers)"
         for (where, name), (line, length) in _everything().items()

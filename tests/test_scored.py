@@ -19,6 +19,7 @@ import trio
 from ladder_support import ladder_serving, ladder_settings, play_until_closed, register
 from referee_support import PATIENCE_S, RawBot
 
+from oddtrick._log_records import log_text as read_log_text
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._exceptions import ResultRefused
 from oddtrick_referee.competitions.scored import disagreement, scored_table
@@ -28,7 +29,6 @@ from oddtrick_referee.competitions.tournament import (
     parse_entry,
     run_tournament,
 )
-from oddtrick._log_records import log_text as read_log_text
 from oddtrick_referee.play.records import Fault
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord

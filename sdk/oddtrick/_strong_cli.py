@@ -20,6 +20,15 @@ from oddtrick.deal_sets import DEALS_FROM_HELP, DealSet, read_deal_set, short_se
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``oddtrick analyze`` and ``oddtrick sprt``, with their options."""
+    _add_analyze(commands)
+    sprt = _add_sprt(commands)
+    _add_sprt_referee_options(sprt)
+    _add_sprt_worker_options(sprt)
+    sprt.set_defaults(handler=_sprt)
+
+
+def _add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     analyze = commands.add_parser(
         "analyze",
         help="double-dummy analysis of played matches: the tricks every card lost",
@@ -68,6 +77,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     analyze.set_defaults(handler=_analyze)
 
+
+def _add_sprt(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """The sprt command and the options that say what it tests."""
     sprt = commands.add_parser(
         "sprt",
         help="play duplicate deal pairs until a sequential test says which bot is better",
@@ -129,6 +141,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sprt.add_argument(
         "--jobs", type=int, default=1, metavar="N", help="deal pairs played at once (default 1)"
     )
+    return sprt
+
+
+def _add_sprt_referee_options(sprt: argparse.ArgumentParser) -> None:
     referee = sprt.add_argument_group(
         "through a referee (cmd: and --remote entries, --deadline, --clock, --referee)"
     )
@@ -185,6 +201,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="where match logs and the SQLite file go (default ./oddtrick-data); "
         "running the same test again resumes it",
     )
+
+
+def _add_sprt_worker_options(sprt: argparse.ArgumentParser) -> None:
     workers = sprt.add_argument_group(
         "on workers (docs/scale-out.md): `oddtrick worker --database URL` processes play the deal pairs"
     )
@@ -197,7 +216,6 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="submit the deal pairs to the workers in batches; the test is followed here and every "
         "waiting batch is cancelled as soon as it decides",
     )
-    sprt.set_defaults(handler=_sprt)
 
 
 def _clock(text: str) -> object:
