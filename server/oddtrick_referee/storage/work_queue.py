@@ -330,17 +330,7 @@ class WorkQueue:
         """Return a leased job this worker cannot do, with the reason: to waiting for
         another worker, or failed once it has had :data:`MAX_ATTEMPTS` attempts. Returns
         the job's new status (None: the token no longer holds it)."""
-        with self.database.transaction() as cursor:
-            rows = cursor.rows(
-                "UPDATE work SET status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'waiting' END, "
-                "error = ?, lease_owner = NULL, lease_expires = NULL, "
-                "finished = CASE WHEN attempts >= ? THEN now() END "
-                "WHERE id = ? AND token = ? AND status = 'leased' RETURNING status, kind",
-                (MAX_ATTEMPTS, reason, MAX_ATTEMPTS, job_id, token),
-            )
-            if rows and rows[0]["status"] == "waiting":
-                cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, rows[0]["kind"]))
-        return str(rows[0]["status"]) if rows else None
+        return self._send_back(job_id, token, reason, "leased")
 
     def reopen(self, job_id: int, token: int, reason: str) -> str | None:
         """Refuse a recorded result (its reader found it does not bear out): the job goes
@@ -348,13 +338,19 @@ class WorkQueue:
         :data:`MAX_ATTEMPTS` attempts. Only while ``token`` is still the one it was done
         under, so two readers refusing it at once send it back once. Returns the job's new
         status (None: it was not done under that token)."""
+        return self._send_back(job_id, token, reason, "done")
+
+    def _send_back(self, job_id: int, token: int, reason: str, status: str) -> str | None:
+        """A job in ``status`` under ``token`` goes back to waiting with ``reason`` (failed once
+        it has had its attempts): its new status, or None when the token no longer holds it."""
         with self.database.transaction() as cursor:
             rows = cursor.rows(
                 "UPDATE work SET status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'waiting' END, "
-                "error = ?, done_by = NULL, lease_owner = NULL, lease_expires = NULL, "
+                "error = ?, done_by = CASE WHEN status = 'done' THEN NULL ELSE done_by END, "
+                "lease_owner = NULL, lease_expires = NULL, "
                 "finished = CASE WHEN attempts >= ? THEN now() END "
-                "WHERE id = ? AND token = ? AND status = 'done' RETURNING status, kind",
-                (MAX_ATTEMPTS, reason, MAX_ATTEMPTS, job_id, token),
+                "WHERE id = ? AND token = ? AND status = ? RETURNING status, kind",
+                (MAX_ATTEMPTS, reason, MAX_ATTEMPTS, job_id, token, status),
             )
             if rows and rows[0]["status"] == "waiting":
                 cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, rows[0]["kind"]))
