@@ -124,7 +124,7 @@ class HumanSeat(Bot):
 
     def _ask(self, view: BotView, question: str) -> Action:
         """Blocks on the person's input: the seat's decision runs on its own worker thread."""
-        choices = "  ".join(f"[{n}] {_shown(action)}" for n, action in enumerate(view.legal_actions, 1))
+        choices = "  ".join(f"[{n}] {_shown(action)}" for n, action in enumerate(choices_of(view), 1))
         self.say(f"{question}: {choices}")
         while True:
             try:
@@ -144,10 +144,19 @@ def _shown(action: Action) -> str:
     return "pass" if action.kind.value == "pass" else action.pretty
 
 
+def choices_of(view: BotView) -> tuple[Action, ...]:
+    """The legal actions as the person is offered them, numbered from 1: cards in the order
+    the hand is shown (spades first, high to low), calls in the rules' order."""
+    legal = view.legal_actions
+    if legal and isinstance(legal[0], Card):
+        return tuple(sorted(legal, key=lambda card: (-card.suit, -card.rank)))  # type: ignore[union-attr]
+    return legal
+
+
 def parse_answer(text: str, view: BotView) -> Action | str:
     """The legal action ``text`` names, or a one-line reason why it names none."""
     text = text.strip()
-    legal = view.legal_actions
+    legal = choices_of(view)
     if not text:
         return f"type a number from 1 to {len(legal)}, or the {_kind(view)} itself"
     if text.isdigit():
