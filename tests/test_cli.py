@@ -181,7 +181,8 @@ def test_several_referees_come_in_order_from_commas_repeated_options_or_the_envi
 
 def test_check_reports_a_log_that_did_not_finish(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "cut.jsonl"
-    log.write_text('{"type": "match_start", "format": "oddtrick-match-log/1"}\n')
+    whole = sorted((Path(__file__).parent / "data" / "match_logs").glob("*.jsonl"))[0]
+    log.write_text(whole.read_text(encoding="utf-8").splitlines(keepends=True)[0])  # its first line only
     assert main(["check", str(log)]) == 1
     assert "did not finish" in capsys.readouterr().out
 
