@@ -187,3 +187,50 @@ async def test_every_fault_is_shown_at_its_card_in_the_terminal_the_export_and_t
         seat: [[kind, f"{kind} {count}"] for kind, count in sorted(kinds.items())]
         for seat, kinds in counted.items()
     }
+
+
+async def test_a_live_pages_events_are_the_first_events_of_the_finished_matchs_document(
+    tmp_path: Path,
+) -> None:
+    """The live page is sent the events of the one JSON shape of a match, as they happen:
+    each is the finished document's event of the same number, less what spectators are not
+    told during play (think times, faults, comments; the hands at a closed table)."""
+    from oddtrick_referee.replay.json_export import match_to_json
+    from oddtrick_referee.replay.model import replay_log
+    from oddtrick_referee.web.live import RefereeLive
+
+    config = GameConfig.contract(format=MatchFormat.DEALS, deals=2)
+    live: list[dict[str, Any]] = []
+    async with referee_running(tmp_path, []) as referee, trio.open_nursery() as nursery:
+        for name in ("n", "e", "s", "w"):
+            referee.add_local(bot_entrant(name, RandomBot))
+        follower = RefereeLive(referee)
+
+        async def follow(match_id: str) -> None:
+            async for event in follower.follow(match_id):
+                live.append(event)
+
+        def started(match_id: str, _: Path) -> None:
+            assert follower.can_follow(match_id)
+            nursery.start_soon(follow, match_id)
+
+        seating = {N: "n", E: "e", S: "s", W: "w"}
+        with trio.fail_after(PATIENCE_S):
+            record = await referee.play_match(
+                MatchSpec(config, seating, TableRules(deadline_s=5.0, grace_s=5.0), seed="live"),
+                on_start=started,
+            )
+        referee.finish()
+    events = match_to_json(replay_log(record.log_path))["events"]
+    assert live, "the page followed nothing"
+    assert [e["seq"] for e in live] == list(range(1, len(live) + 1))
+    assert live[-1]["type"] == "match_ended"
+    assert len(live) == len(events)
+    for shown, whole in zip(live, events, strict=True):
+        differing = {key for key, value in shown.items() if whole.get(key) != value}
+        assert differing <= (
+            {"hands"} if shown["type"] == "hand_started" and not shown["hands"] else set()
+        ), (
+            shown,
+            whole,
+        )
