@@ -161,7 +161,8 @@ class ActionRecord:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Refusal:
-    """A refused answer (with the protocol's ``RefusalReason`` name)."""
+    """A refused answer (with the protocol's ``RefusalReason`` name), and the action refused
+    when the answer held one the codec could read (so a replay shows what the bot tried)."""
 
     type: ClassVar[str] = "refusal"
     hand: int
@@ -169,9 +170,10 @@ class Refusal:
     request_id: int
     reason: str
     message: str
+    action: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        line = {
             "type": self.type,
             "hand": self.hand,
             "seat": self.seat,
@@ -179,10 +181,21 @@ class Refusal:
             "reason": self.reason,
             "message": self.message,
         }
+        if self.action is not None:
+            line["action"] = self.action
+        return line
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Refusal:
-        return cls(data["hand"], data["seat"], data["request_id"], data["reason"], data["message"])
+        action = data.get("action")
+        return cls(
+            data["hand"],
+            data["seat"],
+            data["request_id"],
+            data["reason"],
+            data["message"],
+            None if action is None else str(action),
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -41,7 +41,6 @@ from oddtrick.deal_sets import DealSetError, deals_from_log
 from oddtrick.double_dummy import Hands, Position, analyse_plays, trick_tables
 from oddtrick.rules import (
     BIDS,
-    Call,
     Card,
     Contract,
     Denomination,
@@ -54,6 +53,7 @@ from oddtrick.rules import (
     Side,
     Suit,
 )
+from oddtrick.rules._words import contract_text
 
 __all__ = ["AnalysisError", "analyze_logs", "contract_par", "render"]
 
@@ -317,7 +317,7 @@ def analyze_logs(
                 "hand": hand.number,
                 "dealer": SEAT_LETTERS[hand.dealer],
                 "trumps": None if hand.trumps is None else str(hand.trumps),
-                "contract": None if hand.contract is None else _contract_text(hand.contract),
+                "contract": None if hand.contract is None else contract_text(hand.contract, letters=True),
                 "leader": SEAT_LETTERS[hand.leader],
                 "double_dummy_tricks": [ns_values[0], 13 - ns_values[0]],
                 "tricks": list(hand.tricks),
@@ -343,12 +343,6 @@ def analyze_logs(
 
 def _for_side(ns_tricks: int, seat: Seat) -> int:
     return ns_tricks if seat.side is Side.NORTH_SOUTH else 13 - ns_tricks
-
-
-def _contract_text(contract: Contract) -> str:
-    call = Call.bid(contract.level, contract.denomination)
-    doubled = " doubled" if contract.doubled else ""
-    return f"{call}{doubled} by {SEAT_LETTERS[contract.declarer]}"
 
 
 def _solve_plays(hands: Sequence[_Hand], progress: Callable[[int, int], None] | None) -> list[list[int]]:

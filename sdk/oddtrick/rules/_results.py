@@ -9,6 +9,7 @@ from typing import Any
 from oddtrick.rules._calls import Call, Denomination
 from oddtrick.rules._cards import Card, Deal, Suit
 from oddtrick.rules._seats import SEATS, Seat, Side
+from oddtrick.rules._words import contract_text
 
 _SIDES = (Side.NORTH_SOUTH, Side.EAST_WEST)
 
@@ -118,9 +119,7 @@ class HandResult:
             head = f"{side} took {self.tricks[side]} tricks, {self.margin} odd"
         else:
             assert self.contract is not None
-            contract = f"{self.contract.level}{self.contract.denomination.symbol}"
-            contract += " doubled" if self.contract.doubled else ""
-            contract += f" by {self.contract.declarer.name.title()}"
+            contract = contract_text(self.contract)
             if self.outcome is Outcome.MADE:
                 head = f"{contract} made" + (f" (+{self.margin})" if self.margin else "")
             else:

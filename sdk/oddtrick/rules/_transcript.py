@@ -19,6 +19,7 @@ from oddtrick.rules._results import Contract, HandResult, Phase, Trick
 from oddtrick.rules._scoring import honours_held, honours_points
 from oddtrick.rules._seats import SEATS, Seat, Side
 from oddtrick.rules._state import GameState
+from oddtrick.rules._words import contract_text
 
 FORMAT_LINE = "# oddtrick match transcript v1"
 """The first line of every transcript; bump the version if the layout changes."""
@@ -203,12 +204,8 @@ def _auction_lines(hand: _Hand, result: HandResult | None) -> list[str]:
         lines.append("  " + "".join(f"{cell:<12}" for cell in row).rstrip())
     contract = hand.contract
     if contract is not None:
-        doubled = " doubled" if contract.doubled else ""
         trumps = "no trumps" if contract.trumps is None else contract.trumps.symbol
-        lines.append(
-            f"contract: {contract.level}{contract.denomination.symbol}{doubled} "
-            f"by {_name(contract.declarer)} ({contract.side}); trumps: {trumps}"
-        )
+        lines.append(f"contract: {contract_text(contract, side=True)}; trumps: {trumps}")
     elif result is not None:
         lines.append("contract: none, the hand is thrown in")
     return lines

@@ -22,6 +22,7 @@ import trio
 from oddtrick._bot import Bot, BotView
 from oddtrick._in_process import BotSide
 from oddtrick.rules import Action, Call, Card, GameKind, HandResult, MatchResult, Phase, Seat, Trick
+from oddtrick.rules._words import contract_text
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee.competitions.seat_desk import SeatDesk
 
@@ -118,8 +119,7 @@ def snapshot(view: BotView, kind: str, say: str, asked: bool = False) -> dict[st
 def _contract_text(view: BotView) -> str:
     contract = view.contract
     assert contract is not None
-    doubled = " doubled" if contract.doubled else ""
-    return f"{contract.level}{contract.denomination.symbol}{doubled} by {seat_name(view, contract.declarer)}"
+    return contract_text(contract, by=seat_name(view, contract.declarer))
 
 
 def _last_trick(view: BotView) -> list[dict[str, Any]]:

@@ -82,6 +82,8 @@ class Refused:
 
     reason: int
     text: str
+    action: str | None = None
+    """The action refused, when the answer held one (logged for the replays)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,7 +291,7 @@ class Decisions:
         try:
             events = self._state.step(action, seat)
         except IllegalAction as error:
-            return Refused(refusal_reason_to_wire(error.reason), str(error))
+            return Refused(refusal_reason_to_wire(error.reason), str(error), str(action))
         return action, events
 
     def _refuse(
@@ -303,7 +305,9 @@ class Decisions:
         reason, text = refused.reason, refused.text
         left_ms = max(0, round((deadline - trio.current_time()) * 1000))
         hand = self._state.hand_number
-        self._log.write(Refusal(hand, str(seat), decision.request_id, refusal_reason_name(reason), text))
+        self._log.write(
+            Refusal(hand, str(seat), decision.request_id, refusal_reason_name(reason), text, refused.action)
+        )
         refusal = refusal_to_wire(
             decision.request_id,
             reason,  # type: ignore[arg-type]

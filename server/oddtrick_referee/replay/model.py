@@ -24,6 +24,8 @@ from oddtrick._log_records import (
     MatchEnd,
     MatchStart,
     Record,
+    Refusal,
+    SeatEvent,
     read_records,
 )
 from oddtrick.deal_sets import DealSetError, deals_from_log
@@ -50,8 +52,35 @@ from oddtrick.rules import (
     commitment,
     sort_cards,
 )
+from oddtrick.rules._words import fault_text, one_line
 from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.play.matchlog import logged_action, logged_seat
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Fault:
+    """Something that went wrong for a seat, at the step it happened: the fault of an action
+    the referee made for it (``timeout``, ``clock``, ``illegal``, ``disconnected``,
+    ``forfeited``), the bot's own code failing (``bot_error``, with its message), an answer
+    refused (``refusal``: the action, the rules' reason), or its connection dropping, coming
+    back or being forfeited (``disconnect``, ``reconnect``, ``forfeit``). The log writes the
+    records of the last four before the action they precede, so that is their step."""
+
+    kind: str
+    seat: Seat
+    detail: str = ""
+    """The bot's error message, or the refusal's reason and message."""
+    action: str | None = None
+    """The refused action, as the log writes actions (a refusal that held one)."""
+
+    @property
+    def text(self) -> str:
+        """The fault in words, with its detail."""
+        words = fault_text(self.kind)
+        refused = f" {self.action}" if self.action else ""
+        if self.kind == "refusal":
+            words = f"the referee refused{refused or ' an answer'}"
+        return f"{words}: {self.detail}" if self.detail else words
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -67,6 +96,8 @@ class CallStep:
     """The seat's time bank after the call, in a match with a clock."""
     bot_think_ms: int | None = None
     """The bot's own measure of its thinking, when it reported one (``think_ms`` less it is lag)."""
+    faults: tuple[Fault, ...] = ()
+    """Every fault at this call, in the order logged (:class:`Fault`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -89,6 +120,8 @@ class PlayStep:
     """The seat's time bank after the card, in a match with a clock."""
     bot_think_ms: int | None = None
     """The bot's own measure of its thinking, when it reported one (``think_ms`` less it is lag)."""
+    faults: tuple[Fault, ...] = ()
+    """Every fault at this card, in the order logged (:class:`Fault`)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -178,6 +211,30 @@ class MatchReplay:
     finished: bool
     deal_set: str | None = None
     """Which fixed deal set the deals came from (name, size, digest), or None: from the seed."""
+    events: tuple[MatchEvent, ...] = ()
+    """The rules' events of the whole match in order, as a spectator was shown them (less
+    the match's opening, which is the table's): the one presentation's event list."""
+    late_faults: tuple[Fault, ...] = ()
+    """Faults logged after the last action (a seat that dropped as the match ended)."""
+
+    @property
+    def faults(self) -> list[Fault]:
+        """Every fault of the match, in order."""
+        found: list[Fault] = []
+        for hand in self.hands:
+            for call in hand.calls:
+                found.extend(call.faults)
+            for play in hand.plays:
+                found.extend(play.faults)
+        return found + list(self.late_faults)
+
+    def fault_counts(self) -> dict[Seat, dict[str, int]]:
+        """Each seat's faults by kind (a seat with none is absent): the faults panel."""
+        counts: dict[Seat, dict[str, int]] = {}
+        for fault in self.faults:
+            kinds = counts.setdefault(fault.seat, {})
+            kinds[fault.kind] = kinds.get(fault.kind, 0) + 1
+        return counts
 
     @property
     def classic(self) -> bool:
@@ -223,7 +280,7 @@ def replay_records(records: Iterable[Record], name: str | None = None) -> MatchR
         raise ReplayError(str(error)) from None
     state = GameState(config, seed, deals=fixed)
     builder = _Builder(state)
-    builder.replay([record for record in read[1:-1] if isinstance(record, ActionRecord)])
+    builder.replay(read[1:-1])
     hands = builder.finish()
     return MatchReplay(
         match_id=str(start.match_id),
@@ -235,6 +292,8 @@ def replay_records(records: Iterable[Record], name: str | None = None) -> MatchR
         result=state.match_result,
         finished=state.phase is Phase.MATCH_OVER,
         deal_set=deal_set_text(start),
+        events=tuple(builder.events),
+        late_faults=tuple(builder.pending),
     )
 
 
@@ -264,6 +323,11 @@ class _Builder:
         self.hands: list[HandReplay] = []
         self._record: ActionRecord | None = None
         """The action line read last: the one applied, or refused."""
+        self.events: list[MatchEvent] = [state.hand_started()]
+        self.pending: list[Fault] = []
+        """Faults logged since the last action: they belong to the next."""
+        self._before: dict[int, list[Fault]] = {}
+        """The faults logged before each action record (by its ``id``)."""
         self._begin()
 
     def _begin(self) -> None:
@@ -279,11 +343,27 @@ class _Builder:
         self._plays: list[PlayStep] = []
         self._first: Seat | None = state.to_act if state.phase is Phase.PLAY else None
 
-    def replay(self, lines: Sequence[ActionRecord]) -> None:
+    def _sort(self, records: Sequence[Record]) -> list[ActionRecord]:
+        """The action records, each with the faults logged before it kept for its step."""
+        actions: list[ActionRecord] = []
+        for record in records:
+            if isinstance(record, ActionRecord):
+                self._before[id(record)], self.pending = self.pending, []
+                actions.append(record)
+            elif isinstance(record, Refusal):
+                detail = f"{record.reason}: {record.message}"
+                self.pending.append(Fault("refusal", Seat.parse(record.seat), detail, record.action))
+            elif isinstance(record, SeatEvent):
+                self.pending.append(Fault(record.kind, Seat.parse(record.seat)))
+        return actions
+
+    def replay(self, records: Sequence[Record]) -> None:
         """Re-apply the log's action records, to where the log ends."""
         state = self.state
+        lines = self._sort(records)
         try:
             for events in replay_actions(state, lines, self._read, before_deal=self._close):
+                self.events.extend(events)
                 if isinstance(events[0], HandStarted):
                     self._begin()
                 else:
@@ -308,8 +388,9 @@ class _Builder:
         assert record is not None
         think, fault, comment, bank = record.think_ms, record.fault, record.comment, record.clock_ms
         own = record.bot_think_ms
+        faults = self._faults(logged_seat(str(record.seat)), record)
         if isinstance(event, CallMade):
-            self._calls.append(CallStep(event.seat, event.call, think, fault, comment, bank, own))
+            self._calls.append(CallStep(event.seat, event.call, think, fault, comment, bank, own, faults))
             if state.phase is Phase.PLAY:
                 self._first = state.to_act
                 self._trumps = state.trumps
@@ -320,9 +401,29 @@ class _Builder:
         winner = done[-1].winner if len(done) == trick else None
         self._plays.append(
             PlayStep(
-                event.seat, event.card, trick, winner, state.tricks_won, think, fault, comment, bank, own
+                event.seat,
+                event.card,
+                trick,
+                winner,
+                state.tricks_won,
+                think,
+                fault,
+                comment,
+                bank,
+                own,
+                faults,
             )
         )
+
+    def _faults(self, seat: Seat, record: ActionRecord) -> tuple[Fault, ...]:
+        """The faults at one action: those logged before it, then its own (the referee's
+        fallback, or the bot's error with its message)."""
+        faults = self._before.pop(id(record), [])
+        if record.fault:
+            faults.append(Fault(str(record.fault), seat))
+        if record.bot_error is not None:
+            faults.append(Fault("bot_error", seat, one_line(str(record.bot_error))))
+        return tuple(faults)
 
     def _close(self, state: GameState) -> None:
         """The hand is over (before the next is dealt) or the log ends: keep it."""

@@ -18,6 +18,14 @@ from typing import TextIO
 
 from oddtrick._terminal import console, suits
 from oddtrick.rules import Card, Seat
+from oddtrick.rules._words import (
+    contract_line,
+    game_text,
+    match_text,
+    one_line,
+    seat_name,
+    trumps_text,
+)
 from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.replay.model import HandReplay, MatchReplay, Position, holding_text
 
@@ -27,29 +35,11 @@ _SIDE_WIDTH = 26
 _MIDDLE_WIDTH = 16
 
 
-def seat_name(seat: Seat) -> str:
-    return seat.name.title()
-
-
 def trumps_line(match: MatchReplay, hand: HandReplay) -> str:
     """Trumps and how they were chosen, or the contract."""
     if not match.classic:
-        contract = hand.contract
-        if contract is None:
-            return "thrown in: all four passed" if hand.result is not None else "auction in progress"
-        doubled = " doubled" if contract.doubled else ""
-        trumps = "no trumps" if contract.trumps is None else f"trumps {contract.trumps.symbol}"
-        return (
-            f"contract {contract.level}{contract.denomination.symbol}{doubled} by "
-            f"{seat_name(contract.declarer)} ({contract.side}) · {trumps}"
-        )
-    if hand.turned_card is not None:
-        return f"trumps {hand.turned_card.suit.symbol} (turned card {hand.turned_card.pretty})"
-    if hand.cut_card is not None:
-        return f"trumps {hand.cut_card.suit.symbol} (cut {hand.cut_card.pretty})"
-    if hand.trumps is None:
-        return "no trumps (fixed rotation)"
-    return f"trumps {hand.trumps.symbol} (fixed rotation)"
+        return contract_line(hand.contract, over=hand.result is not None)
+    return trumps_text(hand.trumps, hand.turned_card, hand.cut_card)
 
 
 def _suit_lines(cards: tuple[Card, ...]) -> list[str]:
@@ -128,21 +118,46 @@ def comment_lines(hand: HandReplay, upto: int | None = None) -> list[str]:
     """What the bots said about their decisions (Decision.comment), one line each, in play
     order: ``comment  trick 3  S K♣  finesse``. Never sent to a seat, so only replays show them."""
     lines = [
-        f"comment  auction   {step.seat} {step.call.pretty:<4} {_one_line(step.comment)}"
+        f"comment  auction   {step.seat} {step.call.pretty:<4} {one_line(step.comment)}"
         for step in hand.calls
         if step.comment
     ]
     lines += [
-        f"comment  trick {step.trick:>2}  {step.seat} {step.card.pretty:<4} {_one_line(step.comment)}"
+        f"comment  trick {step.trick:>2}  {step.seat} {step.card.pretty:<4} {one_line(step.comment)}"
         for step in hand.plays
         if step.comment and (upto is None or step.trick <= upto)
     ]
     return lines
 
 
-def _one_line(text: str) -> str:
-    """A comment as one line of plain text: a bot's control characters never reach the terminal."""
-    return "".join(ch if ch.isprintable() else " " for ch in text).strip()
+def fault_lines(hand: HandReplay, upto: int | None = None) -> list[str]:
+    """Every fault at its call or card, one line each, in play order:
+    ``fault    trick  3  S K♣   the bot's own code failed…: ValueError: boom``."""
+    lines = [
+        f"fault    auction   {step.seat} {step.call.pretty:<4} {one_line(fault.text)}"
+        for step in hand.calls
+        for fault in step.faults
+    ]
+    lines += [
+        f"fault    trick {step.trick:>2}  {step.seat} {step.card.pretty:<4} {one_line(fault.text)}"
+        for step in hand.plays
+        if upto is None or step.trick <= upto
+        for fault in step.faults
+    ]
+    return lines
+
+
+def faults_panel(match: MatchReplay) -> list[str]:
+    """Each seat's faults counted by kind (the web page's faults panel says the same)."""
+    counts = match.fault_counts()
+    if not counts:
+        return ["faults: none"]
+    lines = ["faults:"]
+    for seat in sorted(counts):
+        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(counts[seat].items()))
+        lines.append(f"  {seat_name(seat):<5}  {match.players.get(seat, '?')}: {kinds}")
+    lines += [f"  after the last action: {seat_name(f.seat)} {one_line(f.text)}" for f in match.late_faults]
+    return lines
 
 
 def header(match: MatchReplay, hand: HandReplay) -> list[str]:
@@ -162,11 +177,7 @@ def result_lines(match: MatchReplay, hand: HandReplay) -> list[str]:
         f"scores: NS {result.scores_after[0]}, EW {result.scores_after[1]}",
     ]
     if hand.game_result is not None:
-        game = hand.game_result
-        lines.append(
-            f"game {game.game_number} won by {game.winner} "
-            f"{game.scores[game.winner]}-{game.scores[game.winner.other]}"
-        )
+        lines.append(game_text(hand.game_result))
     return lines
 
 
@@ -181,8 +192,8 @@ def match_header(match: MatchReplay) -> list[str]:
 def match_footer(match: MatchReplay) -> list[str]:
     result = match.result
     if result is None:
-        return []
-    return [f"match over: {result.reason}; totals NS {result.totals[0]}, EW {result.totals[1]}"]
+        return faults_panel(match)
+    return [match_text(result), *faults_panel(match)]
 
 
 def hand_text(match: MatchReplay, hand: HandReplay, from_trick: int = 1) -> list[str]:
@@ -193,6 +204,7 @@ def hand_text(match: MatchReplay, hand: HandReplay, from_trick: int = 1) -> list
     if hand.first_leader is not None:
         lines.append(f"first lead: {seat_name(hand.first_leader)}")
     lines += [line for line in trick_lines(hand) if int(line.split()[1]) >= from_trick]
+    lines += fault_lines(hand)
     lines += comment_lines(hand)
     lines += result_lines(match, hand)
     return lines
@@ -271,6 +283,7 @@ class Stepper:
         lines += diagram(match, position)
         lines += auction_lines(hand)
         lines += trick_lines(hand, upto=position.trick_number)
+        lines += fault_lines(hand, upto=position.trick_number)
         lines += comment_lines(hand, upto=position.trick_number)
         if position.card == hand.positions:
             lines += result_lines(match, hand)

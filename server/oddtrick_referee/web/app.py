@@ -43,6 +43,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from oddtrick.rules import GameKind
+from oddtrick.rules._words import fault_text
 from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.page import LeaderboardSource, RatingHistory, RatingPoint
@@ -56,7 +57,7 @@ from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.runs import RunPages
 from oddtrick_referee.web.seat import SeatPages
-from oddtrick_referee.web.views import auction_rows, fault_text, match_view, position_view
+from oddtrick_referee.web.views import auction_rows, match_view, position_view
 
 STATIC = Path(__file__).parent / "static"
 _LONGEST_NAME = 1000

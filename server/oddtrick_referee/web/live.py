@@ -4,7 +4,8 @@ Two sources give the same events: :class:`RefereeLive` is a spectator of a table
 of the referee the page runs beside (in the same trio run, a :class:`LiveSpectator`
 shown the events' values), :class:`ArenaLive` follows a referee elsewhere through
 its Arena service, whose wire events the codec reads back into the same values.
-Either way :func:`event_json` turns values, never messages, into the page's JSON,
+Either way :func:`event_json` turns values, never messages, into the page's JSON (the
+same events a finished match's document holds, ``replay/json_export.py``),
 and the page sees exactly what a spectator sees: the table's outbox decides what
 spectators are shown (the four hands live only at an open table), and a sealed
 play has no spectators at all.
@@ -21,20 +22,12 @@ import trio
 
 from oddtrick._codec_arena import watch_match_request
 from oddtrick._codec_protocol import Seen, spectator_event_from_wire
-from oddtrick._events import MatchOpened, MatchStopped, SpectatorEvent
+from oddtrick._events import MatchOpened, SpectatorEvent
 from oddtrick.rules import (
-    AuctionEnded,
-    CallMade,
-    CardPlayed,
-    Deal,
-    GameEnded,
     GameKind,
-    HandEnded,
-    HandStarted,
-    MatchEnded,
-    TrickWon,
 )
 from oddtrick.v1 import arena_pb2_grpc
+from oddtrick_referee.replay.json_export import event_json
 
 if TYPE_CHECKING:
     import grpc
@@ -52,77 +45,17 @@ class LiveSource(Protocol):
         """The match's spectator events as JSON, from its start, until it ends."""
 
 
-def _hands(deal: Deal | None) -> dict[str, list[str]]:
-    if deal is None:
-        return {}
-    return {str(seat): [str(card) for card in cards] for seat, cards in deal.items()}
+class _Shown:
+    """The events of one match as the page's JSON (:func:`event_json`, the finished
+    match's own), remembering the game its opening names for the hands' headings."""
 
+    def __init__(self) -> None:
+        self.classic = True
 
-def event_json(number: int, event: SpectatorEvent) -> dict[str, Any] | None:
-    """One spectator event as the page's script reads it (``None``: nothing to show)."""
-    base: dict[str, Any] = {"seq": number}
-    if isinstance(event, MatchOpened):
-        base.update(
-            type="match_started",
-            players={str(seat): name for seat, name in event.players},
-            match_id=event.match_id,
-            classic=event.config.game is GameKind.CLASSIC,
-        )
-    elif isinstance(event, HandStarted):
-        base.update(
-            type="hand_started",
-            hand=event.hand_number,
-            dealer=str(event.dealer),
-            trumps=None if event.trumps is None else event.trumps.symbol,
-            turned=None if event.turned_card is None else str(event.turned_card),
-            cut=None if event.cut_card is None else str(event.cut_card),
-            hands=_hands(event.hands),
-        )
-    elif isinstance(event, CallMade):
-        base.update(type="call_made", seat=str(event.seat), call=event.call.pretty)
-    elif isinstance(event, AuctionEnded):
-        base.update(type="auction_ended", contract=None, leader=None)
-        contract = event.contract
-        if contract is not None:
-            doubled = " doubled" if contract.doubled else ""
-            base["contract"] = (
-                f"contract {contract.level}{contract.denomination.symbol}{doubled} by "
-                f"{contract.declarer.name.title()} ({contract.side})"
-            )
-            base["leader"] = None if event.leader is None else str(event.leader)
-    elif isinstance(event, CardPlayed):
-        base.update(type="card_played", seat=str(event.seat), card=str(event.card), trick=event.trick_number)
-    elif isinstance(event, TrickWon):
-        base.update(
-            type="trick_completed",
-            number=event.trick.number,
-            winner=str(event.trick.winner),
-            tricks=list(event.tricks_won),
-        )
-    elif isinstance(event, HandEnded):
-        result = event.result
-        base.update(
-            type="hand_ended",
-            result=result.describe(),
-            scores=list(result.scores_after),
-            hands=_hands(event.hands),
-        )
-    elif isinstance(event, GameEnded):
-        base.update(type="game_ended", text=f"game {event.result.game_number} won by {event.result.winner}")
-    elif isinstance(event, MatchEnded):
-        final = event.result
-        outcome = f"{final.winner} won" if final.winner is not None else "drawn"
-        base.update(
-            type="match_ended", text=f"match over: {outcome}, NS {final.totals[0]} – EW {final.totals[1]}"
-        )
-    elif isinstance(event, MatchStopped):
-        ns, ew = event.totals
-        base.update(
-            type="match_ended", text=f"match stopped before its end ({event.reason}), NS {ns} – EW {ew}"
-        )
-    else:
-        return None
-    return base
+    def __call__(self, number: int, event: SpectatorEvent) -> dict[str, Any] | None:
+        if isinstance(event, MatchOpened):
+            self.classic = event.config.game is GameKind.CLASSIC
+        return event_json(number, event, self.classic)
 
 
 class LiveSpectator:
@@ -167,11 +100,12 @@ class RefereeLive:
         if table is None or table.sealed:
             return
         watcher = LiveSpectator()
+        shown_as = _Shown()
         table.watch(watcher)
         try:
             async for batch in watcher.receive:
                 for seen in batch:
-                    shown = event_json(seen.number, seen.event)
+                    shown = shown_as(seen.number, seen.event)
                     if shown is not None:
                         yield shown
         finally:
@@ -206,12 +140,13 @@ class ArenaLive:
 
         # The blocking stream is read in a thread of its own, which ends when the call is
         # cancelled (below, when the page goes away) or the match ends.
+        shown_as = _Shown()
         threading.Thread(target=pump, name=f"watch {match_id}", daemon=True).start()
         try:
             async for response in receive:
                 for event in response.events:
                     value = spectator_event_from_wire(event)
-                    shown = None if value is None else event_json(event.sequence, value)
+                    shown = None if value is None else shown_as(event.sequence, value)
                     if shown is not None:
                         yield shown
         finally:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from oddtrick.rules import Card, MatchFormat, Seat
+from oddtrick.rules._words import fault_text, game_text, match_text, time_text
+from oddtrick_referee.replay.json_export import fault_json, faults_json
 from oddtrick_referee.replay.model import HandReplay, MatchReplay
 from oddtrick_referee.replay.terminal import trumps_line
 from oddtrick_referee.storage.match_index import bot_name
@@ -35,6 +37,7 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
                 "think_ms": step.think_ms,
                 "bot_think_ms": step.bot_think_ms,
                 "comment": step.comment or None,
+                "faults": [fault_json(fault) for fault in step.faults],
             }
             for step in hand.calls
         ],
@@ -50,16 +53,14 @@ def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, in
                 "think_ms": step.think_ms,
                 "bot_think_ms": step.bot_think_ms,
                 "comment": step.comment or None,
+                "faults": [fault_json(fault) for fault in step.faults],
             }
             for step in hand.plays
         ],
         "result": None if result is None else result.describe(),
         "scores_before": list(scores_before),
         "scores_after": None if result is None else list(result.scores_after),
-        "game": None
-        if game is None
-        else f"game {game.game_number} won by {game.winner} {game.scores[game.winner]}-"
-        f"{game.scores[game.winner.other]}",
+        "game": None if game is None else game_text(game),
     }
 
 
@@ -80,9 +81,8 @@ def match_view(match: MatchReplay) -> dict[str, Any]:
         "players": {str(seat): bot_name(name) for seat, name in match.players.items()},
         "identities": {str(seat): name for seat, name in match.players.items()},
         "hands": hands,
-        "result": None
-        if result is None
-        else f"{result.reason}; totals NS {result.totals[0]}, EW {result.totals[1]}",
+        "result": None if result is None else match_text(result).removeprefix("match over: "),
+        "faults": faults_json(match),
     }
 
 
@@ -120,7 +120,7 @@ def auction_rows(hand: dict[str, Any]) -> list[list[dict[str, str]]]:
             "title": " · ".join(
                 part
                 for part in (
-                    fault_text(c["fault"]),
+                    *(f["text"] for f in c["faults"]),
                     time_text(c["think_ms"], c["bot_think_ms"]),
                 )
                 if part
@@ -157,7 +157,7 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
         "done": done,
         "result": hand.result.describe() if at_end and hand.result is not None else "",
         "score": score_text(hand.result.scores_after if at_end and hand.result is not None else before),
-        "trick_faults": {str(s.seat): fault_text(s.fault) for s in current if s.fault},
+        "trick_faults": {str(s.seat): " · ".join(f.text for f in s.faults) for s in current if s.faults},
         "last": None
         if last is None
         else {
@@ -165,6 +165,7 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
             "card": str(last.card),
             "think": time_text(last.think_ms, last.bot_think_ms),
             "fault": fault_text(last.fault),
+            "faults": [f.text for f in last.faults],
             "comment": last.comment or "",
         },
         "comments": [
@@ -181,36 +182,6 @@ def position_view(match: MatchReplay, hand: HandReplay, card: int) -> dict[str, 
 
 
 SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
-FAULTS = {
-    "timeout": "played by the referee: the bot did not answer in time",
-    "disconnected": "played by the referee: the bot was disconnected",
-    "illegal": "played by the referee: the bot's answers were not legal",
-    "forfeited": "played by the referee: the seat was forfeited",
-    "bot_error": "the bot's own code failed: its SDK played a fallback",
-    "clock": "played by the referee: the bot's time bank ran out",
-}
-"""What each logged fault means, as the page says it (viewer.js has the same words)."""
-
-
-def fault_text(fault: str | None) -> str:
-    if not fault:
-        return ""
-    return FAULTS.get(fault, f"played by the referee ({fault})")
-
-
-def duration_text(ms: int) -> str:
-    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
-
-
-def time_text(think_ms: int | None, bot_think_ms: int | None) -> str:
-    """A decision's time: the bot's own think time when it reported one, and the referee's
-    measure (request sent to answer received, lag included); the two apart, because a slow
-    answer may be the network's or the machine's and not the bot's (viewer.js says the same)."""
-    if think_ms is None:
-        return ""
-    if bot_think_ms is None:
-        return f"answered in {duration_text(think_ms)}"
-    return f"thought {duration_text(bot_think_ms)}, answered in {duration_text(think_ms)}"
 
 
 def match_view_scores(match: MatchReplay, hand: HandReplay) -> tuple[int, int]:

@@ -12,16 +12,18 @@
   const colour = (card) => ("HD".includes(card[1]) ? "red" : "black");
   const label = (card) => (card[0] === "T" ? "10" : card[0]);
   const pretty = (card) => label(card) + SUITS.find((s) => s[0] === card[1])[1];
-  // What each logged fault means (views.py FAULTS has the same words).
-  const FAULTS = {
-    timeout: "played by the referee: the bot did not answer in time",
-    disconnected: "played by the referee: the bot was disconnected",
-    illegal: "played by the referee: the bot's answers were not legal",
-    forfeited: "played by the referee: the seat was forfeited",
-    bot_error: "the bot's own code failed: its SDK played a fallback",
-    clock: "played by the referee: the bot's time bank ran out",
-  };
-  const faultText = (fault) => (fault ? FAULTS[fault] || "played by the referee (" + fault + ")" : "");
+  // Every fault at a call or card comes with its words from the server (oddtrick.rules._words):
+  // the bot's error message, the refused action and the rules' reason, a time-out.
+  const faultsOf = (step) => (step && step.faults ? step.faults : []);
+  const faultsText = (step) => faultsOf(step).map((f) => f.text).join(" · ");
+  function faultMarks(node, step) {
+    for (const f of faultsOf(step)) {
+      const mark = el("span", "fault", f.kind);
+      mark.title = f.text;
+      mark.dataset.faultKind = f.kind;
+      node.append(" ", mark);
+    }
+  }
   const duration = (ms) => (ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s");
   // The bot's own think time when it reported one, and the referee's measure, lag included
   // (views.py time_text says the same): a slow answer may be the network's, not the bot's.
@@ -72,9 +74,10 @@
       slot.replaceChildren();
       const played = state.trick.find((p) => p.seat === seat);
       if (played) {
-        const extra = (state.winner === seat ? "won" : "") + (played.fault ? " fault" : "");
+        const faulted = faultsOf(played).length > 0;
+        const extra = (state.winner === seat ? "won" : "") + (faulted ? " fault" : "");
         const node = cardEl(played.card, undefined, extra.trim());
-        if (played.fault) node.title = faultText(played.fault);
+        if (faulted) node.title = faultsText(played);
         slot.append(node);
       }
     }
@@ -89,7 +92,7 @@
         for (const c of cells.slice(i, i + 4)) {
           if (!c) { tr.append(el("td", "", "")); continue; }
           const td = el("td", "", c.call + (c.fault ? " (" + c.fault + ")" : ""));
-          const title = [faultText(c.fault), timeText(c)].filter((t) => t).join(" · ");
+          const title = [faultsText(c), timeText(c)].filter((t) => t).join(" · ");
           if (title) td.title = title;
           tr.append(td);
         }
@@ -105,11 +108,7 @@
         span.append(el("span", "who", play.seat), " ", cardEl(play.card));
         const time = timeText(play);
         if (time) span.title = time;
-        if (play.fault) {
-          const mark = el("span", "fault", play.fault);
-          mark.title = faultText(play.fault);
-          span.append(" ", mark);
-        }
+        faultMarks(span, play);
         li.append(span, " ");
       }
       li.append("→ " + trick.winner);
@@ -133,7 +132,11 @@
     const time = timeText(last);
     if (time) line.append(" · ", el("span", "think", time));
     box.append(line);
-    if (last.fault) box.append(el("p", "fault-text", "⚠ " + faultText(last.fault)));
+    for (const f of faultsOf(last)) {
+      const line = el("p", "fault-text", "⚠ " + f.text);
+      line.dataset.faultKind = f.kind;
+      box.append(line);
+    }
     if (last.comment) box.append(el("p", "comment", "“" + last.comment + "”"));
   }
 
