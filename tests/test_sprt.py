@@ -114,7 +114,24 @@ def test_command_finds_the_heuristic_bot_better_than_random():
     lines = result.stdout.splitlines()
     assert "bounds [-2.996, 2.996]" in lines[0]
     assert any("LLR" in line and "deal pairs" in line for line in lines[1:-1])
-    assert lines[-1].startswith("H1 accepted: heuristic")
+    assert lines[-1].startswith("H1 accepted (heuristic gains +0.5 rather than +0 points per deal")
+    measured = float(lines[-1].split("measured ")[1].split()[0])
+    assert measured == pytest.approx(float(lines[-2].split()[4]), abs=0.006)  # the last progress line's mean
+
+
+def test_a_cap_below_the_minimum_says_why_there_is_no_verdict() -> None:
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "oddtrick", "sprt",
+            "--bot", f"heuristic={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
+            "--bot", f"random={ROOT / 'sample_bots' / 'random_bot.py'}",
+            "--game", "classic", "--max-deals", "3",
+        ],
+        capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith("no verdict after 3 deal pairs (the cap): the test decides from 30 deal pairs on")
+    assert "--max-deals 30 or more" in last
 
 
 def test_command_says_at_once_that_identical_bots_play_identically():
@@ -183,7 +200,9 @@ def test_command_plays_a_cmd_entry_through_a_referee_and_resumes(tmp_path):
     lines = first.stdout.splitlines()
     assert "classic whist, through a referee" in lines[0]
     verdict = next(line for line in lines if line.startswith("H1 accepted"))
-    assert verdict.startswith("H1 accepted: heuristic gains about +0.5 points per deal on random")
+    assert verdict.startswith(
+        "H1 accepted (heuristic gains +0.5 rather than +0 points per deal on random): measured +"
+    )
     pairs = int(lines[lines.index(verdict) - 1].split()[0])
     assert lines[lines.index(verdict) + 2] == "Standings (duplicate)"
     heuristic_row = next(line for line in lines if line.startswith("1  heuristic"))

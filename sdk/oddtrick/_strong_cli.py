@@ -434,15 +434,25 @@ def _sprt_in_process(
 
 
 def _print_verdict(state: SprtState, a: str, b: str, args: argparse.Namespace) -> None:
-    if state.verdict == "H1":
-        print(f"H1 accepted: {a} gains about {args.h1:+g} points per deal on {b} (LLR {state.llr:+.3f})")
-    elif state.verdict == "H0":
-        print(f"H0 accepted: {a} gains about {args.h0:+g} points per deal on {b} (LLR {state.llr:+.3f})")
+    """The verdict in one line: which hypothesis the test accepted (the gains it weighed, not
+    a measure), and what was measured beside it."""
+    measured = f"measured {state.mean:+.2f} per deal over {state.count} deal pairs, LLR {state.llr:+.3f}"
+    if state.verdict in ("H1", "H0"):
+        chosen, other = (args.h1, args.h0) if state.verdict == "H1" else (args.h0, args.h1)
+        print(
+            f"{state.verdict} accepted ({a} gains {chosen:+g} rather than {other:+g} points per deal "
+            f"on {b}): {measured}"
+        )
     elif state.verdict == "identical":
         what = "0 (the same result at both tables)" if state.first == 0 else f"{state.first:+g}"
         print(
             f"no verdict: every one of the {state.count} deal pairs scored exactly {what}; "
             f"{a} and {b} seem to play identically, and more deals of that carry no evidence"
         )
+    elif state.count < state.min_pairs:
+        print(
+            f"no verdict after {state.count} deal pairs (the cap): the test decides from "
+            f"{state.min_pairs} deal pairs on; give --max-deals {state.min_pairs} or more ({measured})"
+        )
     else:
-        print(f"no verdict after {state.count} deal pairs (the cap): LLR {state.llr:+.3f}")
+        print(f"no verdict after {state.count} deal pairs (the cap): {measured}")
