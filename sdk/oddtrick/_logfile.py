@@ -18,10 +18,7 @@ import io
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Protocol, TextIO
-
-if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
+from typing import Any, Final, Protocol, TextIO
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
 
@@ -66,7 +63,7 @@ def _megabytes(count: int) -> str:
 class _Source(Protocol):
     """What :class:`_Capped` reads from: a plain file or gzip's decompressing reader."""
 
-    def readinto(self, buffer: WriteableBuffer, /) -> int: ...
+    def readinto(self, buffer: Any, /) -> int: ...
 
     def close(self) -> None: ...
 
@@ -86,7 +83,7 @@ class _Capped(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: WriteableBuffer, /) -> int:
+    def readinto(self, buffer: Any, /) -> int:
         try:
             count = self._inner.readinto(buffer)
         except EOFError:
