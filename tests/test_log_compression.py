@@ -89,8 +89,8 @@ def test_every_reader_reads_a_compressed_log(both: tuple[Path, Path]) -> None:
     assert len(replayed.hands) == 3
     assert match_to_pbn(replayed) == match_to_pbn(replay_records(read_records(plain)))  # oddtrick export
     # A tournament's recovery and the scoring of a table read it: the same figures as the plain one.
-    scored, plainly = scored_table(log_text(packed)), scored_table(log_text(plain))
-    assert (scored.deals, scored.seat_dicts()) == (plainly.deals, plainly.seat_dicts())
+    scored = scored_table(log_text(packed))
+    assert scored.deals == scored_table(log_text(plain)).deals  # the same deals, played alike
     assert scored.deals
     assert _log_lines(packed)[0].startswith('{"type":"match_start"')  # GetMatchLog, so oddtrick watch
     report, same = analyze_logs([packed]), analyze_logs([plain])  # oddtrick analyze
