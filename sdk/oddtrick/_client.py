@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import logging
 import random
 import time
@@ -22,7 +23,7 @@ from typing import Any
 
 import grpc
 
-from oddtrick._bot import Bot, Decision, decide
+from oddtrick._bot import Bot, BotView, Decision, as_decision, decision_method
 from oddtrick._codec import (
     MalformedMessage,
     action_from_wire,
@@ -38,6 +39,7 @@ from oddtrick._lag import LagMeter
 from oddtrick._referees import Referees
 from oddtrick._seat_state import IN_HAND_EVENTS, SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions
+from oddtrick._worker import Worker
 from oddtrick.rules import GameKind
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
@@ -135,6 +137,8 @@ class _Seat:
         self.index = index
         self.state = SeatState()
         self.lag = LagMeter()
+        self.worker = Worker(f"oddtrick-seat-{index}")
+        """The seat's own thread: its bot's synchronous decisions and hooks run there."""
         self.resume_token: str | None = None
         self.matches = 0
         self.seated = False
@@ -307,6 +311,19 @@ class _Seat:
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
     async def _update(self, update: referee_pb2.Update, outbox: _Writer, arrived: float) -> bool:
+        # The bot's own code runs on the seat's thread: its hooks, and the making of a
+        # fresh bot at a match's start; the seat's task waits for it, so the state is
+        # never touched by two threads at once, and no other seat waits.
+        if self.listens or any(event.HasField("match_started") for event in update.events):
+            await self.worker.run(lambda: self._events(update))
+        else:
+            self._events(update)
+        if update.HasField("request"):
+            await self._answer(update.request, outbox, arrived)
+        return self.options.max_matches is not None and self.matches >= self.options.max_matches
+
+    def _events(self, update: referee_pb2.Update) -> None:
+        """Apply the update's events to the seat's state, calling the bot's hooks."""
         # The request that may follow carries the whole hand: advancing the seat's copy
         # event by event is only needed for hooks, which see the state after each event.
         # Without hooks, a request's calls and cards cost a check each (this runs for
@@ -349,9 +366,6 @@ class _Seat:
                 self.matches += 1
                 self.seated = False
                 log.info("seat %d: %s", self.index, _match_line(state))
-        if has_request:
-            await self._answer(update.request, outbox, arrived)
-        return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
     def _seated_at(self, started: referee_pb2.MatchStarted) -> None:
         """A match begins for this seat: a fresh bot for it (after the first), and a line."""
@@ -386,11 +400,24 @@ class _Seat:
             await self._send(outbox, request.request_id, request.legal_actions[0], arrived=arrived)
             return
         try:
-            decision: Decision | BaseException = await decide(self.bot, view)
+            decision: Decision | BaseException = await self._decide(view)
         except Exception as error:
             decision = error
         wire, comment, error_text = chosen_wire(decision, request, f"seat {self.index}")
         await self._send(outbox, request.request_id, wire, comment, error_text, arrived)
+
+    async def _decide(self, view: BotView) -> Decision:
+        """The bot's decision: an ``async`` method awaited on the loop, a synchronous one
+        called on the seat's own thread, so that a slow decision of this seat never
+        delays another seat of the process (all of them share the loop)."""
+        method = decision_method(self.bot, view)
+        if inspect.iscoroutinefunction(method):
+            choice: Any = await method(view)
+        else:
+            choice = await self.worker.run(lambda: method(view))
+            if inspect.isawaitable(choice):  # a plain function that returned a coroutine
+                choice = await choice
+        return as_decision(choice)
 
     async def _send(
         self,
