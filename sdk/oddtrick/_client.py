@@ -114,15 +114,62 @@ class _EventsLost(Exception):
 
 
 class _Writer:
-    """Sends on a call, quietly doing nothing once the call has ended."""
+    """Sends on a call, quietly doing nothing once the call has ended; and keeps the
+    referee's OK from being hidden by a write that came too late.
+
+    A write on a call the referee is ending (its status received by grpc's core, not yet
+    handed to this loop) fails, and grpc.aio then reports the call as ``INTERNAL:
+    Internal error from Core`` in place of the status the referee sent. Taken at its
+    word, a session the referee ended with OK (no more matches, or after a Leave) looked
+    like a lost connection, and the bot reconnected. So the writer notes each status the
+    call reports as it is set: an OK among them is the referee's."""
 
     def __init__(self, call: grpc.aio.StreamStreamCall) -> None:
         self._call = call
+        self.failed = False
+        """A write failed because the call was over at grpc's core."""
+        self.ended_ok = False
+        """The call reported OK, the referee's status, at some point."""
+        call.add_done_callback(self._status_set)
+
+    def _status_set(self, call: Any) -> None:
+        if _status_now(call) is grpc.StatusCode.OK:
+            self.ended_ok = True
 
     async def send(self, message: referee_pb2.BotMessage) -> None:
         # Once the call is over, reading it reports how; writing just stops.
-        with contextlib.suppress(asyncio.InvalidStateError, grpc.aio.AioRpcError):
-            await self._call.write(message)
+        with contextlib.suppress(asyncio.InvalidStateError):
+            try:
+                await self._call.write(message)
+            except grpc.aio.AioRpcError:
+                self.failed = True
+
+    async def read(self) -> Any:
+        """The call's next message, or ``grpc.aio.EOF`` once it is over; its error when
+        it ended badly, as the referee ended it (not as a late write made grpc say)."""
+        try:
+            return await self._call.read()
+        except grpc.aio.AioRpcError:
+            if self.failed and self.ended_ok:
+                return grpc.aio.EOF
+            raise
+
+    async def ended_with_ok(self) -> bool:
+        """Whether the call, over, was ended by the referee with OK."""
+        return self.ended_ok or await self._call.code() is grpc.StatusCode.OK
+
+
+def _status_now(call: Any) -> grpc.StatusCode | None:
+    """The status of a call that is done, read at once (from its done callback, before
+    anything can replace it), or ``None`` if it cannot be read without waiting."""
+    reading = call.code()
+    try:
+        reading.send(None)
+    except StopIteration as done:
+        code: grpc.StatusCode = done.value
+        return code
+    reading.close()  # it would have to wait: not a status set yet
+    return None
 
 
 class _Seat:
@@ -254,12 +301,12 @@ class _Seat:
 
     async def _stream(self, call: grpc.aio.StreamStreamCall, outbox: _Writer) -> bool:
         while True:
-            message = await call.read()
+            message = await outbox.read()
             arrived = time.monotonic()
             if message is grpc.aio.EOF:
-                if await call.code() is grpc.StatusCode.OK:
+                if await outbox.ended_with_ok():
                     # The referee has no more matches for this bot: stop rather than reconnect.
-                    details = await call.details()
+                    details = await call.details() if await call.code() is grpc.StatusCode.OK else ""
                     if self.index == 0:
                         log.info("the referee is done with %s: %s", self.options.name, details or "OK")
                     self.seated = False
