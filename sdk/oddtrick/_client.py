@@ -17,8 +17,10 @@ import dataclasses
 import inspect
 import logging
 import random
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -102,6 +104,9 @@ class ClientOptions:
     fallbacks: tuple[str, ...] = ()
     """Further referees (a ladder on several), tried in turn after ``server`` when the one
     in use cannot be reached."""
+    stop_on_signals: bool = False
+    """The first SIGINT or SIGTERM finishes the matches in play and takes no new one, the
+    second stops at once (:func:`run_bot_async`); only on the main thread."""
 
     @property
     def servers(self) -> tuple[str, ...]:
@@ -192,6 +197,12 @@ class _Seat:
         self.connected = False
         self.welcomed = False
         """A Welcome came on the current stream (so a failure now is a new one)."""
+        self.draining = False
+        """The bot is stopping: this seat finishes its match, if any, and takes no other."""
+        self.outbox: _Writer | None = None
+        """The current stream's writer, once it is welcomed (None between streams)."""
+        self.left = False
+        """Leave was sent on the current stream (a second would be a protocol error)."""
         self.at = 0
         """Which of the referees this seat plays at (an index into ``options.servers``)."""
         self.open_request: referee_pb2.DecisionRequest | None = None
@@ -208,6 +219,8 @@ class _Seat:
         unreachable_since: float | None = None
         backoff = 0.2
         while True:
+            if self.draining and not self.seated:
+                return  # stopping, and no match of this seat's to finish
             self._follow(referees)
             stub = referee_pb2_grpc.RefereeStub(referees.channel(self.at))
             try:
@@ -232,6 +245,9 @@ class _Seat:
                     # badly (a referee shutting down) is no reason to connect again and
                     # wait, seatless, for a match that will never come.
                     log.debug("seat %d: its matches played, the stream ended with %s", self.index, code.name)
+                    return
+                if self.draining and not self.seated:
+                    log.debug("seat %d: stopping, the stream ended with %s", self.index, code.name)
                     return
                 if self.welcomed:
                     # The referee was there until now: the retry window starts afresh, and
@@ -290,6 +306,7 @@ class _Seat:
         # Writes go straight to the call (no request iterator: one task hop less per answer).
         call = stub.Play()
         outbox = _Writer(call)
+        self.left = False
         await outbox.send(hello)
         try:
             return await self._stream(call, outbox)
@@ -298,6 +315,21 @@ class _Seat:
             log.warning("seat %d: %s; resuming the session", self.index, lost)
             call.cancel()
             return False
+        finally:
+            self.outbox = None
+
+    async def drain(self) -> None:
+        """Stop after this seat's match, if any: say Leave on the stream (the referee
+        seats the session in no new match, ends it with OK once the match is over, or
+        at once without one); a seat between streams says it on its next Welcome."""
+        self.draining = True
+        if self.outbox is not None:
+            await self._leave(self.outbox)
+
+    async def _leave(self, outbox: _Writer) -> None:
+        if not self.left:
+            self.left = True
+            await outbox.send(leave_message())
 
     async def _stream(self, call: grpc.aio.StreamStreamCall, outbox: _Writer) -> bool:
         while True:
@@ -332,10 +364,13 @@ class _Seat:
                         self.options.seats,
                     )
                 self.connected = True
+                self.outbox = outbox
+                if self.draining:  # a resumed session is a new one to the referee: say it again
+                    await self._leave(outbox)
             elif kind == "update":
                 done = await self._update(message.update, outbox, arrived)
                 if done:
-                    await outbox.send(leave_message())
+                    await self._leave(outbox)
             elif kind == "refusal":
                 await self._refused(message.refusal, outbox)
             elif kind == "resync":
@@ -600,17 +635,86 @@ def _action_text(action: cards_pb2.Action) -> str:
         return "an action this SDK cannot read"
 
 
+class BotStopped(Exception):
+    """The bot was stopped at once, by a second signal while it finished its matches."""
+
+    def __init__(self, signal_number: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signal_number).name}")
+        self.signal_number = signal_number
+
+
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:
-    """Play ``options.seats`` seats with fresh bots from ``make`` until done."""
+    """Play ``options.seats`` seats with fresh bots from ``make`` until done.
+
+    With ``options.stop_on_signals``, the first SIGINT or SIGTERM finishes the matches
+    the seats are in and takes no new one (the run then returns), and a second stops at
+    once (:class:`BotStopped`)."""
     referees = Referees(options.servers, options.tls, CHANNEL_OPTIONS)
     log.info("connecting to %s as %s with %d seat(s)", referees.described(), options.name, options.seats)
     seats = [_Seat(make, options, index) for index in range(options.seats)]
     hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))
+    stop = _Stop(seats, asyncio.ensure_future(asyncio.gather(*(seat.run(referees) for seat in seats))))
     try:
-        await asyncio.gather(*(seat.run(referees) for seat in seats))
+        with stop.on_signals(options.stop_on_signals):
+            await stop.playing
+    except asyncio.CancelledError:
+        if stop.signal_number is None:
+            raise
+        raise BotStopped(stop.signal_number) from None
     finally:
+        stop.playing.cancel()
         hint.cancel()
         await referees.close()
+
+
+class _Stop:
+    """A bot's stop on a signal: the first finishes the matches in play, the second
+    stops at once. Killing the process mid-match cost each of its matches a forfeit and
+    faults; a bot's operator who wants it gone at once has the second signal."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, seats: list[_Seat], playing: asyncio.Future[Any]) -> None:
+        self.seats = seats
+        self.playing = playing
+        self.signal_number: int | None = None
+        """The signal that stopped the bot at once (None: not stopped so)."""
+        self._draining = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @contextlib.contextmanager
+    def on_signals(self, wanted: bool) -> Iterator[None]:
+        """Handle SIGINT and SIGTERM while in the block, if ``wanted`` and on the main thread
+        (the only one signals reach); their handlers as they were after it."""
+        loop = asyncio.get_running_loop()
+        installed: list[signal.Signals] = []
+        if wanted and threading.current_thread() is threading.main_thread():
+            for number in self.SIGNALS:
+                loop.add_signal_handler(number, self._signalled, number)
+                installed.append(number)
+        try:
+            yield
+        finally:
+            for each in installed:
+                loop.remove_signal_handler(each)
+
+    def _signalled(self, number: int) -> None:
+        if self._draining:
+            log.warning("stopping now (%s)", signal.Signals(number).name)
+            self.signal_number = number
+            self.playing.cancel()
+            return
+        self._draining = True
+        matches = {seat.state.match_id for seat in self.seats if seat.seated}
+        if matches:
+            count = f"{len(matches)} match{'es' if len(matches) > 1 else ''}"
+            log.warning("finishing %s; Ctrl-C again to stop now", count)
+        else:
+            log.warning("stopping: no match in play")
+        for seat in self.seats:
+            task = asyncio.ensure_future(seat.drain())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
 
 async def _hint_when_never_seated(seats: list[_Seat], options: ClientOptions) -> None:
