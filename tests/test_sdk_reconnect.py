@@ -135,6 +135,8 @@ class EndsWithOk(referee_pb2_grpc.RefereeServicer):
 
     def __init__(self) -> None:
         self.hellos = 0
+        self.deciding = threading.Event()
+        """Set by the bot as it starts deciding: the referee then ends the session."""
         self.ended = threading.Event()
         """Set when the first call is over at the referee (its OK sent)."""
 
@@ -169,6 +171,7 @@ class EndsWithOk(referee_pb2_grpc.RefereeServicer):
             referee_pb2.Event(sequence=2, hand_started=hand),
         ]
         yield referee_pb2.RefereeMessage(update=referee_pb2.Update(events=events, request=request))
+        self.deciding.wait(GUARD_S)
 
 
 def test_an_answer_written_after_the_referee_ended_with_ok_does_not_make_the_bot_reconnect() -> None:
@@ -181,6 +184,7 @@ def test_an_answer_written_after_the_referee_ended_with_ok_does_not_make_the_bot
         async def choose_card(self, view: BotView) -> Any:
             # Blocks the loop on purpose (no await): the referee's OK reaches this process
             # meanwhile, but the loop cannot take it in before the answer is written.
+            servicer.deciding.set()
             servicer.ended.wait(GUARD_S)
             time.sleep(0.3)  # the OK's way from the referee's side to this process's
             return view.legal_actions[0]

@@ -118,46 +118,91 @@ class _EventsLost(Exception):
     """Event.sequence skipped a number: events were lost on the way."""
 
 
-class _Writer:
-    """Sends on a call, quietly doing nothing once the call has ended; and keeps the
-    referee's OK from being hidden by a write that came too late.
+_WRITE_FAILED = "Internal error from Core"
+"""What grpc.aio reports for a call on which a write failed, until the peer's status comes."""
+STATUS_WAIT_S = 2.0
+"""How long a stream whose write failed waits for the referee's own status to replace the
+one grpc put in its place (it comes once the messages before it are read: milliseconds)."""
+STATUS_POLL_S = 0.02
 
-    A write on a call the referee is ending (its status received by grpc's core, not yet
-    handed to this loop) fails, and grpc.aio then reports the call as ``INTERNAL:
-    Internal error from Core`` in place of the status the referee sent. Taken at its
-    word, a session the referee ended with OK (no more matches, or after a Leave) looked
-    like a lost connection, and the bot reconnected. So the writer notes each status the
-    call reports as it is set: an OK among them is the referee's."""
+
+class _Writer:
+    """Reads and writes one call: writes quietly do nothing once the call has ended, and a
+    write that came too late does not hide how the referee ended it.
+
+    A write on a call the referee has ended fails, and grpc.aio then reports the call
+    as ``INTERNAL: Internal error from Core`` in place of the referee's status: at once
+    if that status was already in (a decision that held the loop), or until it comes in,
+    which grpc's core holds back until the messages sent before it are read (a seat
+    still deciding when the referee ended its session has some unread). Read with
+    ``call.read()``, which stops at that stand-in, a session the referee ended with OK
+    (no more matches, or after a Leave) looked like a lost connection, and the bot
+    reconnected. So the call's messages are read through its iterator, which reads on to
+    the end; the writer notes an OK as soon as the call reports it, and after a failed
+    write waits for the referee's status to replace grpc's."""
 
     def __init__(self, call: grpc.aio.StreamStreamCall) -> None:
         self._call = call
+        self._messages = call.__aiter__()
         self.failed = False
         """A write failed because the call was over at grpc's core."""
         self.ended_ok = False
         """The call reported OK, the referee's status, at some point."""
+        self._writing = asyncio.Lock()
+        self.hung_up = False
+        """This side ended the call (:meth:`hang_up`)."""
         call.add_done_callback(self._status_set)
+
+    def hang_up(self) -> None:
+        """End the call from this side: the read waiting on it returns EOF."""
+        self.hung_up = True
+        self._call.cancel()
+
+    @property
+    def over(self) -> bool:
+        """The call is over (an answer now would go nowhere)."""
+        return self.failed or self._call.done()
 
     def _status_set(self, call: Any) -> None:
         if _status_now(call) is grpc.StatusCode.OK:
             self.ended_ok = True
 
     async def send(self, message: referee_pb2.BotMessage) -> None:
-        # Once the call is over, reading it reports how; writing just stops.
-        with contextlib.suppress(asyncio.InvalidStateError):
+        # One write at a time: a Leave (from the stop on a signal) may come while the seat
+        # writes an answer, and grpc takes one message at a time on a call.
+        async with self._writing:
             try:
                 await self._call.write(message)
+            except asyncio.InvalidStateError:
+                pass  # over, and known to be: reading it says how
             except grpc.aio.AioRpcError:
                 self.failed = True
 
     async def read(self) -> Any:
-        """The call's next message, or ``grpc.aio.EOF`` once it is over; its error when
-        it ended badly, as the referee ended it (not as a late write made grpc say)."""
+        """The call's next message, or ``grpc.aio.EOF`` once it ended with OK; its error
+        when it ended otherwise, as the referee ended it (not as a late write made grpc say)."""
         try:
-            return await self._call.read()
+            return await anext(self._messages)
+        except StopAsyncIteration:
+            return grpc.aio.EOF
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self.hung_up and task is not None and not task.cancelling():
+                return grpc.aio.EOF  # the call was cancelled, not the task reading it
+            raise
         except grpc.aio.AioRpcError:
-            if self.failed and self.ended_ok:
+            if self.failed and (self.ended_ok or await self._referees_status() is grpc.StatusCode.OK):
                 return grpc.aio.EOF
             raise
+
+    async def _referees_status(self) -> grpc.StatusCode:
+        """The status the referee ended the call with, once it has replaced the failed
+        write's (grpc says nothing when it does: a short poll, at most STATUS_WAIT_S)."""
+        waited = 0.0
+        while await self._call.details() == _WRITE_FAILED and waited < STATUS_WAIT_S:
+            await asyncio.sleep(STATUS_POLL_S)
+            waited += STATUS_POLL_S
+        return await self._call.code()
 
     async def ended_with_ok(self) -> bool:
         """Whether the call, over, was ended by the referee with OK."""
@@ -319,12 +364,17 @@ class _Seat:
             self.outbox = None
 
     async def drain(self) -> None:
-        """Stop after this seat's match, if any: say Leave on the stream (the referee
-        seats the session in no new match, ends it with OK once the match is over, or
-        at once without one); a seat between streams says it on its next Welcome."""
+        """Stop after this seat's match, if any. Seated, it says Leave on the stream (the
+        referee seats the session in no new match and ends it with OK once the match is
+        over); idle, it hangs up at once, which costs an idle session nothing and waits
+        on no referee. A seat between streams does either on its next Welcome."""
         self.draining = True
-        if self.outbox is not None:
+        if self.outbox is None:
+            return
+        if self.seated:
             await self._leave(self.outbox)
+        else:
+            self.outbox.hang_up()
 
     async def _leave(self, outbox: _Writer) -> None:
         if not self.left:
@@ -336,6 +386,9 @@ class _Seat:
             message = await outbox.read()
             arrived = time.monotonic()
             if message is grpc.aio.EOF:
+                if outbox.hung_up:
+                    self.seated = False
+                    return True
                 if await outbox.ended_with_ok():
                     # The referee has no more matches for this bot: stop rather than reconnect.
                     details = await call.details() if await call.code() is grpc.StatusCode.OK else ""
@@ -366,7 +419,7 @@ class _Seat:
                 self.connected = True
                 self.outbox = outbox
                 if self.draining:  # a resumed session is a new one to the referee: say it again
-                    await self._leave(outbox)
+                    await self.drain()
             elif kind == "update":
                 done = await self._update(message.update, outbox, arrived)
                 if done:
@@ -470,6 +523,8 @@ class _Seat:
         outbox: _Writer,
         arrived: float,
     ) -> None:
+        if outbox.over:
+            return  # read after the call ended: the referee asks no one any more
         self.open_request = request
         self.sent = None
         try:
