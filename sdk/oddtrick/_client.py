@@ -291,8 +291,11 @@ class _Seat:
                     # wait, seatless, for a match that will never come.
                     log.debug("seat %d: its matches played, the stream ended with %s", self.index, code.name)
                     return
-                if self.draining and not self.seated:
-                    log.debug("seat %d: stopping, the stream ended with %s", self.index, code.name)
+                if self.draining:
+                    # Stopping: a match whose stream is lost is the referee's to finish (it
+                    # waits its grace period), and a referee going away must not keep a
+                    # stopping bot alive for the reconnect window.
+                    log.info("seat %d: stopping; the stream ended with %s", self.index, code.name)
                     return
                 if self.welcomed:
                     # The referee was there until now: the retry window starts afresh, and
