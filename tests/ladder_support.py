@@ -174,8 +174,9 @@ class Serving:
 
 
 def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the bots at once (SIGKILL: SIGTERM would have them finish their matches first)."""
     for process in processes:
-        process.terminate()
+        process.kill()
     for process in processes:
         process.wait(timeout=30)
 

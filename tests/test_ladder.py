@@ -315,9 +315,10 @@ async def test_bots_are_ranked_by_strength_a_latecomer_climbs_and_the_absent_go_
             assert first <= 4
             start = board["saboteur"].rating
 
-            # The saboteur disconnects for good; the others play on without it.
+            # The saboteur disconnects for good (killed: SIGTERM would finish its matches
+            # first); the others play on without it.
             saboteur = processes[STRENGTH_ORDER.index("saboteur")]
-            saboteur.terminate()
+            saboteur.kill()
             saboteur.wait(timeout=30)
             lobby = ladder.referee.lobby
             with trio.fail_after(PATIENCE_S):

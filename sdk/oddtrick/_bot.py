@@ -86,9 +86,12 @@ Answer: TypeAlias = Choice | Awaitable[Choice]
 class Bot:
     """Subclass this and override :meth:`choose_call` and :meth:`choose_card`.
 
-    Either may be ``async`` (they are awaited on asyncio, the loop gRPC's
-    client runs on, so use asyncio libraries inside them). The hooks (``on_…``) are called after the event
-    they name, with the view as it is then; override the ones you need.
+    Either may be ``async``: it is then awaited on asyncio, the loop gRPC's client
+    runs on and all the seats of a process share, so use asyncio libraries inside it
+    and never block there. A plain method runs on its seat's own thread (against a
+    referee), as do the hooks (``on_…``): one seat's slow decision delays no other
+    seat. The hooks are called after the event they name, with the view as it is
+    then; override the ones you need.
     One instance plays one seat: keep whatever memory you like on ``self``.
     """
 
@@ -172,19 +175,16 @@ def as_decision(choice: object) -> Decision:
     )
 
 
-async def decide(bot: Bot, view: BotView) -> Decision:
-    """Ask ``bot`` for the decision ``view`` needs, awaiting it if it is async."""
+def decision_method(bot: Bot, view: BotView) -> Callable[[BotView], Answer]:
+    """The method of ``bot`` that makes the decision ``view`` asks for."""
     first = view.legal_actions[0] if view.legal_actions else None
-    choice = bot.choose_call(view) if isinstance(first, Call) else bot.choose_card(view)
-    if inspect.isawaitable(choice):
-        choice = await choice
-    return as_decision(choice)
+    return bot.choose_call if isinstance(first, Call) else bot.choose_card
 
 
 def decide_sync(bot: Bot, view: BotView) -> Decision:
-    """:func:`decide` for synchronous callers; an async decision is run to completion."""
-    first = view.legal_actions[0] if view.legal_actions else None
-    choice = bot.choose_call(view) if isinstance(first, Call) else bot.choose_card(view)
+    """Ask ``bot`` for the decision ``view`` needs, from a synchronous caller (a worker
+    thread of the referee's): an async decision is run to completion."""
+    choice = decision_method(bot, view)(view)
     if inspect.isawaitable(choice):
         return as_decision(_run_awaitable(choice))
     return as_decision(choice)

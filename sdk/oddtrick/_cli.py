@@ -32,7 +32,8 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="play a bot on a referee",
         description=(
             "Connect a bot to a referee and play: one gRPC stream per seat, as many seats "
-            "as --seats, reconnecting when the connection drops, until Ctrl-C. Given several "
+            "as --seats, reconnecting when the connection drops, until stopped: Ctrl-C or SIGTERM "
+            "finishes the matches it sits in and takes no new one, a second stops it at once. Given several "
             "referees (a ladder run on several, docs/ladder.md), it plays at the first that "
             "answers and moves to the next when that one goes away."
         ),

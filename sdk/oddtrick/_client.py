@@ -14,15 +14,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import logging
 import random
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
 
-from oddtrick._bot import Bot, Decision, decide
+from oddtrick._bot import Bot, BotView, Decision, as_decision, decision_method
 from oddtrick._codec import (
     MalformedMessage,
     action_from_wire,
@@ -38,6 +41,7 @@ from oddtrick._lag import LagMeter
 from oddtrick._referees import Referees
 from oddtrick._seat_state import IN_HAND_EVENTS, SeatState, dispatch_hooks, listens
 from oddtrick._tls import TlsOptions
+from oddtrick._worker import Worker
 from oddtrick.rules import GameKind
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
@@ -100,6 +104,9 @@ class ClientOptions:
     fallbacks: tuple[str, ...] = ()
     """Further referees (a ladder on several), tried in turn after ``server`` when the one
     in use cannot be reached."""
+    stop_on_signals: bool = False
+    """The first SIGINT or SIGTERM finishes the matches in play and takes no new one, the
+    second stops at once (:func:`run_bot_async`); only on the main thread."""
 
     @property
     def servers(self) -> tuple[str, ...]:
@@ -111,16 +118,108 @@ class _EventsLost(Exception):
     """Event.sequence skipped a number: events were lost on the way."""
 
 
+_WRITE_FAILED = "Internal error from Core"
+"""What grpc.aio reports for a call on which a write failed, until the peer's status comes."""
+STATUS_WAIT_S = 2.0
+"""How long a stream whose write failed waits for the referee's own status to replace the
+one grpc put in its place (it comes once the messages before it are read: milliseconds)."""
+STATUS_POLL_S = 0.02
+
+
 class _Writer:
-    """Sends on a call, quietly doing nothing once the call has ended."""
+    """Reads and writes one call: writes quietly do nothing once the call has ended, and a
+    write that came too late does not hide how the referee ended it.
+
+    A write on a call the referee has ended fails, and grpc.aio then reports the call
+    as ``INTERNAL: Internal error from Core`` in place of the referee's status: at once
+    if that status was already in (a decision that held the loop), or until it comes in,
+    which grpc's core holds back until the messages sent before it are read (a seat
+    still deciding when the referee ended its session has some unread). Read with
+    ``call.read()``, which stops at that stand-in, a session the referee ended with OK
+    (no more matches, or after a Leave) looked like a lost connection, and the bot
+    reconnected. So the call's messages are read through its iterator, which reads on to
+    the end; the writer notes an OK as soon as the call reports it, and after a failed
+    write waits for the referee's status to replace grpc's."""
 
     def __init__(self, call: grpc.aio.StreamStreamCall) -> None:
         self._call = call
+        self._messages = call.__aiter__()
+        self.failed = False
+        """A write failed because the call was over at grpc's core."""
+        self.ended_ok = False
+        """The call reported OK, the referee's status, at some point."""
+        self._writing = asyncio.Lock()
+        self.hung_up = False
+        """This side ended the call (:meth:`hang_up`)."""
+        call.add_done_callback(self._status_set)
+
+    def hang_up(self) -> None:
+        """End the call from this side: the read waiting on it returns EOF."""
+        self.hung_up = True
+        self._call.cancel()
+
+    @property
+    def over(self) -> bool:
+        """The call is over (an answer now would go nowhere)."""
+        return self.failed or self._call.done()
+
+    def _status_set(self, call: Any) -> None:
+        if _status_now(call) is grpc.StatusCode.OK:
+            self.ended_ok = True
 
     async def send(self, message: referee_pb2.BotMessage) -> None:
-        # Once the call is over, reading it reports how; writing just stops.
-        with contextlib.suppress(asyncio.InvalidStateError, grpc.aio.AioRpcError):
-            await self._call.write(message)
+        # One write at a time: a Leave (from the stop on a signal) may come while the seat
+        # writes an answer, and grpc takes one message at a time on a call.
+        async with self._writing:
+            try:
+                await self._call.write(message)
+            except asyncio.InvalidStateError:
+                pass  # over, and known to be: reading it says how
+            except grpc.aio.AioRpcError:
+                self.failed = True
+
+    async def read(self) -> Any:
+        """The call's next message, or ``grpc.aio.EOF`` once it ended with OK; its error
+        when it ended otherwise, as the referee ended it (not as a late write made grpc say)."""
+        try:
+            return await anext(self._messages)
+        except StopAsyncIteration:
+            return grpc.aio.EOF
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self.hung_up and task is not None and not task.cancelling():
+                return grpc.aio.EOF  # the call was cancelled, not the task reading it
+            raise
+        except grpc.aio.AioRpcError:
+            if self.failed and (self.ended_ok or await self._referees_status() is grpc.StatusCode.OK):
+                return grpc.aio.EOF
+            raise
+
+    async def _referees_status(self) -> grpc.StatusCode:
+        """The status the referee ended the call with, once it has replaced the failed
+        write's (grpc says nothing when it does: a short poll, at most STATUS_WAIT_S)."""
+        waited = 0.0
+        while await self._call.details() == _WRITE_FAILED and waited < STATUS_WAIT_S:
+            await asyncio.sleep(STATUS_POLL_S)
+            waited += STATUS_POLL_S
+        return await self._call.code()
+
+    async def ended_with_ok(self) -> bool:
+        """Whether the call, over, was ended by the referee with OK."""
+        return self.ended_ok or await self._call.code() is grpc.StatusCode.OK
+
+
+def _status_now(call: Any) -> grpc.StatusCode | None:
+    """The status of a call that is done, read at once (from its done callback, before
+    anything can replace it), or ``None`` if it cannot be read without waiting."""
+    reading = call.code()
+    try:
+        reading.send(None)
+    except StopIteration as done:
+        code: grpc.StatusCode = done.value
+        return code
+    reading.close()  # it would have to wait: not a status set yet
+    return None
 
 
 class _Seat:
@@ -135,12 +234,20 @@ class _Seat:
         self.index = index
         self.state = SeatState()
         self.lag = LagMeter()
+        self.worker = Worker(f"oddtrick-seat-{index}")
+        """The seat's own thread: its bot's synchronous decisions and hooks run there."""
         self.resume_token: str | None = None
         self.matches = 0
         self.seated = False
         self.connected = False
         self.welcomed = False
         """A Welcome came on the current stream (so a failure now is a new one)."""
+        self.draining = False
+        """The bot is stopping: this seat finishes its match, if any, and takes no other."""
+        self.outbox: _Writer | None = None
+        """The current stream's writer, once it is welcomed (None between streams)."""
+        self.left = False
+        """Leave was sent on the current stream (a second would be a protocol error)."""
         self.at = 0
         """Which of the referees this seat plays at (an index into ``options.servers``)."""
         self.open_request: referee_pb2.DecisionRequest | None = None
@@ -157,6 +264,8 @@ class _Seat:
         unreachable_since: float | None = None
         backoff = 0.2
         while True:
+            if self.draining and not self.seated:
+                return  # stopping, and no match of this seat's to finish
             self._follow(referees)
             stub = referee_pb2_grpc.RefereeStub(referees.channel(self.at))
             try:
@@ -181,6 +290,12 @@ class _Seat:
                     # badly (a referee shutting down) is no reason to connect again and
                     # wait, seatless, for a match that will never come.
                     log.debug("seat %d: its matches played, the stream ended with %s", self.index, code.name)
+                    return
+                if self.draining:
+                    # Stopping: a match whose stream is lost is the referee's to finish (it
+                    # waits its grace period), and a referee going away must not keep a
+                    # stopping bot alive for the reconnect window.
+                    log.info("seat %d: stopping; the stream ended with %s", self.index, code.name)
                     return
                 if self.welcomed:
                     # The referee was there until now: the retry window starts afresh, and
@@ -239,6 +354,7 @@ class _Seat:
         # Writes go straight to the call (no request iterator: one task hop less per answer).
         call = stub.Play()
         outbox = _Writer(call)
+        self.left = False
         await outbox.send(hello)
         try:
             return await self._stream(call, outbox)
@@ -247,15 +363,38 @@ class _Seat:
             log.warning("seat %d: %s; resuming the session", self.index, lost)
             call.cancel()
             return False
+        finally:
+            self.outbox = None
+
+    async def drain(self) -> None:
+        """Stop after this seat's match, if any. Seated, it says Leave on the stream (the
+        referee seats the session in no new match and ends it with OK once the match is
+        over); idle, it hangs up at once, which costs an idle session nothing and waits
+        on no referee. A seat between streams does either on its next Welcome."""
+        self.draining = True
+        if self.outbox is None:
+            return
+        if self.seated:
+            await self._leave(self.outbox)
+        else:
+            self.outbox.hang_up()
+
+    async def _leave(self, outbox: _Writer) -> None:
+        if not self.left:
+            self.left = True
+            await outbox.send(leave_message())
 
     async def _stream(self, call: grpc.aio.StreamStreamCall, outbox: _Writer) -> bool:
         while True:
-            message = await call.read()
+            message = await outbox.read()
             arrived = time.monotonic()
             if message is grpc.aio.EOF:
-                if await call.code() is grpc.StatusCode.OK:
+                if outbox.hung_up:
+                    self.seated = False
+                    return True
+                if await outbox.ended_with_ok():
                     # The referee has no more matches for this bot: stop rather than reconnect.
-                    details = await call.details()
+                    details = await call.details() if await call.code() is grpc.StatusCode.OK else ""
                     if self.index == 0:
                         log.info("the referee is done with %s: %s", self.options.name, details or "OK")
                     self.seated = False
@@ -281,10 +420,13 @@ class _Seat:
                         self.options.seats,
                     )
                 self.connected = True
+                self.outbox = outbox
+                if self.draining:  # a resumed session is a new one to the referee: say it again
+                    await self.drain()
             elif kind == "update":
                 done = await self._update(message.update, outbox, arrived)
                 if done:
-                    await outbox.send(leave_message())
+                    await self._leave(outbox)
             elif kind == "refusal":
                 await self._refused(message.refusal, outbox)
             elif kind == "resync":
@@ -307,6 +449,19 @@ class _Seat:
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
     async def _update(self, update: referee_pb2.Update, outbox: _Writer, arrived: float) -> bool:
+        # The bot's own code runs on the seat's thread: its hooks, and the making of a
+        # fresh bot at a match's start; the seat's task waits for it, so the state is
+        # never touched by two threads at once, and no other seat waits.
+        if self.listens or any(event.HasField("match_started") for event in update.events):
+            await self.worker.run(lambda: self._events(update))
+        else:
+            self._events(update)
+        if update.HasField("request"):
+            await self._answer(update.request, outbox, arrived)
+        return self.options.max_matches is not None and self.matches >= self.options.max_matches
+
+    def _events(self, update: referee_pb2.Update) -> None:
+        """Apply the update's events to the seat's state, calling the bot's hooks."""
         # The request that may follow carries the whole hand: advancing the seat's copy
         # event by event is only needed for hooks, which see the state after each event.
         # Without hooks, a request's calls and cards cost a check each (this runs for
@@ -349,9 +504,6 @@ class _Seat:
                 self.matches += 1
                 self.seated = False
                 log.info("seat %d: %s", self.index, _match_line(state))
-        if has_request:
-            await self._answer(update.request, outbox, arrived)
-        return self.options.max_matches is not None and self.matches >= self.options.max_matches
 
     def _seated_at(self, started: referee_pb2.MatchStarted) -> None:
         """A match begins for this seat: a fresh bot for it (after the first), and a line."""
@@ -374,6 +526,8 @@ class _Seat:
         outbox: _Writer,
         arrived: float,
     ) -> None:
+        if outbox.over:
+            return  # read after the call ended: the referee asks no one any more
         self.open_request = request
         self.sent = None
         try:
@@ -386,11 +540,24 @@ class _Seat:
             await self._send(outbox, request.request_id, request.legal_actions[0], arrived=arrived)
             return
         try:
-            decision: Decision | BaseException = await decide(self.bot, view)
+            decision: Decision | BaseException = await self._decide(view)
         except Exception as error:
             decision = error
         wire, comment, error_text = chosen_wire(decision, request, f"seat {self.index}")
         await self._send(outbox, request.request_id, wire, comment, error_text, arrived)
+
+    async def _decide(self, view: BotView) -> Decision:
+        """The bot's decision: an ``async`` method awaited on the loop, a synchronous one
+        called on the seat's own thread, so that a slow decision of this seat never
+        delays another seat of the process (all of them share the loop)."""
+        method = decision_method(self.bot, view)
+        if inspect.iscoroutinefunction(method):
+            choice: Any = await method(view)
+        else:
+            choice = await self.worker.run(lambda: method(view))
+            if inspect.isawaitable(choice):  # a plain function that returned a coroutine
+                choice = await choice
+        return as_decision(choice)
 
     async def _send(
         self,
@@ -526,17 +693,86 @@ def _action_text(action: cards_pb2.Action) -> str:
         return "an action this SDK cannot read"
 
 
+class BotStopped(Exception):
+    """The bot was stopped at once, by a second signal while it finished its matches."""
+
+    def __init__(self, signal_number: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signal_number).name}")
+        self.signal_number = signal_number
+
+
 async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None:
-    """Play ``options.seats`` seats with fresh bots from ``make`` until done."""
+    """Play ``options.seats`` seats with fresh bots from ``make`` until done.
+
+    With ``options.stop_on_signals``, the first SIGINT or SIGTERM finishes the matches
+    the seats are in and takes no new one (the run then returns), and a second stops at
+    once (:class:`BotStopped`)."""
     referees = Referees(options.servers, options.tls, CHANNEL_OPTIONS)
     log.info("connecting to %s as %s with %d seat(s)", referees.described(), options.name, options.seats)
     seats = [_Seat(make, options, index) for index in range(options.seats)]
     hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))
+    stop = _Stop(seats, asyncio.ensure_future(asyncio.gather(*(seat.run(referees) for seat in seats))))
     try:
-        await asyncio.gather(*(seat.run(referees) for seat in seats))
+        with stop.on_signals(options.stop_on_signals):
+            await stop.playing
+    except asyncio.CancelledError:
+        if stop.signal_number is None:
+            raise
+        raise BotStopped(stop.signal_number) from None
     finally:
+        stop.playing.cancel()
         hint.cancel()
         await referees.close()
+
+
+class _Stop:
+    """A bot's stop on a signal: the first finishes the matches in play, the second
+    stops at once. Killing the process mid-match cost each of its matches a forfeit and
+    faults; a bot's operator who wants it gone at once has the second signal."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, seats: list[_Seat], playing: asyncio.Future[Any]) -> None:
+        self.seats = seats
+        self.playing = playing
+        self.signal_number: int | None = None
+        """The signal that stopped the bot at once (None: not stopped so)."""
+        self._draining = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @contextlib.contextmanager
+    def on_signals(self, wanted: bool) -> Iterator[None]:
+        """Handle SIGINT and SIGTERM while in the block, if ``wanted`` and on the main thread
+        (the only one signals reach); their handlers as they were after it."""
+        loop = asyncio.get_running_loop()
+        installed: list[signal.Signals] = []
+        if wanted and threading.current_thread() is threading.main_thread():
+            for number in self.SIGNALS:
+                loop.add_signal_handler(number, self._signalled, number)
+                installed.append(number)
+        try:
+            yield
+        finally:
+            for each in installed:
+                loop.remove_signal_handler(each)
+
+    def _signalled(self, number: int) -> None:
+        if self._draining:
+            log.warning("stopping now (%s)", signal.Signals(number).name)
+            self.signal_number = number
+            self.playing.cancel()
+            return
+        self._draining = True
+        matches = {seat.state.match_id for seat in self.seats if seat.seated}
+        if matches:
+            count = f"{len(matches)} match{'es' if len(matches) > 1 else ''}"
+            log.warning("finishing %s; Ctrl-C again to stop now", count)
+        else:
+            log.warning("stopping: no match in play")
+        for seat in self.seats:
+            task = asyncio.ensure_future(seat.drain())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
 
 async def _hint_when_never_seated(seats: list[_Seat], options: ClientOptions) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import gc
 import importlib.util
 import inspect
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 from oddtrick._address import referee_list
 from oddtrick._bot import Bot, make_bot
-from oddtrick._client import BotRefused, ClientOptions, run_bot_async
+from oddtrick._client import BotRefused, BotStopped, ClientOptions, run_bot_async
 from oddtrick._tls import TlsOptions
 from oddtrick.rules import GameKind
 
@@ -33,8 +34,11 @@ def run(
     tls: TlsOptions | None = None,
 ) -> None:
     """Play ``bot`` (a Bot subclass or a function of a view) on ``seats`` seats of
-    the referee at ``server`` until stopped (Ctrl-C) or ``max_matches`` are played
-    on each seat. Each seat gets its own bot instance when ``bot`` is a class.
+    the referee at ``server`` until stopped or ``max_matches`` are played on each seat.
+    Ctrl-C or SIGTERM (on the main thread) stops it gracefully: the seats finish the
+    matches they are in, take no new one, and it returns; a second signal stops it at
+    once (KeyboardInterrupt for Ctrl-C, SystemExit with status 143 for SIGTERM).
+    Each seat gets its own bot instance when ``bot`` is a class.
     A ``server`` without a port means the referee's default, 50051; several (``"A,B"``
     or a list: a ladder run on several referees) are tried in turn, the bot moving to
     the next when the one it plays at cannot be reached; ``seats`` is at least 1
@@ -62,8 +66,14 @@ def run(
         seats=seats,
         max_matches=max_matches,
         tls=tls,
+        stop_on_signals=True,
     )
-    asyncio.run(run_bot_async(_factory(bot), options))
+    try:
+        asyncio.run(run_bot_async(_factory(bot), options))
+    except BotStopped as stopped:
+        if stopped.signal_number == signal.SIGINT:
+            raise KeyboardInterrupt from None
+        raise SystemExit(128 + stopped.signal_number) from None
 
 
 def _factory(bot: Any) -> Callable[[], Bot]:

@@ -47,16 +47,15 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import dataclasses
 import logging
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Final, TypeVar
 
 from oddtrick._bot import BotView
+from oddtrick._worker import Worker, settle
 
 __all__ = ["Budget", "anytime", "budget"]
 
@@ -154,7 +153,7 @@ async def anytime(limit: Budget, search: Iterator[T], fallback: T) -> T:
     try:
         while (left := limit.left()) > 0:
             waiter: asyncio.Future[tuple[bool, Any]] = loop.create_future()
-            _WORKER.submit(lambda: next(search, _END), _settle(loop, waiter))
+            _WORKER.submit(lambda: next(search, _END), settle(loop, waiter))
             try:
                 ok, value = await asyncio.wait_for(asyncio.shield(waiter), left)
             except TimeoutError:
@@ -205,51 +204,4 @@ class _Lateness:
 
 _lateness = _Lateness()
 
-_Job = tuple[Callable[[], Any], Callable[[bool, Any], None] | None]
-
-
-class _Worker:
-    """One daemon thread running jobs in order (a daemon: a step abandoned at a
-    budget's end must not keep the process alive when the bot is done)."""
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-
-    def submit(self, job: Callable[[], Any], done: Callable[[bool, Any], None] | None) -> None:
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="oddtrick-anytime", daemon=True)
-                self._thread.start()
-        self._jobs.put((job, done))
-
-    def _run(self) -> None:
-        while True:
-            job, done = self._jobs.get()
-            try:
-                result: tuple[bool, Any] = (True, job())
-            except BaseException as error:  # handed to the awaiting decision
-                result = (False, error)
-            if done is not None:
-                done(*result)
-
-
-_WORKER = _Worker()
-
-
-def _settle(
-    loop: asyncio.AbstractEventLoop, waiter: asyncio.Future[tuple[bool, Any]]
-) -> Callable[[bool, Any], None]:
-    """A callback for the worker that hands a step's outcome to ``waiter`` on its loop,
-    doing nothing if the decision no longer waits or its loop has closed."""
-
-    def resolve(ok: bool, value: Any) -> None:
-        if not waiter.done():
-            waiter.set_result((ok, value))
-
-    def done(ok: bool, value: Any) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-            loop.call_soon_threadsafe(resolve, ok, value)
-
-    return done
+_WORKER = Worker("oddtrick-anytime")
