@@ -238,6 +238,8 @@ class _Seat:
         """The seat's own thread: its bot's synchronous decisions and hooks run there."""
         self.resume_token: str | None = None
         self.matches = 0
+        self.match_id = ""
+        """The match this seat sits in (or sat in last)."""
         self.seated = False
         self.connected = False
         self.welcomed = False
@@ -438,6 +440,7 @@ class _Seat:
                         self.state.start_match(resync.match)
                     except MalformedMessage as error:
                         log.warning("seat %d: cannot read the resync's match: %s", self.index, error)
+                    self.match_id = resync.match.match_id
                     self.seated = True
                 if resync.HasField("hand"):
                     self.state.hand = new_hand_state()
@@ -507,6 +510,9 @@ class _Seat:
 
     def _seated_at(self, started: referee_pb2.MatchStarted) -> None:
         """A match begins for this seat: a fresh bot for it (after the first), and a line."""
+        # Set before ``seated``: a signal handler on the loop's thread reads both while this
+        # runs on the seat's worker, before the state has applied the event.
+        self.match_id = started.match_id
         self.seated = True
         if self.matches:
             self.bot = self.make()
@@ -763,7 +769,7 @@ class _Stop:
             self.playing.cancel()
             return
         self._draining = True
-        matches = {seat.state.match_id for seat in self.seats if seat.seated}
+        matches = {seat.match_id for seat in self.seats if seat.seated}
         if matches:
             count = f"{len(matches)} match{'es' if len(matches) > 1 else ''}"
             log.warning("finishing %s; Ctrl-C again to stop now", count)
