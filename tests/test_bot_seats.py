@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 import trio
-from referee_support import PATIENCE_S, connect_and_play, first_legal, in_thread, referee_running, token_of
+from referee_support import (
+    PATIENCE_S,
+    connect_and_play,
+    first_legal,
+    in_thread,
+    referee_running,
+    stop_bot_process,
+    token_of,
+)
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee import MatchSpec, TableRules, check_log
@@ -49,8 +57,7 @@ async def test_a_seat_blocked_in_the_bots_code_does_not_delay_the_other_seat(
                     spec = MatchSpec(GameConfig.classic(format=MatchFormat.HAND), names, rules, seed="apart")
                     record = await referee.play_match(spec, wait_s=20)
         finally:
-            process.terminate()
-            process.wait()
+            await stop_bot_process(process)
     assert check_log(record.log_path).ok
     south = record.seats[S]
     assert not south.faults, south

@@ -19,6 +19,7 @@ from referee_support import (
     in_thread,
     log_records,
     referee_running,
+    stop_bot_process,
     token_of,
 )
 
@@ -67,8 +68,7 @@ async def test_a_stopped_bot_is_disconnected_by_keepalive(tmp_path: Path) -> Non
         finally:
             for process in processes:
                 os.kill(process.pid, signal.SIGCONT)
-                process.terminate()
-                process.wait()
+                await stop_bot_process(process)
     stopped = records["stopped"]
     for seat in (N, S):
         assert stopped.seats[seat].forfeited

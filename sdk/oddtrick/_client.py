@@ -149,14 +149,7 @@ class _Writer:
         self.ended_ok = False
         """The call reported OK, the referee's status, at some point."""
         self._writing = asyncio.Lock()
-        self.hung_up = False
-        """This side ended the call (:meth:`hang_up`)."""
         call.add_done_callback(self._status_set)
-
-    def hang_up(self) -> None:
-        """End the call from this side: the read waiting on it returns EOF."""
-        self.hung_up = True
-        self._call.cancel()
 
     @property
     def over(self) -> bool:
@@ -185,11 +178,6 @@ class _Writer:
             return await anext(self._messages)
         except StopAsyncIteration:
             return grpc.aio.EOF
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if self.hung_up and task is not None and not task.cancelling():
-                return grpc.aio.EOF  # the call was cancelled, not the task reading it
-            raise
         except grpc.aio.AioRpcError:
             if self.failed and (self.ended_ok or await self._referees_status() is grpc.StatusCode.OK):
                 return grpc.aio.EOF
@@ -250,6 +238,8 @@ class _Seat:
         """The current stream's writer, once it is welcomed (None between streams)."""
         self.left = False
         """Leave was sent on the current stream (a second would be a protocol error)."""
+        self.peers: list[_Seat] = [self]
+        """The process's seats, this one among them (the first welcomed says it connected)."""
         self.at = 0
         """Which of the referees this seat plays at (an index into ``options.servers``)."""
         self.open_request: referee_pb2.DecisionRequest | None = None
@@ -369,17 +359,14 @@ class _Seat:
             self.outbox = None
 
     async def drain(self) -> None:
-        """Stop after this seat's match, if any. Seated, it says Leave on the stream (the
-        referee seats the session in no new match and ends it with OK once the match is
-        over); idle, it hangs up at once, which costs an idle session nothing and waits
-        on no referee. A seat between streams does either on its next Welcome."""
+        """Stop after this seat's match, if any: it says Leave on the stream, and the referee
+        seats the session in no new match and ends it with OK, at once if it is idle, else
+        once its match is over. An idle seat does not simply hang up: the referee may be
+        seating it at this very moment (its MatchStarted on the way), and a seat that left
+        then would forfeit that match. A seat between streams says it on its next Welcome."""
         self.draining = True
-        if self.outbox is None:
-            return
-        if self.seated:
+        if self.outbox is not None:
             await self._leave(self.outbox)
-        else:
-            self.outbox.hang_up()
 
     async def _leave(self, outbox: _Writer) -> None:
         if not self.left:
@@ -391,9 +378,6 @@ class _Seat:
             message = await outbox.read()
             arrived = time.monotonic()
             if message is grpc.aio.EOF:
-                if outbox.hung_up:
-                    self.seated = False
-                    return True
                 if await outbox.ended_with_ok():
                     # The referee has no more matches for this bot: stop rather than reconnect.
                     details = await call.details() if await call.code() is grpc.StatusCode.OK else ""
@@ -414,7 +398,7 @@ class _Seat:
                     log.info("seat %d: resumed its session after a dropped connection", self.index)
                 else:
                     log.debug("seat %d: welcome to session %s", self.index, message.welcome.session_id)
-                if not self.connected and self.index == 0:
+                if not any(peer.connected for peer in self.peers):
                     log.info(
                         "connected to %s as %s; %d seat(s) waiting for a match",
                         self.options.servers[self.at],
@@ -716,6 +700,8 @@ async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None
     referees = Referees(options.servers, options.tls, CHANNEL_OPTIONS)
     log.info("connecting to %s as %s with %d seat(s)", referees.described(), options.name, options.seats)
     seats = [_Seat(make, options, index) for index in range(options.seats)]
+    for seat in seats:
+        seat.peers = seats
     hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))
     stop = _Stop(seats, asyncio.ensure_future(asyncio.gather(*(seat.run(referees) for seat in seats))))
     try:
