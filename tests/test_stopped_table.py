@@ -20,7 +20,15 @@ from pathlib import Path
 
 import grpc
 import trio
-from referee_support import PATIENCE_S, RawBot, StreamEnded, log_records, referee_running, token_of
+from referee_support import (
+    PATIENCE_S,
+    RawBot,
+    StreamEnded,
+    log_records,
+    referee_running,
+    stop_bot_process,
+    token_of,
+)
 from test_referee_watch import Spectator
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
@@ -70,9 +78,8 @@ class Printed:
                 return line.rstrip("\n")
         raise AssertionError(f"the bot exited without printing {text!r}: {self.lines}")
 
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
+    async def stop(self) -> None:
+        await stop_bot_process(self.process)
         assert self.process.stdout is not None
         self.process.stdout.close()
 
@@ -169,7 +176,7 @@ async def stop_a_table(tmp_path: Path, reason: str, starter: str | None = None) 
                     printed = await trio.to_thread.run_sync(alice.wait_for, "match m-stop stopped")
                     await trio.to_thread.run_sync(watching.join, PATIENCE_S)
         finally:
-            alice.stop()
+            await alice.stop()
             for raw in raws:
                 raw.close()
     for event in ended:
@@ -217,7 +224,7 @@ async def test_a_referee_shutting_down_tells_the_seats_of_a_match_in_progress(tm
                     shutdown.set()
                 printed = await trio.to_thread.run_sync(alice.wait_for, "match m-down stopped")
             finally:
-                alice.stop()
+                await alice.stop()
                 for raw in raws:
                     raw.close()
             outer.cancel_scope.cancel()
