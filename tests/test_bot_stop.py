@@ -15,8 +15,10 @@ import signal
 import subprocess
 import sys
 import threading
+import urllib.request
 from pathlib import Path
 
+import grpc
 import pytest
 import trio
 from referee_support import (
@@ -31,7 +33,7 @@ from referee_support import (
 )
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
-from oddtrick.v1 import cards_pb2, referee_pb2
+from oddtrick.v1 import arena_pb2, arena_pb2_grpc, cards_pb2, referee_pb2
 from oddtrick_referee import MatchSpec, TableRules, check_log
 from oddtrick_referee.referee import MatchRecord
 
@@ -139,3 +141,81 @@ async def test_a_second_signal_stops_the_bot_at_once(tmp_path: Path) -> None:
     assert code == 128 + signal.SIGTERM, "".join(bot.said)
     # It left its seats mid-match: the referee played on without it.
     assert any(record.seats[seat].forfeited for seat in (N, S))
+
+
+async def test_a_ladder_shows_a_draining_entrant_which_finishes_its_match_and_takes_no_new_one(
+    tmp_path: Path,
+) -> None:
+    """An entrant stopped with SIGTERM mid-match: GetLadder and the leaderboard page say it
+    is draining while its match plays on; the match finishes with no fault of its, it is seated
+    in no other, and it exits 0 (then it is neither connected nor draining)."""
+    from ladder_support import ladder_serving, ladder_settings, register
+
+    from oddtrick_referee.competitions.ladder.service import default_house_bots
+    from oddtrick_referee.play.table import TableRules
+    from oddtrick_referee.web.server import bind_web
+
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    rules = TableRules(deadline_s=PATIENCE_S, grace_s=5.0)
+    settings = ladder_settings(
+        tmp_path / "data", house_bots=default_house_bots(7), house_seats=1, rules=rules
+    )
+    token = register(settings, "alice")["alice"]
+    web = bind_web("127.0.0.1:0")
+    port = web.getsockname()[1]
+
+    def look() -> tuple[arena_pb2.LadderEntry, str]:
+        with grpc.insecure_channel(ladder.referee.address) as channel:
+            board = arena_pb2_grpc.ArenaStub(channel).GetLadder(arena_pb2.GetLadderRequest(), timeout=30)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/leaderboard", timeout=30) as response:
+            page = response.read().decode()
+        [alice] = [entry for entry in board.entries if entry.bot_name == "alice"]
+        [row] = [line for line in page.split("<tr") if ">alice</a>" in line]
+        return alice, row
+
+    def open_the_gate() -> None:
+        with open(gate, "wb") as writer:
+            writer.write(b"go")
+
+    command = [sys.executable, "-m", "oddtrick", "bot", f"{ROOT / 'tests' / 'gated_bot.py'}:Gated"]
+    bot = Bot.__new__(Bot)
+    bot.said = []
+    async with ladder_serving(settings, web=web) as ladder:
+        command += ["--server", ladder.referee.address, "--name", "alice", f"--token={token}"]
+        environment = {**os.environ, "ODDTRICK_TEST_GATE": str(gate)}
+        bot.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment
+        )
+        try:
+            with trio.fail_after(PATIENCE_S):
+                await bot.line_with("seated at match")
+                before, before_row = await in_thread(look)
+                os.kill(bot.process.pid, signal.SIGTERM)
+                await bot.line_with("finishing 1 match")
+                while not ladder.presence().get("alice"):
+                    await ladder.referee.lobby.change_event.wait()
+                during, during_row = await in_thread(look)
+                await in_thread(open_the_gate)
+                code = await bot.exit_code()
+                [outcome, *_] = await ladder.wait_outcomes(1)
+                after, after_row = await in_thread(look)
+            outcomes = [o for o in ladder.outcomes if "alice" in o.lineup.names]
+            ladder.referee.finish()
+        finally:
+            if bot.process.poll() is None:
+                bot.process.kill()
+            bot.process.wait()
+            assert bot.process.stderr is not None
+            bot.process.stderr.close()
+    assert (before.connected, before.draining) == (True, False)
+    assert "draining" not in before_row
+    assert (during.connected, during.draining) == (True, True)
+    assert ">draining</span>" in during_row
+    assert code == 0, "".join(bot.said)
+    assert (after.connected, after.draining) == (False, False)
+    assert "draining" not in after_row
+    assert [o.match_id for o in outcomes] == [outcome.match_id]
+    assert "alice" in outcome.lineup.names
+    assert outcome.status == "finished"
+    assert (after.matches, after.forfeits, after.faults) == (1, 0, 0)

@@ -208,6 +208,8 @@ class LadderRow(Protocol):
     @property
     def connected(self) -> bool: ...
     @property
+    def draining(self) -> bool: ...
+    @property
     def last_played_ms(self) -> int | None: ...
     @property
     def stronger_than_next(self) -> float | None: ...
@@ -270,6 +272,7 @@ def ladder_entry_to_wire(row: LadderRow) -> arena_pb2.LadderEntry:
         inactive=row.inactive,
         house=row.house,
         connected=row.connected,
+        draining=row.draining,
     )
     if row.last_played_ms is not None:
         entry.last_played_unix_ms = row.last_played_ms

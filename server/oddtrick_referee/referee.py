@@ -155,6 +155,11 @@ class Connection:
     """The session itself, for :meth:`Referee.revoke` alone (None: a local entrant, which
     plays in the referee's process and has no session)."""
 
+    @property
+    def leaving(self) -> bool:
+        """The bot said Leave on this session: it finishes its match and takes no new one."""
+        return self._session is not None and self._session.leaving
+
 
 def _needs(seating: Mapping[Seat, str]) -> dict[str, int]:
     needs: dict[str, int] = {}

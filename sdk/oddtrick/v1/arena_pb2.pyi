@@ -630,6 +630,7 @@ class LadderEntry(_message.Message):
     HOUSE_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
     STRONGER_THAN_NEXT_FIELD_NUMBER: _builtins.int
+    DRAINING_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     """1 for the best; entrants with equal ratings share no rank. The rated
     entrants hold ranks 1..n, the provisional ones n+1 onwards (see
@@ -669,6 +670,11 @@ class LadderEntry(_message.Message):
     stronger than the one on the next line (the next rank). Absent on the
     last line, and from referees older than this field.
     """
+    draining: _builtins.bool
+    """Connected, and every session it has on this referee has sent Leave: it
+    is stopping gracefully, finishing the matches it sits in and taking no
+    new one. False from referees older than this field.
+    """
     def __init__(
         self,
         *,
@@ -689,10 +695,11 @@ class LadderEntry(_message.Message):
         house: _builtins.bool = ...,
         connected: _builtins.bool = ...,
         stronger_than_next: _builtins.float | None = ...,
+        draining: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "_stronger_than_next", b"_stronger_than_next", "last_played_unix_ms", b"last_played_unix_ms", "stronger_than_next", b"stronger_than_next"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "_stronger_than_next", b"_stronger_than_next", "bot_name", b"bot_name", "connected", b"connected", "draws", b"draws", "faults", b"faults", "forfeits", b"forfeits", "house", b"house", "inactive", b"inactive", "last_played_unix_ms", b"last_played_unix_ms", "losses", b"losses", "matches", b"matches", "mu", b"mu", "provisional", b"provisional", "rank", b"rank", "rating", b"rating", "sigma", b"sigma", "stronger_than_next", b"stronger_than_next", "wins", b"wins"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms", "_stronger_than_next", b"_stronger_than_next", "bot_name", b"bot_name", "connected", b"connected", "draining", b"draining", "draws", b"draws", "faults", b"faults", "forfeits", b"forfeits", "house", b"house", "inactive", b"inactive", "last_played_unix_ms", b"last_played_unix_ms", "losses", b"losses", "matches", b"matches", "mu", b"mu", "provisional", b"provisional", "rank", b"rank", "rating", b"rating", "sigma", b"sigma", "stronger_than_next", b"stronger_than_next", "wins", b"wins"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__last_played_unix_ms: _TypeAlias = _typing.Literal["last_played_unix_ms"]  # noqa: Y015
     _WhichOneofArgType__last_played_unix_ms: _TypeAlias = _typing.Literal["_last_played_unix_ms", b"_last_played_unix_ms"]  # noqa: Y015

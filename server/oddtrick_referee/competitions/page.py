@@ -40,6 +40,8 @@ class LeaderboardRow:
     faults: int = 0
     stronger_than_next: float | None = None
     """The chance that this bot is stronger than the next row's (``None``: the last row)."""
+    draining: bool = False
+    """Stopping gracefully: it finishes the matches it sits in and takes no new one."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -612,6 +612,7 @@ class Lobby:
             return False
         if kind == "leave" and not session.leaving:
             session.leaving = True
+            self._notify()  # a leaving session is no longer one to seat (and a ladder shows it)
             if link is None:
                 session.stream.close(grpc.StatusCode.OK, "goodbye")
                 return False

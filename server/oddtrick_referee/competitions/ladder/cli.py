@@ -392,6 +392,10 @@ def _rotate(args: argparse.Namespace) -> int:
     return 0
 
 
+_LIVE = ("connected", "draining")
+"""Leaderboard fields only the running ladder knows (GetLadder says them)."""
+
+
 def _standings(args: argparse.Namespace) -> int:
     try:
         store = _store(args)
@@ -401,9 +405,7 @@ def _standings(args: argparse.Namespace) -> int:
     if args.json:
         # Who is connected only the running ladder knows (GetLadder says it).
         print(
-            json.dumps(
-                [{k: v for k, v in row.to_dict().items() if k != "connected"} for row in rows], indent=2
-            )
+            json.dumps([{k: v for k, v in row.to_dict().items() if k not in _LIVE} for row in rows], indent=2)
         )
         return 0
     print(format_leaderboard(rows))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating
@@ -42,6 +42,8 @@ class LeaderRow:
     inactive: bool
     house: bool
     connected: bool
+    draining: bool
+    """Connected, and every session it has said Leave: it finishes its matches, takes no new one."""
     stronger_than_next: float | None = None
     """The probability that this entrant is stronger than the one on the next row
     (None on the last row)."""
@@ -51,10 +53,12 @@ class LeaderRow:
 
 
 def leaderboard(
-    entrants: Sequence[EntrantRecord], rater: Rater, now_ms: int, connected: Collection[str] = ()
+    entrants: Sequence[EntrantRecord], rater: Rater, now_ms: int, presence: Mapping[str, bool] | None = None
 ) -> list[LeaderRow]:
     """Active entrants: the rated ones by conservative rating (ties: more matches, then
-    name), then the provisional ones by mean (ties: more matches, then name)."""
+    name), then the provisional ones by mean (ties: more matches, then name). ``presence``
+    (from the running ladder: who is connected, and whether draining) marks the rows."""
+    presence = presence or {}
     rows = []
     for entrant in entrants:
         if entrant.retired_ms is not None:
@@ -87,7 +91,8 @@ def leaderboard(
             provisional=rater.provisional(rating),
             inactive=rater.inactive(entrant.last_played_ms, now_ms),
             house=entrant.house,
-            connected=entrant.name in connected,
+            connected=entrant.name in presence,
+            draining=presence.get(entrant.name, False),
             stronger_than_next=(stronger_probability(rating, ratings[rank]) if rank < len(ratings) else None),
         )
         for rank, (entrant, rating) in enumerate(rows, start=1)

@@ -242,11 +242,20 @@ class Ladder(Competition):
 
     def leaderboard(self) -> list[LeaderRow]:
         """For a worker thread (it reads the database)."""
-        return leaderboard(self.store.entrants(), self.rater, now_ms(), self.connected_names())
+        return leaderboard(self.store.entrants(), self.rater, now_ms(), self.presence())
 
     def connected_names(self) -> set[str]:
         """Entrants with a session on this referee now (read from any thread)."""
         return {connection.name for connection in self.referee.connected()}
+
+    def presence(self) -> dict[str, bool]:
+        """Each entrant with a session on this referee now, and whether it is draining: every
+        session it has here said Leave (a bot stopping gracefully finishes the matches it sits
+        in and takes no new one). Read from any thread."""
+        leaving: dict[str, bool] = {}
+        for connection in self.referee.connected():
+            leaving[connection.name] = leaving.get(connection.name, True) and connection.leaving
+        return leaving
 
     def get_ladder(self) -> arena_pb2.GetLadderResponse:
         """GetLadder (a worker thread)."""
@@ -653,7 +662,7 @@ async def run_ladder(
                 ladder.rater,
                 f"Ladder: {settings.match_config.describe()}"
                 + (f" · deals from {settings.deal_set.describe()}" if settings.deal_set else ""),
-                ladder.connected_names,
+                ladder.presence,
             )
             serving = page(referee, board) if page is not None else contextlib.nullcontext()
             async with serving, trio.open_nursery() as nursery:

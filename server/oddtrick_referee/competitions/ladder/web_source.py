@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Mapping
 
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating
@@ -20,12 +20,13 @@ class LadderLeaderboard:
     """Reads the ladder's store at every page view (a worker thread)."""
 
     def __init__(
-        self, store: LadderStore, rater: Rater, title: str, connected: Callable[[], Collection[str]] = tuple
+        self, store: LadderStore, rater: Rater, title: str, presence: Callable[[], Mapping[str, bool]] = dict
     ) -> None:
         self.store = store
         self.rater = rater
         self.title = title
-        self.connected = connected
+        self.presence = presence
+        """Who is connected now, and whether draining (see ``Ladder.presence``)."""
 
     def leaderboard(self) -> Leaderboard:
         z = self.rater.settings.z
@@ -43,8 +44,9 @@ class LadderLeaderboard:
                 house=row.house,
                 faults=row.faults,
                 stronger_than_next=row.stronger_than_next,
+                draining=row.draining,
             )
-            for row in leaderboard(self.store.entrants(), self.rater, now_ms, self.connected())
+            for row in leaderboard(self.store.entrants(), self.rater, now_ms, self.presence())
         ]
         note = (
             f"Rating = μ − {z:g}σ ({_METHOD[self.rater.settings.method]}); provisional while "
