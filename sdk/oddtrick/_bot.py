@@ -102,6 +102,9 @@ class Bot:
     """
 
     name: ClassVar[str] = "bot"
+    """What the other seats' views call this bot in in-process play (:func:`play_local`).
+    Against a referee the name is the one registered there, given by ``--name`` (or
+    ``run(name=...)``)."""
     version: ClassVar[str] = "0"
 
     def choose_call(self, view: BotView) -> Answer:
