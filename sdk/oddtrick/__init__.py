@@ -14,7 +14,22 @@ A bot is a class with two decisions::
 Try it in-process with :func:`play_local`, unit-test it with
 :class:`FakeReferee`, and play it on a referee with :func:`run` or
 ``oddtrick bot mybot.py:MyBot --server HOST:PORT --name NAME --token TOKEN``.
-The rules themselves are :mod:`oddtrick.rules`.
+
+The other public modules:
+
+- :mod:`oddtrick.rules`: the rules themselves (cards, calls, seats, the game
+  state, scoring), the one source of truth the referee uses too.
+- :mod:`oddtrick.bots`: the sample bots, to copy, subclass or play against.
+- :mod:`oddtrick.anytime`: search until the time budget, then answer with the
+  best so far.
+- :mod:`oddtrick.double_dummy`: double-dummy solving with DDS (``strong`` extra).
+- :mod:`oddtrick.duplicate`, :mod:`oddtrick.sprt`: compare two bots on the
+  same deals, and stop once the difference is clear.
+- :mod:`oddtrick.deal_sets`: matches dealt from a PBN file.
+- :mod:`oddtrick.analysis`: what every card of a played match cost, double dummy.
+
+Everything else (modules whose names start with ``_``, and the generated
+protocol code ``oddtrick.v1``) is internal and may change.
 """
 
 __version__ = "0.1.0"

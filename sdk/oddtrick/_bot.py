@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from oddtrick.rules import (
     Action,
@@ -24,6 +24,12 @@ from oddtrick.rules import (
     SeatView,
     Trick,
 )
+
+if TYPE_CHECKING:
+    # The types of the fields BotView inherits from SeatView: the __init__ that
+    # dataclasses writes for BotView names them here, in this module, and the API
+    # reference (pdoc) resolves its signature here.
+    from oddtrick.rules import Contract, GameConfig, Phase, Suit  # noqa: F401
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -96,6 +102,9 @@ class Bot:
     """
 
     name: ClassVar[str] = "bot"
+    """What the other seats' views call this bot in in-process play (:func:`play_local`).
+    Against a referee the name is the one registered there, given by ``--name`` (or
+    ``run(name=...)``)."""
     version: ClassVar[str] = "0"
 
     def choose_call(self, view: BotView) -> Answer:

@@ -77,6 +77,8 @@ class FakeReferee:
             raise RuntimeError("the match ended before the bot's turn")
 
     def view(self) -> BotView:
+        """The :class:`BotView` the bot's seat would be given now, exactly as :meth:`ask`
+        builds it: to check what a bot sees, or to call a helper of the bot directly."""
         return bot_view(self.state, self.seat, self.players, self.time_left_ms)
 
     def ask(self) -> Action:

@@ -262,8 +262,9 @@ def analyze_logs(
     ``progress(done, total)`` is called as hands are solved. Contract Whist's
     par needs the whole trick table of each deal (twenty solves), the slowest
     part: ``par=False`` leaves it out (``"par": null``). ``time`` holds per bot its
-    decision times, think time and lag apart, and its time-outs, as the standings
-    give them (:meth:`oddtrick._timing.DecisionTimes.summary`).
+    decision times, think time and lag apart, and its time-outs, as the standings'
+    ``--json`` gives them: decisions answered, those with the bot's own time, the
+    median, 99th percentile and maximum (ms) of each, and the time-outs.
     """
     starts: list[dict[str, Any]] = []
     hands: list[_Hand] = []

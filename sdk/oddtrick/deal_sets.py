@@ -104,9 +104,12 @@ class MatchDeals:
 
     @property
     def deals(self) -> tuple[FixedDeal, ...]:
+        """The match's deals themselves, in the order it plays them."""
         return tuple(self.deal_set.deals[index] for index in self.indices)
 
     def records(self) -> list[dict[str, str]]:
+        """The deals as the match log writes them (:meth:`FixedDeal.to_record`), in playing
+        order: what the commitment in :meth:`start_record` is taken over."""
         return [deal.to_record() for deal in self.deals]
 
     def start_record(self) -> dict[str, Any]:

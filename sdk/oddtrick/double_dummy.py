@@ -73,6 +73,7 @@ class Position:
 
     @property
     def to_play(self) -> Seat:
+        """The seat whose card comes next: ``leader``, or the one after the last card of ``trick``."""
         return Seat((self.leader + len(self.trick)) % 4)
 
 

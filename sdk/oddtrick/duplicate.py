@@ -62,6 +62,8 @@ class PairResult:
 
     @property
     def score(self) -> float:
+        """A's paired deal score: the mean of its two margins, which cancels the luck of
+        the cards (both partnerships held both hands)."""
         return (self.first + self.second) / 2
 
 

@@ -33,6 +33,8 @@ from oddtrick.rules import FixedDeal, GameConfig
 __all__ = ["SprtState", "Verdict", "bounds", "llr", "run_sprt", "scores_of"]
 
 Verdict = Literal["H0", "H1", "identical", "undecided"]
+"""What a test concludes: H0 or H1 accepted, ``identical`` (every score the same, no
+evidence either way), or ``undecided`` (too few scores yet, or the cap reached first)."""
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -83,6 +85,7 @@ class SprtState:
         self.lower, self.upper = bounds(self.alpha, self.beta)
 
     def add(self, score: float) -> None:
+        """Count one more paired deal score; read :attr:`verdict` after each."""
         if self.first is None:
             self.first = score
         elif score != self.first:
@@ -93,14 +96,18 @@ class SprtState:
 
     @property
     def llr(self) -> float:
+        """The log-likelihood ratio of H1 against H0 so far (see :func:`llr`)."""
         return llr(self.count, self.total, self.squares, self.h0, self.h1)
 
     @property
     def mean(self) -> float:
+        """The mean score so far (0 before the first): A's estimated gain per deal pair."""
         return self.total / self.count if self.count else 0.0
 
     @property
     def verdict(self) -> Verdict:
+        """``H1`` or ``H0`` once the ratio crosses a bound, ``identical`` when every score
+        was the same, otherwise ``undecided``; never decided before ``min_pairs`` scores."""
         if self.count < self.min_pairs:
             return "undecided"
         if self.constant:

@@ -38,6 +38,7 @@ def lowest(cards: Iterable[Card]) -> Card:
 
 
 def highest(cards: Iterable[Card]) -> Card:
+    """The highest-ranked card (ties broken by suit order, as :func:`lowest` does)."""
     return max(cards, key=lambda card: (card.rank, card.suit))
 
 
@@ -161,6 +162,8 @@ class Table:
 
     @classmethod
     def of(cls, view: oddtrick.BotView) -> Table:
+        """Work the table out from ``view``: once per decision, so that every rule reads
+        the same facts rather than each working them out again."""
         me = view.seat
         assert me is not None, "a bot always has a seat"
         out = frozenset(PACK).difference(view.played_cards, view.hand)
@@ -176,10 +179,12 @@ class Table:
 
     @property
     def partner(self) -> Seat:
+        """Our partner's seat."""
         return self.me.partner
 
     @property
     def opponents(self) -> tuple[Seat, Seat]:
+        """The two opponents: the one on our left (plays after us), then the one on our right."""
         return (self.me.left, self.me.right)
 
     @property
@@ -189,6 +194,8 @@ class Table:
 
     @property
     def we_declare(self) -> bool:
+        """Whether our side declares the contract (Contract Whist only: in classic Whist
+        nobody declares, so it is ``False``)."""
         contract = self.view.contract
         return contract is not None and contract.side is self.me.side
 
@@ -212,6 +219,7 @@ class Table:
         return not any(self.may_hold(seat, card) for card in self.out if card.suit is suit)
 
     def may_hold_higher(self, seat: Seat, card: Card) -> bool:
+        """Whether ``seat`` could hold a higher card of ``card``'s suit, as far as we can tell."""
         return any(
             self.may_hold(seat, other)
             for other in self.out
@@ -247,6 +255,9 @@ class Table:
         return tuple(seat for seat in later if seat.side is not self.me.side)
 
     def opponents_may_hold_trumps(self) -> bool:
+        """Whether either opponent could still hold a trump (``False`` at no trumps): while
+        one may, the bot draws trumps (:meth:`HeuristicBot.lead_trumps`) so that our
+        winners are not trumped."""
         trumps = self.trumps
         return trumps is not None and not all(self.is_void(seat, trumps) for seat in self.opponents)
 

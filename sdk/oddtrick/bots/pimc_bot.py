@@ -39,6 +39,7 @@ from oddtrick.double_dummy import Hands, Position, max_tricks, solve
 from oddtrick.rules import PACK, GameKind
 
 HIGH_CARD_POINTS = {Rank.ACE: 4, Rank.KING: 3, Rank.QUEEN: 2, Rank.JACK: 1}
+"""Milton Work's count, the usual measure of a hand's strength: 40 points in the pack."""
 
 
 class SamplingFailed(Exception):
@@ -126,6 +127,8 @@ class Knowledge:
 
 
 def high_card_points(cards: Sequence[Card]) -> int:
+    """The hand's :data:`HIGH_CARD_POINTS` (10 is an average hand): what the auction
+    model reads a bid or a pass as saying about the caller's cards."""
     return sum(HIGH_CARD_POINTS.get(card.rank, 0) for card in cards)
 
 

@@ -15,6 +15,9 @@ import oddtrick
 
 
 class RandomBot(oddtrick.Bot):
+    """Any legal action, uniformly at random: the baseline every other bot should beat,
+    and the smallest bot that plays both games."""
+
     name = "random"
 
     def __init__(self) -> None:

@@ -28,14 +28,18 @@ class Denomination(enum.IntEnum):
 
     @property
     def letters(self) -> str:
+        """``C``, ``D``, ``H``, ``S`` or ``NT``: how a bid is written (``7NT``), as :meth:`parse` reads it."""
         return ("C", "D", "H", "S", "NT")[self]
 
     @property
     def symbol(self) -> str:
+        """``♣``, ``♦``, ``♥``, ``♠`` or ``NT``: for people to read (:attr:`Call.pretty`)."""
         return ("♣", "♦", "♥", "♠", "NT")[self]
 
     @classmethod
     def parse(cls, text: str) -> Denomination:
+        """Read a suit as :meth:`Suit.parse` does (``C``, ``♣``, ``clubs``) or no trumps
+        (``NT``, ``N``, ``notrumps``); anything else is a :class:`ParseError`."""
         key = text.strip().upper()
         if key in ("NT", "N", "NOTRUMP", "NOTRUMPS", "NO_TRUMPS"):
             return Denomination.NO_TRUMPS
@@ -56,6 +60,8 @@ _DENOMINATION_SUITS: Final = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADE
 
 
 class CallKind(enum.Enum):
+    """The three sorts of call: a bid (with a level and a denomination), pass, or double."""
+
     BID = "bid"
     PASS = "pass"
     DOUBLE = "double"
@@ -92,6 +98,10 @@ class Call:
 
     @classmethod
     def bid(cls, level: int, denomination: Denomination) -> Call:
+        """The bid of ``level`` (7 to 13: the tricks to take, all of them counted) in
+        ``denomination``: ``Call.bid(7, Denomination.HEARTS)`` is ``7H``. A level
+        outside 7-13 is a :class:`ParseError`. Bids are interned, so this returns the
+        one object for that bid, which compares by identity."""
         if not MIN_LEVEL <= level <= MAX_LEVEL:
             raise ParseError(f"not a bid: level {level} (levels go from 7 to 13)")
         return _BIDS[(level - MIN_LEVEL) * 5 + denomination]
@@ -114,10 +124,14 @@ class Call:
 
     @property
     def is_bid(self) -> bool:
+        """Whether this is a bid rather than pass or double: only bids have a
+        :attr:`level`, a :attr:`denomination` and a place on the ladder."""
         return self.kind is CallKind.BID
 
     @property
     def pretty(self) -> str:
+        """The call with a suit symbol (``7♥``, ``13NT``, ``pass``), for people; ``str()``
+        gives the letters (``7H``) that logs and :meth:`parse` use."""
         if self.denomination is None:
             return self.kind.value
         return f"{self.level}{self.denomination.symbol}"
@@ -168,7 +182,10 @@ _BIDS: Final = tuple(
     for denomination in Denomination
 )
 PASS: Final = _PASS
+"""The call ``pass``: legal at every turn of the auction."""
 DOUBLE: Final = _DOUBLE
+"""The call ``double``: legal only in a game that allows doubling (``GameConfig.doubling``,
+off by default), against the other side's highest bid, once; a new bid cancels it."""
 BIDS: Final = _BIDS
 """The 35 bids, lowest (7♣) first."""
 

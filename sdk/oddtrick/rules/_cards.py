@@ -30,10 +30,12 @@ class Suit(enum.IntEnum):
 
     @property
     def letter(self) -> str:
+        """``C``, ``D``, ``H`` or ``S``: how cards (``QH``), deals (PBN) and logs write the suit."""
         return "CDHS"[self]
 
     @property
     def symbol(self) -> str:
+        """``♣``, ``♦``, ``♥`` or ``♠``: for people to read (:attr:`Card.pretty`)."""
         return "♣♦♥♠"[self]
 
     @classmethod
@@ -54,6 +56,7 @@ class Suit(enum.IntEnum):
 
 
 SUITS: Final = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
+"""The four suits in the auction's order, clubs first (a tuple, to index and iterate cheaply)."""
 
 
 class Rank(enum.IntEnum):
@@ -85,6 +88,8 @@ class Rank(enum.IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Rank:
+        """Read ``2``-``9``, ``10`` or ``T``, ``J``, ``Q``, ``K``, ``A`` (either case);
+        anything else is a :class:`ParseError`."""
         key = text.strip().upper()
         if key == "10":
             return Rank.TEN
@@ -98,6 +103,7 @@ class Rank(enum.IntEnum):
 
 _RANK_LETTERS: Final = "23456789TJQKA"
 RANKS: Final = tuple(Rank)
+"""The thirteen ranks, two first, ace last."""
 
 
 class Card:
@@ -124,6 +130,8 @@ class Card:
 
     @classmethod
     def from_index(cls, index: int) -> Card:
+        """The card whose :attr:`index` is ``index`` (0 for the two of clubs to 51 for the ace
+        of spades): how the dealing algorithm and compact encodings name cards."""
         if not 0 <= index < 52:
             raise ParseError(f"not a card index: {index!r} (expected 0-51)")
         return _PACK[index]

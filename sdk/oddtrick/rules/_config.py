@@ -16,8 +16,12 @@ from oddtrick.rules._errors import ConfigError
 
 
 class GameKind(enum.Enum):
+    """Which of the two games is played: its value is the word configs and logs use."""
+
     CLASSIC = "classic"
+    """Classic Whist: trumps are turned (or cut, or rotate), no auction; 5 points a game."""
     CONTRACT = "contract"
+    """Contract Whist: an auction names trumps and the tricks to take; 100 points a game."""
 
 
 class TrumpSelection(enum.Enum):
@@ -32,6 +36,8 @@ class TrumpSelection(enum.Enum):
 
 
 class MatchFormat(enum.Enum):
+    """How long a match lasts and how its winner is decided."""
+
     HAND = "hand"
     """A single deal."""
     GAME = "game"
@@ -101,10 +107,12 @@ class GameConfig:
 
     @classmethod
     def classic(cls, **options: Any) -> GameConfig:
+        """Classic Whist, with any other option given by name: ``GameConfig.classic(honours=True)``."""
         return cls(game=GameKind.CLASSIC, **options)
 
     @classmethod
     def contract(cls, **options: Any) -> GameConfig:
+        """Contract Whist, with any other option given by name: ``GameConfig.contract(doubling=True)``."""
         return cls(game=GameKind.CONTRACT, **options)
 
     @property

@@ -36,6 +36,8 @@ class HandStarted:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class CallMade:
+    """A seat made a call in Contract Whist's auction."""
+
     seat: Seat
     call: Call
 
@@ -52,6 +54,8 @@ class AuctionEnded:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class CardPlayed:
+    """A seat played a card to trick ``trick_number`` (from 1)."""
+
     seat: Seat
     card: Card
     trick_number: int
@@ -59,6 +63,8 @@ class CardPlayed:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TrickWon:
+    """The fourth card completed a trick: the trick, with its winner, who leads next."""
+
     trick: Trick
     tricks_won: tuple[int, int]
     """Tricks of each side in this hand, this one included."""
@@ -79,14 +85,19 @@ class HandEnded:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GameEnded:
+    """A game of the match is won; scores start again at 0-0 if the match goes on."""
+
     result: GameResult
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MatchEnded:
+    """The match is over; nothing more can happen."""
+
     result: MatchResult
 
 
 MatchEvent: TypeAlias = (
     HandStarted | CallMade | AuctionEnded | CardPlayed | TrickWon | HandEnded | GameEnded | MatchEnded
 )
+"""Any of the events: what :meth:`GameState.step` and :meth:`GameState.start_next_hand` return."""

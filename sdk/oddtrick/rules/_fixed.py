@@ -44,6 +44,8 @@ class FixedDeal:
 
     @classmethod
     def from_record(cls, record: dict[str, str]) -> FixedDeal:
+        """Read back what :meth:`to_record` wrote; a field that does not parse is a
+        :class:`ParseError`, a turned card the dealer does not hold a :class:`PositionError`."""
         return cls(
             Deal.parse(record["deal"]),
             Seat.parse(record["dealer"]),

@@ -24,6 +24,8 @@ class IllegalAction(RulesError):
 
 
 class NotYourTurn(IllegalAction):
+    """A seat acted out of turn; ``to_act`` is whose turn it is (``None``: nobody's)."""
+
     reason = Reason.NOT_YOUR_TURN
 
     def __init__(self, *, seat: Seat, to_act: Seat | None, action: Card | Call) -> None:
@@ -37,6 +39,10 @@ class NotYourTurn(IllegalAction):
 
 
 class WrongPhase(IllegalAction):
+    """An action the match is not waiting for: a call during the play, a card during the
+    auction, anything once the match is over, or dealing before the hand is over.
+    ``phase`` is the :class:`Phase` value the match is in."""
+
     reason = Reason.WRONG_PHASE
 
     def __init__(self, *, seat: Seat | None, action: Card | Call | None, phase: str) -> None:
@@ -46,6 +52,8 @@ class WrongPhase(IllegalAction):
 
 
 class CardNotHeld(IllegalAction):
+    """A card the seat does not hold (any more)."""
+
     reason = Reason.CARD_NOT_HELD
 
     def __init__(self, *, seat: Seat, card: Card) -> None:
@@ -53,6 +61,8 @@ class CardNotHeld(IllegalAction):
 
 
 class MustFollowSuit(IllegalAction):
+    """A card of another suit while the seat still holds one of ``suit``, the suit led."""
+
     reason = Reason.MUST_FOLLOW_SUIT
 
     def __init__(self, *, seat: Seat, card: Card, suit: Suit) -> None:
@@ -66,6 +76,8 @@ class MustFollowSuit(IllegalAction):
 
 
 class BidTooLow(IllegalAction):
+    """A bid not higher on the ladder than ``highest``, the auction's current bid."""
+
     reason = Reason.BID_TOO_LOW
 
     def __init__(self, *, seat: Seat, bid: Call, highest: Call) -> None:
@@ -74,6 +86,9 @@ class BidTooLow(IllegalAction):
 
 
 class DoubleNotAllowed(IllegalAction):
+    """A double the rules do not allow now; ``why`` says which condition failed (doubling
+    off, no bid yet, the bid is the doubler's own side's, already doubled)."""
+
     reason = Reason.DOUBLE_NOT_ALLOWED
 
     def __init__(self, *, seat: Seat, call: Call, why: str) -> None:
@@ -99,4 +114,6 @@ class IllegalStartingAction(PositionError):
 
     @property
     def reason(self) -> Reason | None:
+        """The refusal's :class:`Reason`, as for any :class:`IllegalAction`; ``None`` when the
+        action's text did not parse (``error`` is then a :class:`ParseError`)."""
         return self.error.reason if isinstance(self.error, IllegalAction) else None

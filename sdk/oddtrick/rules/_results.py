@@ -15,8 +15,15 @@ _SIDES = (Side.NORTH_SOUTH, Side.EAST_WEST)
 
 
 class Phase(enum.Enum):
+    """What a match is waiting for: calls, cards, the next hand, or nothing more.
+
+    Classic Whist has no auction: its hands start in :attr:`PLAY`.
+    """
+
     AUCTION = "auction"
+    """Contract Whist's auction: the seat to act makes a call."""
     PLAY = "play"
+    """The seat to act plays a card."""
     HAND_OVER = "hand_over"
     """The hand is scored and the match goes on: call ``start_next_hand()``."""
     MATCH_OVER = "match_over"
@@ -25,6 +32,10 @@ class Phase(enum.Enum):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Contract:
+    """What Contract Whist's auction settled: the last bid, the seat that made it
+    (the declarer, whose side must take ``level`` of the 13 tricks) and whether it
+    was doubled. ``str()`` reads ``8H doubled by North``."""
+
     level: int
     denomination: Denomination
     declarer: Seat
@@ -32,14 +43,17 @@ class Contract:
 
     @property
     def side(self) -> Side:
+        """The declaring side: the declarer and partner, who must make the contract."""
         return _SIDES[self.declarer & 1]  # a table: Seat.side calls Side(...), which is slow
 
     @property
     def trumps(self) -> Suit | None:
+        """The trump suit the contract names, or ``None`` at no trumps."""
         return self.denomination.suit
 
     @property
     def bid(self) -> Call:
+        """The winning bid as a :class:`Call` (without the double), to compare with the auction's calls."""
         return Call.bid(self.level, self.denomination)
 
     def __str__(self) -> str:
@@ -58,6 +72,8 @@ class Trick:
 
     @property
     def plays(self) -> tuple[tuple[Seat, Card], ...]:
+        """Each card with the seat that played it, leader first: ``cards`` alone leaves
+        the seats to be counted round from ``leader``."""
         leader = self.leader
         return tuple((SEATS[(leader + i) % 4], card) for i, card in enumerate(self.cards))
 
@@ -133,6 +149,10 @@ class HandResult:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GameResult:
+    """The end of one game of a match: its number (from 1), the winning side, the
+    final scores, how many hands it took, and whether honours rather than tricks
+    brought the winner to the target (classic Whist only)."""
+
     game_number: int
     winner: Side
     scores: tuple[int, int]

@@ -15,10 +15,12 @@ class Side(enum.IntEnum):
 
     @property
     def other(self) -> Side:
+        """The opposing partnership."""
         return Side(1 - self)
 
     @property
     def seats(self) -> tuple[Seat, Seat]:
+        """The partnership's two seats: (North, South) or (East, West)."""
         return (Seat(self), Seat(self + 2))
 
     @property
@@ -55,18 +57,22 @@ class Seat(enum.IntEnum):
 
     @property
     def right(self) -> Seat:
+        """The previous seat clockwise, who played just before this one."""
         return _SEATS[(self + 3) % 4]
 
     @property
     def partner(self) -> Seat:
+        """The seat opposite, whose tricks count with this seat's."""
         return _SEATS[(self + 2) % 4]
 
     @property
     def side(self) -> Side:
+        """The partnership this seat plays for."""
         return Side(self % 2)
 
     @property
     def letter(self) -> str:
+        """``N``, ``E``, ``S`` or ``W``, as deals (PBN), logs and ``str()`` write the seat."""
         return self.name[0]
 
     @classmethod
@@ -88,3 +94,4 @@ class Seat(enum.IntEnum):
 
 _SEATS = (Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST)
 SEATS: tuple[Seat, ...] = _SEATS
+"""The four seats in turn order, North first."""

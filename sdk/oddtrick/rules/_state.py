@@ -384,7 +384,8 @@ class GameState:
     if TYPE_CHECKING:
 
         @property
-        def phase(self) -> Phase: ...
+        def phase(self) -> Phase:
+            """What the match waits for now: a call, a card, the next hand, or nothing."""
 
         @property
         def to_act(self) -> Seat | None:
@@ -398,7 +399,10 @@ class GameState:
     else:
         # Read on every move of every playout, so their getters are C code
         # (attrgetter), which costs much less than a Python function.
-        phase = property(attrgetter("_phase"))
+        phase = property(
+            attrgetter("_phase"),
+            doc="What the match waits for now: a call, a card, the next hand, or nothing.",
+        )
         to_act = property(
             attrgetter("_to_act"),
             doc="Whose turn it is, or ``None`` when the hand or the match is over.",
@@ -411,10 +415,12 @@ class GameState:
 
     @property
     def hand_number(self) -> int:
+        """The hand in progress (or just scored), counted from 1 over the whole match."""
         return self._hand_number
 
     @property
     def dealer(self) -> Seat:
+        """Who dealt this hand: the seat on the dealer's left calls or leads first."""
         return self._dealer
 
     @property
@@ -436,26 +442,36 @@ class GameState:
 
     @property
     def turned_card(self) -> Card | None:
+        """Classic Whist's card turned up to name trumps (one of the dealer's), or ``None``
+        when trumps are cut, rotate, or come from an auction."""
         return self._turned_card
 
     @property
     def turned_card_face_up(self) -> bool:
+        """Whether the turned card still lies face up: from the deal until the first trick
+        is complete (the dealer plays last to it), every seat knows the dealer holds it."""
         return self._turned_face_up
 
     @property
     def cut_card(self) -> Card | None:
+        """The card cut from a second pack to name trumps (``TrumpSelection.CUT``), or ``None``:
+        nobody holds it."""
         return self._cut_card
 
     @property
     def contract(self) -> Contract | None:
+        """Contract Whist's contract once the auction is over; ``None`` before, in classic
+        Whist, and in a thrown-in hand."""
         return self._contract
 
     @property
     def auction(self) -> tuple[tuple[Seat, Call], ...]:
+        """This hand's calls so far, each with its seat, first call first (empty in classic Whist)."""
         return tuple(self._auction)
 
     @property
     def current_trick(self) -> tuple[tuple[Seat, Card], ...]:
+        """The cards played to the trick in progress, each with its seat, the lead first."""
         leader = self._trick_leader
         return tuple((SEATS[(leader + i) % 4], c) for i, c in enumerate(self._current_trick))
 
@@ -472,6 +488,7 @@ class GameState:
 
     @property
     def tricks_won(self) -> tuple[int, int]:
+        """Tricks each side has taken in this hand, North-South first (index by ``Side``)."""
         return (self._tricks_won[0], self._tricks_won[1])
 
     @property
@@ -486,22 +503,28 @@ class GameState:
 
     @property
     def games_won(self) -> tuple[int, int]:
+        """Games each side has won in this match, North-South first (a rubber ends at two)."""
         return (self._games_won[0], self._games_won[1])
 
     @property
     def game_number(self) -> int:
+        """The game in progress, counted from 1."""
         return self._game_number
 
     @property
     def hand_results(self) -> tuple[HandResult, ...]:
+        """Every scored hand of the match, first hand first, with its deal (the engine's own
+        record: a seat's :meth:`view` hides a thrown-in hand's cards)."""
         return tuple(self._hand_results)
 
     @property
     def game_results(self) -> tuple[GameResult, ...]:
+        """Every finished game of the match, first game first."""
         return tuple(self._game_results)
 
     @property
     def match_result(self) -> MatchResult | None:
+        """How the match ended; ``None`` while it goes on."""
         return self._match_result
 
     @property
@@ -511,6 +534,8 @@ class GameState:
 
     @property
     def commitment(self) -> str:
+        """The SHA-256 of the seed (hex), which the referee publishes before the first card:
+        once the seed is revealed, anyone can check the deals were fixed in advance."""
         if self._commitment is None:  # the seed never changes: hash it once
             self._commitment = commitment(self.seed)
         return self._commitment

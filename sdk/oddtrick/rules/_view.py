@@ -105,6 +105,8 @@ class SeatView:
         return denomination_of(self.config.game, self.trumps, self.contract)
 
     def hand_by_suit(self) -> dict[Suit, tuple[Card, ...]]:
+        """The hand split by suit, every suit present (an empty tuple for a void), each in
+        rank order: a bot's usual first step to count length and honours."""
         return {suit: tuple(c for c in self.hand if c.suit is suit) for suit in SUITS}
 
 
