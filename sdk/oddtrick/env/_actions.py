@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
-from typing import Final, SupportsIndex
+from typing import Any, Final
 
 from oddtrick.rules import BIDS, DOUBLE, PACK, PASS, Action, GameKind
 
@@ -41,16 +41,20 @@ def action_numbers(actions: Iterable[Action]) -> list[int]:
     return [_NUMBERS[action] for action in actions]
 
 
-def action_of(number: object, game: GameKind) -> Action:
+def action_of(number: Any, game: GameKind) -> Action:
     """The card or call numbered ``number`` (an int or a NumPy integer) in ``game``.
 
     A number outside the game's space is a ``ValueError``, anything but an integer a
     ``TypeError``, each saying what the space is: the caller's mistake, not a move of the game.
     """
     count = action_count(game)
-    if isinstance(number, bool) or not isinstance(number, SupportsIndex):
+    value: int | None
+    try:
+        value = None if isinstance(number, bool) else operator.index(number)  # True is no action
+    except TypeError:
+        value = None
+    if value is None:
         raise TypeError(f"an action is a whole number from 0 to {count - 1}, not {number!r}")
-    value = operator.index(number)
     if not 0 <= value < count:
         raise ValueError(
             f"action {value} is outside {game.value} whist's actions, 0 to {count - 1} "

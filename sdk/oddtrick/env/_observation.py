@@ -126,7 +126,9 @@ def observe(view: SeatView, deals: int) -> NDArray[np.float32]:
     ones = [HAND + card.index for card in view.hand]
     ones.append(DEALER + (view.dealer - me) % 4)
     for trick in view.tricks:
-        ones.extend(PLAYED + 52 * ((seat - me) % 4) + card.index for seat, card in trick.plays)
+        first = trick.leader - me
+        for place, card in enumerate(trick.cards):
+            ones.append(PLAYED + 52 * ((first + place) % 4) + card.index)
     if view.current_trick:
         ones.append(LEADER + (view.current_trick[0][0] - me) % 4)
         for seat, card in view.current_trick:
