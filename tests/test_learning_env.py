@@ -436,6 +436,11 @@ def test_the_gym_bots_must_be_bots_for_the_three_other_seats() -> None:
         WhistGymEnv(seat=Seat.NORTH, bots={Seat.EAST: RandomBot})
     with pytest.raises(TypeError, match="not a bot: 5"):
         WhistGymEnv(bots=5)
+    with pytest.raises(ValueError, match="one bot instance plays one seat"):
+        WhistGymEnv(bots=RandomBot())
+    shared = HeuristicBot()
+    with pytest.raises(ValueError, match="one bot instance plays one seat"):
+        WhistGymEnv(bots={Seat.NORTH: shared, Seat.EAST: shared, Seat.WEST: RandomBot})
 
 
 class Witness(Bot):

@@ -31,6 +31,7 @@ try:
 except ImportError as missing:
     raise ImportError(f'oddtrick.env needs {missing.name}: pip install "oddtrick[env]"') from missing
 
+from oddtrick._bot import Bot
 from oddtrick.bots.random_bot import RandomBot
 from oddtrick.env._actions import action_count, action_of
 from oddtrick.env._episode import Episode, Stepped, draw_seed, episode_config, reward
@@ -172,13 +173,21 @@ def _bots_by_seat(bots: object, learner: Seat) -> dict[Seat, object]:
     """Each other seat's bot: ``bots`` for all three, or a mapping naming each of them."""
     others = [seat for seat in Seat if seat is not learner]
     if not isinstance(bots, Mapping):
-        return dict.fromkeys(others, bots)
-    if set(bots) != set(others):
+        chosen: dict[Seat, object] = dict.fromkeys(others, bots)
+    elif set(bots) != set(others):
         named = ", ".join(seat.name.title() for seat in others)
         raise ValueError(
             f"bots must give one bot for each of {named} (the learner sits {learner.name.title()})"
         )
-    return {seat: bots[seat] for seat in others}
+    else:
+        chosen = {seat: bots[seat] for seat in others}
+    instances = [bot for bot in chosen.values() if isinstance(bot, Bot)]
+    if len({id(bot) for bot in instances}) < len(instances):
+        raise ValueError(
+            "one bot instance plays one seat (it keeps its seat's memory): give a Bot subclass "
+            f"(a fresh bot is made for each seat) or a mapping of one instance per seat, not {bots!r}"
+        )
+    return chosen
 
 
 GYM_ID = "oddtrick/Whist-v0"
