@@ -532,7 +532,7 @@ def test_the_example_prints_its_rate() -> None:
     assert result.returncode == 0, result.stderr
     line = (
         r"5 episodes of contract whist \(2 deals each, aec\): "
-        r"(\d+) steps in [\d.]+ s, [\d.]+ episodes/s, \d+ steps/s"
+        r"(\d+) steps in [\d.]+ s, [\d.]+ episodes/s, \d+ steps/s \([\d.]+ episodes per CPU second\)"
     )
     found = re.fullmatch(line, result.stdout.strip())
     assert found is not None, result.stdout
@@ -564,7 +564,8 @@ def test_the_example_runs_the_gym_seat_and_says_how(capsys: pytest.CaptureFixtur
     status, out, _ = run_example(capsys, "--episodes", "3", "--env", "gym", "--bots", "heuristic")
     assert status == 0
     assert re.fullmatch(
-        r"3 episodes of classic whist \(1 deal each, gym, against heuristic bots\): 39 steps in .*steps/s",
+        r"3 episodes of classic whist \(1 deal each, gym, against heuristic bots\): "
+        r"39 steps in .* CPU second\)",
         out.strip(),
     ), out
     status, _, err = run_example(capsys, "--episodes", "0")
