@@ -9,6 +9,7 @@ them), every seeded reset the same deal.
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import re
 import subprocess
@@ -24,6 +25,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
+import oddtrick.env.aec
+import oddtrick.env.gym
 from oddtrick import Bot, BotView
 from oddtrick.bots.heuristic_bot import HeuristicBot
 from oddtrick.bots.random_bot import RandomBot
@@ -431,6 +434,13 @@ def test_an_illegal_gym_action_is_refused_and_changes_nothing() -> None:
     assert env.game_state.history == history
 
 
+def test_the_gym_seat_refuses_a_bad_seat_or_time() -> None:
+    with pytest.raises(TypeError, match=r"seat is a Seat \(e.g. Seat.SOUTH"):
+        WhistGymEnv(seat="S")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="time_left_ms is a whole number of milliseconds, 1 or more, not 0"):
+        WhistGymEnv(time_left_ms=0)
+
+
 def test_the_gym_bots_must_be_bots_for_the_three_other_seats() -> None:
     with pytest.raises(ValueError, match=r"one bot for each of East, South, West \(the learner sits North"):
         WhistGymEnv(seat=Seat.NORTH, bots={Seat.EAST: RandomBot})
@@ -571,6 +581,11 @@ def test_the_example_runs_the_gym_seat_and_says_how(capsys: pytest.CaptureFixtur
     status, _, err = run_example(capsys, "--episodes", "0")
     assert status == 2
     assert "--episodes must be at least 1, not 0" in err
+
+
+@pytest.mark.parametrize("module", [oddtrick.env.aec, oddtrick.env.gym])
+def test_the_modules_examples_hold(module: Any) -> None:
+    assert doctest.testmod(module).failed == 0
 
 
 def test_agents_and_seats_translate() -> None:

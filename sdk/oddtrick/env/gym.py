@@ -72,6 +72,10 @@ class WhistGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
     ) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        if isinstance(time_left_ms, bool) or not isinstance(time_left_ms, int) or time_left_ms < 1:
+            raise ValueError(
+                f"time_left_ms is a whole number of milliseconds, 1 or more, not {time_left_ms!r}"
+            )
         if not isinstance(seat, Seat):
             raise TypeError(f"seat is a Seat (e.g. Seat.SOUTH, or Seat.parse('S')), not {seat!r}")
         self.config: GameConfig = episode_config(game, deals, rules)
