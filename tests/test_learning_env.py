@@ -335,6 +335,16 @@ def test_a_seeded_reset_deals_the_same_cards(game: str) -> None:
 # ---------------------------------------------------------------- refusals
 
 
+def test_stepping_outside_an_episode_says_to_reset() -> None:
+    for env in (WhistAECEnv(), WhistGymEnv()):
+        with pytest.raises(RuntimeError, match=r"no episode yet: call reset\(\) first"):
+            env.step(0)
+    gym = WhistGymEnv()
+    play_gym(gym, 0)
+    with pytest.raises(RuntimeError, match=r"the episode is over: call reset\(\)"):
+        gym.step(0)
+
+
 def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     env = WhistAECEnv("classic")
     env.reset(seed=4)

@@ -117,9 +117,7 @@ class WhistAECEnv(AECEnv):  # type: ignore[misc]
     def game_state(self) -> GameState:
         """The rules' state of the episode: every hand, for a harness or a test; never an
         agent's input (an agent knows what :meth:`observe` gives it)."""
-        if self._episode is None:
-            raise RuntimeError("no episode yet: call reset() first")
-        return self._episode.state
+        return self._current().state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new episode; with ``seed``, the same cards every time (``options`` unused)."""
@@ -140,11 +138,11 @@ class WhistAECEnv(AECEnv):  # type: ignore[misc]
         An action the rules refuse raises :class:`IllegalActionNumber` (its message says
         why and which actions are legal) and changes nothing.
         """
+        episode = self._current()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        episode = self._current()
         chosen = action_of(action, self.config.game)
         try:
             stepped = episode.play(chosen, seat_of(agent))
