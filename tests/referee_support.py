@@ -24,6 +24,7 @@ import queue
 import random
 import subprocess
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -197,15 +198,22 @@ class RawBot:
     # ----------------------------------------------------------- receiving
 
     def next_message(self, kind: str | None = None, timeout: float = GUARD_S) -> referee_pb2.RefereeMessage:
-        """The next message from the referee (of ``kind``, or fail)."""
-        try:
-            message = self._inbox.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"{self.name}: no message from the referee within {timeout} s") from None
-        if message is _END:
-            self._inbox.put(_END)
-            raise StreamEnded(f"{self.name}: the call ended with {self.status} while a message was expected")
-        got = message.WhichOneof("kind")
+        """The next message from the referee (of ``kind``, or fail). A Waiting notice is
+        skipped, as a bot may, unless it is the ``kind`` asked for; :attr:`received` has it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                message = self._inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"{self.name}: no message from the referee within {timeout} s") from None
+            if message is _END:
+                self._inbox.put(_END)
+                raise StreamEnded(
+                    f"{self.name}: the call ended with {self.status} while a message was expected"
+                )
+            got = message.WhichOneof("kind")
+            if got != "waiting" or kind == "waiting":
+                break
         if got == "update":
             self.events.extend(message.update.events)
         if kind is not None and got != kind:

@@ -4,7 +4,10 @@ Each is built with its language's own tools (tests/starter_builds.py, all
 builds at once), then, as a separate process on a real socket:
 - plays a duplicate tournament against a Python bot (Contract Whist for some,
   Classic Whist for others) with no fault, logs that `oddtrick check`
-  verifies, and one log line per match;
+  verifies, and one log line per match, reporting its own think time on
+  every decision (Decision.bot_think_ms: its lag is known, not "unknown");
+- says why it waits when started with too few seats for its match (the
+  referee's Waiting notice), and plays once given enough;
 - passes `oddtrick conformance`, and was shown no card it could not know;
 - exits with status 0 on SIGINT and on SIGTERM while seated and waiting.
 A missing toolchain skips its bot with the reason, except under CI=true.
@@ -23,13 +26,22 @@ from typing import Any
 
 import pytest
 import trio
-from referee_support import PATIENCE_S, check_hidden_information, referee_running, token_of
+from referee_support import (
+    PATIENCE_S,
+    check_hidden_information,
+    connect_and_play,
+    first_legal,
+    in_thread,
+    referee_running,
+    token_of,
+)
 from starter_builds import BUILDS_KEY, STARTERS, Build, start_builds
 from test_stopped_table import stop_a_table
 
 from oddtrick._codec import seat_from_wire
-from oddtrick.rules import GameKind
+from oddtrick.rules import GameConfig, GameKind, MatchFormat, Seat
 from oddtrick.v1 import referee_pb2
+from oddtrick_referee import MatchRecord, MatchSpec, TableRules
 from oddtrick_referee.conformance.runner import Options, conformance_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,6 +109,27 @@ def test_a_starter_plays_a_tournament_without_faults(starter: str, tmp_path: Pat
     reported = re.findall(r"^(?:\S+ )?match (\S+) over: NS \d+ EW \d+$", output, re.M)
     assert sorted(reported) == sorted(log.stem for log in logs), output
 
+    # The bot's own time on every answer of its seats: thinking and lag apart.
+    answered = sum(starter_answers(log) for log in logs)
+    time = entries["starter"]["time"]
+    assert time["reported"] == time["answered"] == answered, time
+    assert entries["random"]["time"]["reported"] == entries["random"]["time"]["answered"]
+
+
+def starter_answers(log: Path) -> int:
+    """How many answers the starter's seats gave in ``log``; fails on one without its own
+    think time (``bot_think_ms``)."""
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    players = records[0]["players"]
+    seats = {seat for seat, player in players.items() if player["name"].startswith("starter~")}
+    assert len(seats) == 2, players
+    answers = [
+        r for r in records if r["type"] == "action" and r["seat"] in seats and r["think_ms"] is not None
+    ]
+    for answer in answers:
+        assert "bot_think_ms" in answer, f"{log.name}: an answer without the bot's own time: {answer}"
+    return len(answers)
+
 
 def seat_messages(run: Any, scenario: str, seat: int) -> list[referee_pb2.RefereeMessage]:
     """What the referee sent to ``seat`` in ``scenario``, as delivered to the bot."""
@@ -162,3 +195,66 @@ async def test_a_starter_exits_cleanly_on_a_signal(starter: str, signal_number: 
                     process.kill()
                     process.wait()
     assert code == 0, (tmp_path / "bot.log").read_text()
+
+
+def start_starter(command: str, address: str, name: str, seats: int, output: Path) -> subprocess.Popen[bytes]:
+    """A starter as a tournament starts a `cmd:` entry, with ``seats`` streams."""
+    env = dict(
+        os.environ,
+        ODDTRICK_SERVER=address,
+        ODDTRICK_NAME=name,
+        ODDTRICK_TOKEN=token_of(name),
+        ODDTRICK_SEATS=str(seats),
+    )
+    with output.open("wb") as sink:
+        return subprocess.Popen(command.split(), cwd=ROOT, env=env, stdout=sink, stderr=sink)
+
+
+async def ended(process: subprocess.Popen[bytes]) -> int:
+    process.terminate()
+    try:
+        return await trio.to_thread.run_sync(process.wait, 15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+async def test_a_starter_with_too_few_seats_says_why_then_plays(starter: str, tmp_path: Path) -> None:
+    names = {Seat.NORTH: "starter", Seat.EAST: "east", Seat.SOUTH: "starter", Seat.WEST: "west"}
+    config = GameConfig.classic(format=MatchFormat.HAND)
+    spec = MatchSpec(config, names, TableRules(deadline_s=5.0, grace_s=5.0), seed="seats")
+    records: list[MatchRecord] = []
+    played = trio.Event()
+
+    async def play() -> None:
+        records.append(await referee.play_match(spec, wait_s=PATIENCE_S))
+        played.set()
+
+    async with referee_running(tmp_path, set(names.values())) as referee, trio.open_nursery() as nursery:
+        nursery.start_soon(play)
+        for name in ("east", "west"):
+            nursery.start_soon(in_thread, connect_and_play, referee.address, name, first_legal)
+        one_seat = tmp_path / "one-seat.log"
+        process = start_starter(starter, referee.address, "starter", 1, one_seat)
+        try:
+            # The bot's output can only be polled (with a deadline).
+            with trio.fail_after(PATIENCE_S):
+                while "waiting:" not in one_seat.read_text():
+                    await trio.sleep(0.1)
+        finally:
+            await ended(process)
+        told = [line for line in one_seat.read_text().splitlines() if "waiting:" in line]
+        assert len(told) == 1, told
+        assert "needs 2 seats of starter at once, and starter has 1 stream open" in told[0], told
+        assert told[0].endswith("start the bot with --seats 2"), told
+
+        process = start_starter(starter, referee.address, "starter", 2, tmp_path / "two-seats.log")
+        try:
+            with trio.fail_after(PATIENCE_S):
+                await played.wait()
+        finally:
+            await ended(process)
+    (record,) = records
+    assert record.seats[Seat.NORTH].decisions == record.seats[Seat.SOUTH].decisions == 13
+    assert not record.seats[Seat.NORTH].faults, (tmp_path / "two-seats.log").read_text()

@@ -4,7 +4,9 @@
 // opens one Referee.Play stream per seat, resumes a dropped stream (or one
 // whose event numbers skip) with its resume token, checks each match's
 // revealed seed against its commitment, logs one line per match and stops
-// cleanly on SIGINT/SIGTERM.
+// cleanly on SIGINT/SIGTERM. It reports its own time for each decision
+// (Decision.bot_think_ms) and logs the referee's notice when it has too few
+// seats open for a match.
 //
 //	gobot [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]
 //
@@ -184,6 +186,10 @@ func beats(card, best *pb.Card, trumps pb.Suit) bool {
 // several seats of one match, it still logs the match once.
 var reported sync.Map
 
+// told remembers the referee's Waiting notices already logged: every idle
+// stream is told the same, and the bot's author needs to read it once.
+var told sync.Map
+
 // errEventsLost ends a stream whose event numbers skipped: resume at once.
 var errEventsLost = errors.New("events lost")
 
@@ -258,13 +264,21 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 	matchID, commitment := "", ""
 	var last uint64              // the last Event.sequence seen: the next must be one more
 	var open *pb.DecisionRequest // the request answered last, for a retry after a refusal
-	answer := func(r *pb.DecisionRequest, action *pb.Action) error {
+	// answer sends a decision; with arrived (when the request's message was read), it
+	// also reports the bot's own time (Decision.bot_think_ms), so that the referee can
+	// tell thinking from lag. time.Since reads Go's monotonic clock.
+	answer := func(r *pb.DecisionRequest, action *pb.Action, arrived *time.Time) error {
 		open = r
 		decision := &pb.Decision{RequestId: r.GetRequestId(), Action: action}
+		if arrived != nil {
+			ms := uint32(time.Since(*arrived).Round(time.Millisecond).Milliseconds())
+			decision.BotThinkMs = &ms
+		}
 		return stream.Send(&pb.BotMessage{Kind: &pb.BotMessage_Decision{Decision: decision}})
 	}
 	for {
 		message, err := stream.Recv()
+		arrived := time.Now() // the bot's own time for a request starts here
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) { // io.EOF: ended with OK
 				return welcomed, nil
@@ -308,7 +322,7 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 				// every request carries the whole hand.
 			}
 			if r := m.Update.GetRequest(); r != nil {
-				err = answer(r, choose(r))
+				err = answer(r, choose(r), &arrived)
 			}
 		case *pb.RefereeMessage_Resync:
 			// A resumed session: the snapshot replaces what we knew.
@@ -316,7 +330,7 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 			commitment = m.Resync.GetMatch().GetSeedCommitment()
 			last = m.Resync.GetLastSequence()
 			if r := m.Resync.GetRequest(); r != nil {
-				err = answer(r, choose(r))
+				err = answer(r, choose(r), &arrived)
 			}
 		case *pb.RefereeMessage_Refusal:
 			// The request stays open unless its id was unknown: answer it once
@@ -326,8 +340,14 @@ func play(ctx context.Context, client pb.RefereeClient, o options, resumeToken *
 			if open != nil && f.GetRequestId() == open.GetRequestId() && f.GetAttemptsLeft() > 0 &&
 				f.GetReason() != pb.RefusalReason_REFUSAL_REASON_UNKNOWN_REQUEST {
 				r := open
-				err = answer(r, r.GetLegalActions()[0])
-				open = nil // one retry per request
+				err = answer(r, r.GetLegalActions()[0], nil) // a retry: no think time of its own
+				open = nil                                   // one retry per request
+			}
+		case *pb.RefereeMessage_Waiting:
+			// Too few streams open for a match here (start the bot with more --seats):
+			// nothing to answer; said once, though every idle stream is told.
+			if _, seen := told.LoadOrStore(m.Waiting.GetMessage(), true); !seen {
+				log.Printf("%s: %s", o.name, m.Waiting.GetMessage())
 			}
 		default:
 			// A message kind added later: ignore it.

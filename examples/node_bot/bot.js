@@ -6,12 +6,15 @@
 // Any option left out is read from ODDTRICK_SERVER, ODDTRICK_NAME and
 // ODDTRICK_SEATS, the token from the pipe ODDTRICK_TOKEN_FD (else
 // ODDTRICK_TOKEN): how `oddtrick tournament` starts a `cmd:` entry. The .proto
-// files are loaded at run time: no code generation.
+// files are loaded at run time: no code generation. Each answer reports the
+// bot's own time for the decision (Decision.bot_think_ms), and the referee's
+// notice that the bot has too few seats open for a match is logged once.
 'use strict';
 
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const { performance } = require('node:perf_hooks');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
@@ -261,6 +264,7 @@ function decide(request) {
 // One session: one Referee.Play stream, resumed after a drop.
 
 const matchesOver = new Set(); // match ids whose end was printed
+const noticesSaid = new Set(); // the referee's Waiting notices printed: every idle stream gets one
 
 class Session {
   constructor(client, options, index, onDone) {
@@ -321,21 +325,34 @@ class Session {
   }
 
   onMessage(message) {
+    const arrived = performance.now(); // the bot's own time for a request starts here
     switch (message.kind) {
       case 'welcome':
         this.onWelcome(message.welcome);
         break;
       case 'update':
-        this.onUpdate(message.update);
+        this.onUpdate(message.update, arrived);
         break;
       case 'refusal':
         this.onRefusal(message.refusal);
         break;
       case 'resync':
-        this.onResync(message.resync);
+        this.onResync(message.resync, arrived);
+        break;
+      case 'waiting':
+        this.onWaiting(message.waiting);
         break;
       default: // a kind added later: ignore it
         break;
+    }
+  }
+
+  // Too few streams open for a match here (start the bot with more --seats):
+  // nothing to answer; said once, though every idle stream is told.
+  onWaiting(waiting) {
+    if (!noticesSaid.has(waiting.message)) {
+      noticesSaid.add(waiting.message);
+      log(`${this.options.name}: ${waiting.message}`);
     }
   }
 
@@ -347,7 +364,7 @@ class Session {
     log(`${this.label}: ${welcome.resumed ? 'resumed' : 'welcome to'} session ${welcome.session_id}`);
   }
 
-  onUpdate(update) {
+  onUpdate(update, arrived) {
     for (const event of update.events) {
       const sequence = BigInt(event.sequence); // per session: 1, 2, 3... across matches
       if (sequence !== this.lastSequence + 1n) {
@@ -359,7 +376,7 @@ class Session {
       this.lastSequence = sequence;
       this.onEvent(event);
     }
-    if (update.request) this.answer(update.request);
+    if (update.request) this.answer(update.request, arrived);
   }
 
   onEvent(event) {
@@ -393,18 +410,22 @@ class Session {
     }
   }
 
-  onResync(resync) {
+  onResync(resync, arrived) {
     this.lastSequence = BigInt(resync.last_sequence);
     this.matchId = resync.match ? resync.match.match_id : null;
     this.commitment = resync.match ? resync.match.seed_commitment : '';
     this.openRequest = null;
-    if (resync.request) this.answer(resync.request);
+    if (resync.request) this.answer(resync.request, arrived);
   }
 
-  answer(request) {
+  // `arrived`: when the request's message came, on the monotonic clock. The answer
+  // reports the bot's own time from then (Decision.bot_think_ms), so that the referee
+  // can tell thinking from lag.
+  answer(request, arrived) {
     this.openRequest = request;
     const { action, comment } = decide(request);
-    this.send({ decision: { request_id: request.request_id, action: wireAction(action), comment } });
+    const bot_think_ms = Math.round(performance.now() - arrived);
+    this.send({ decision: { request_id: request.request_id, action: wireAction(action), comment, bot_think_ms } });
   }
 
   onRefusal(refusal) {

@@ -214,7 +214,9 @@ class _Seat:
     """One stream's seat. A fresh bot instance plays each match, so nothing a bot
     remembers from one match (say, one play of a duplicate deal) reaches the next."""
 
-    def __init__(self, make: Callable[[], Bot], options: ClientOptions, index: int) -> None:
+    def __init__(
+        self, make: Callable[[], Bot], options: ClientOptions, index: int, said: set[str] | None = None
+    ) -> None:
         self.make = make
         self.bot = make()
         self.listens = listens(self.bot)
@@ -247,9 +249,12 @@ class _Seat:
         self.sent: cards_pb2.Action | None = None
         """The action last sent for :attr:`open_request`."""
         self.max_comment_bytes = 256
+        """From the Welcome's SessionLimits: the longest comment the referee keeps."""
         self.sequence = 0
         """The session's last Event.sequence: the next must be one more (a gap: resume)."""
-        """From the Welcome's SessionLimits: the longest comment the referee keeps."""
+        self.said = set() if said is None else said
+        """The referee's Waiting notices already logged, shared by the process's seats: each
+        is said once, not once per stream."""
 
     async def run(self, referees: Referees) -> None:
         loop = asyncio.get_running_loop()
@@ -415,6 +420,8 @@ class _Seat:
                     await self._leave(outbox)
             elif kind == "refusal":
                 await self._refused(message.refusal, outbox)
+            elif kind == "waiting":
+                self._waiting(message.waiting)
             elif kind == "resync":
                 resync = message.resync
                 self.lag.forget()
@@ -434,6 +441,17 @@ class _Seat:
                     await self._answer(resync.request, outbox, arrived)
         self.seated = False
         return self.options.max_matches is not None and self.matches >= self.options.max_matches
+
+    def _waiting(self, waiting: referee_pb2.Waiting) -> None:
+        """The referee says why this seat is not seated (too few streams for its match):
+        logged once for the whole process, since every idle stream is told the same."""
+        text = waiting.message or (
+            f"waiting: a match needs {waiting.seats_needed} seats of {self.options.name} at once "
+            f"and {waiting.seats_offered} are open; start the bot with --seats {waiting.seats_needed}"
+        )
+        if text not in self.said:
+            self.said.add(text)
+            log.warning("%s", text)
 
     async def _update(self, update: referee_pb2.Update, outbox: _Writer, arrived: float) -> bool:
         # The bot's own code runs on the seat's thread: its hooks, and the making of a
@@ -699,7 +717,8 @@ async def run_bot_async(make: Callable[[], Bot], options: ClientOptions) -> None
     once (:class:`BotStopped`)."""
     referees = Referees(options.servers, options.tls, CHANNEL_OPTIONS)
     log.info("connecting to %s as %s with %d seat(s)", referees.described(), options.name, options.seats)
-    seats = [_Seat(make, options, index) for index in range(options.seats)]
+    said: set[str] = set()
+    seats = [_Seat(make, options, index, said) for index in range(options.seats)]
     for seat in seats:
         seat.peers = seats
     hint = asyncio.ensure_future(_hint_when_never_seated(seats, options))

@@ -3,8 +3,8 @@
 :mod:`oddtrick._codec` converts the game's values (cards, calls, configurations,
 results); this module puts them together into what the referee and a bot say to each
 other: a bot's Hello, Decision and Leave; the referee's Welcome, events, requests,
-refusals and resyncs. Nothing else in the SDK or the referee builds these messages, so
-a new field is added here and in the .proto, and nowhere else.
+refusals, resyncs and Waiting notices. Nothing else in the SDK or the referee builds
+these messages, so a new field is added here and in the .proto, and nowhere else.
 """
 
 from __future__ import annotations
@@ -156,6 +156,22 @@ def welcome_message(
             limits=limits,
             resumed=resumed,
             games=[game_kind_to_wire(g) for g in sorted(games, key=lambda g: g.value)],
+        )
+    )
+
+
+def waiting_message(name: str, needed: int, offered: int, game: GameKind) -> referee_pb2.RefereeMessage:
+    """Why a bot's idle session is not seated: its match needs ``needed`` of its seats at
+    once, and it has ``offered`` streams open (fewer)."""
+    streams = "stream" if offered == 1 else "streams"
+    text = (
+        f"waiting: a match here needs {needed} seats of {name} at once, and {name} has "
+        f"{offered} {streams} open (a bot opens one stream per seat); "
+        f"start the bot with --seats {needed}"
+    )
+    return referee_pb2.RefereeMessage(
+        waiting=referee_pb2.Waiting(
+            message=text, seats_needed=needed, seats_offered=offered, game=game_kind_to_wire(game)
         )
     )
 

@@ -4,7 +4,9 @@
 //! opens one Referee.Play stream per seat, resumes a dropped stream (or one
 //! whose event numbers skip) with its resume token, checks each match's
 //! revealed seed against its commitment, logs one line per match and stops
-//! cleanly on SIGINT/SIGTERM.
+//! cleanly on SIGINT/SIGTERM. It reports its own time for each decision
+//! (Decision.bot_think_ms) and logs the referee's notice when it has too few
+//! seats open for a match.
 //!
 //!     rustbot [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]
 //!
@@ -16,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::os::fd::FromRawFd;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
@@ -158,7 +160,8 @@ fn beats(card: &pb::Card, best: &pb::Card, trumps: i32) -> bool {
 // ---------------------------------------------------------------------------
 // Sessions: one Referee.Play stream per seat, resumed after a drop.
 
-/// Matches already logged: a process holding several seats of a match logs it once.
+/// What is already logged, by match id or notice text: a process holding several
+/// seats logs a match's end once, and a Waiting notice (every idle stream gets it) once.
 type Reported = Arc<Mutex<HashSet<String>>>;
 
 /// Runs one session until the referee ends it with OK.
@@ -223,8 +226,12 @@ async fn play(
         Ok(response) => response.into_inner(),
         Err(status) => return (false, Err(status)),
     };
-    let answer = |r: &DecisionRequest, action: Action| {
-        send(bot_message::Kind::Decision(pb::Decision { request_id: r.request_id, action: Some(action), ..Default::default() }))
+    // With `arrived` (when the request's message was read, on the monotonic clock), the
+    // answer reports the bot's own time, Decision.bot_think_ms, so that the referee can
+    // tell thinking from lag; a retry after a refusal has no time of its own.
+    let answer = |r: &DecisionRequest, action: Action, arrived: Option<Instant>| {
+        let bot_think_ms = arrived.map(|at| (at.elapsed().as_secs_f64() * 1000.0).round() as u32);
+        send(bot_message::Kind::Decision(pb::Decision { request_id: r.request_id, action: Some(action), bot_think_ms, ..Default::default() }))
     };
     let (mut welcomed, mut match_id, mut commitment) = (false, String::new(), String::new());
     let mut open: Option<DecisionRequest> = None; // the request answered last, for a retry
@@ -234,6 +241,7 @@ async fn play(
             Ok(None) => return (welcomed, Ok(())), // the call ended with OK
             Err(status) => return (welcomed, Err(status)),
         };
+        let arrived = Some(Instant::now()); // the bot's own time for a request starts here
         match message.kind {
             Some(referee_message::Kind::Welcome(w)) => {
                 welcomed = true;
@@ -276,7 +284,7 @@ async fn play(
                     }
                 }
                 if let Some(r) = update.request {
-                    answer(&r, choose(&r)).await;
+                    answer(&r, choose(&r), arrived).await;
                     open = Some(r);
                 }
             }
@@ -285,7 +293,7 @@ async fn play(
                 (match_id, commitment) = resync.r#match.map(|m| (m.match_id, m.seed_commitment)).unwrap_or_default();
                 *last = resync.last_sequence;
                 if let Some(r) = resync.request {
-                    answer(&r, choose(&r)).await;
+                    answer(&r, choose(&r), arrived).await;
                     open = Some(r);
                 }
             }
@@ -295,10 +303,20 @@ async fn play(
                 eprintln!("{}: refusal of request {}: {}", o.name, f.request_id, f.message);
                 let retry = f.reason != RefusalReason::UnknownRequest as i32 && f.attempts_left > 0;
                 if let Some(r) = open.take_if(|r| retry && r.request_id == f.request_id) {
-                    answer(&r, r.legal_actions[0].clone()).await;
+                    answer(&r, r.legal_actions[0].clone(), None).await;
                 }
             }
-            None => {} // a message kind added later: ignore it
+            Some(referee_message::Kind::Waiting(w)) => {
+                // Too few streams open for a match here (start the bot with more
+                // --seats): nothing to answer; said once, though every idle stream is told.
+                if reported.lock().unwrap().insert(w.message.clone()) {
+                    eprintln!("{}: {}", o.name, w.message);
+                }
+            }
+            // A message kind added later: ignore it. It reads as no kind at all, and `_`
+            // rather than `None` keeps this compiling when the code is generated from a
+            // later protocol, whose kinds this match does not name.
+            _ => {}
         }
     }
 }

@@ -4,7 +4,9 @@
 // opens one Referee.Play stream per seat, resumes a dropped stream (or one
 // whose event numbers skip) with its resume token, checks each match's revealed
 // seed against its commitment, logs one line per match and stops cleanly on
-// SIGINT/SIGTERM.
+// SIGINT/SIGTERM. It reports its own time for each decision
+// (Decision.bot_think_ms) and logs the referee's notice when it has too few
+// seats open for a match.
 //
 //   node dist/bot.js [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]
 //
@@ -15,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -130,6 +133,7 @@ function wire(action: Action): Action {
 
 const RETRY = new Set([grpc.status.UNAVAILABLE, grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.CANCELLED]);
 const reported = new Set<string>(); // matches already logged: once per process
+const told = new Set<string>(); // the referee's Waiting notices already logged: every idle stream gets one
 
 class Seat {
   private resumeToken: string | undefined; // from the Welcome; presented again to resume
@@ -153,12 +157,17 @@ class Seat {
     let commitment = '';
     let closed = false; // closed here (a gap): whatever still arrives is not read
     let open: DecisionRequest | null = null; // the request answered last, for a retry
-    const answer = (request: DecisionRequest, action: Action) => {
+    // With `arrived` (when the request's message came, on the monotonic clock), the
+    // answer reports the bot's own time, Decision.bot_think_ms, so that the referee can
+    // tell thinking from lag; a retry after a refusal has no time of its own.
+    const answer = (request: DecisionRequest, action: Action, arrived?: number) => {
       open = request;
-      call.write({ decision: { request_id: request.request_id, action: wire(action) } });
+      const thought = arrived === undefined ? {} : { bot_think_ms: Math.round(performance.now() - arrived) };
+      call.write({ decision: { request_id: request.request_id, action: wire(action), ...thought } });
     };
     call.on('data', (message: RefereeMessage) => {
       if (closed) return;
+      const arrived = performance.now(); // the bot's own time for a request starts here
       switch (message.kind) {
         case 'welcome':
           this.failures = 0;
@@ -197,13 +206,13 @@ class Seat {
               }
             }
           }
-          if (message.update!.request) answer(message.update!.request, choose(message.update!.request));
+          if (message.update!.request) answer(message.update!.request, choose(message.update!.request), arrived);
           break;
         case 'resync': // a resumed session: the snapshot replaces what we knew
           matchId = message.resync!.match?.match_id ?? '';
           commitment = message.resync!.match?.seed_commitment ?? '';
           this.lastSequence = BigInt(message.resync!.last_sequence);
-          if (message.resync!.request) answer(message.resync!.request, choose(message.resync!.request));
+          if (message.resync!.request) answer(message.resync!.request, choose(message.resync!.request), arrived);
           break;
         case 'refusal': {
           // The request stays open unless its id was unknown: answer once
@@ -218,6 +227,16 @@ class Seat {
           ) {
             answer(request, request.legal_actions[0]);
             open = null; // one retry per request
+          }
+          break;
+        }
+        case 'waiting': {
+          // Too few streams open for a match here (start the bot with more --seats):
+          // nothing to answer; said once, though every idle stream is told.
+          const notice = message.waiting!.message;
+          if (!told.has(notice)) {
+            told.add(notice);
+            log(`${this.options.name}: ${notice}`);
           }
           break;
         }

@@ -243,6 +243,7 @@ class RefereeMessage(_message.Message):
     UPDATE_FIELD_NUMBER: _builtins.int
     REFUSAL_FIELD_NUMBER: _builtins.int
     RESYNC_FIELD_NUMBER: _builtins.int
+    WAITING_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome:
         """The answer to the Hello; always the first message."""
@@ -261,6 +262,14 @@ class RefereeMessage(_message.Message):
         referee needs the bot to start over from a snapshot).
         """
 
+    @_builtins.property
+    def waiting(self) -> Global___Waiting:
+        """Why an idle session is not seated yet, when only the bot can change
+        it: a match needs more seats of this bot at once than it has streams
+        open. Informational; nothing to answer. Added without a new minor: a
+        bot that ignores it plays as before, only waiting without knowing why.
+        """
+
     def __init__(
         self,
         *,
@@ -268,12 +277,13 @@ class RefereeMessage(_message.Message):
         update: Global___Update | None = ...,
         refusal: Global___Refusal | None = ...,
         resync: Global___Resync | None = ...,
+        waiting: Global___Waiting | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "refusal", b"refusal", "resync", b"resync", "update", b"update", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "refusal", b"refusal", "resync", b"resync", "update", b"update", "waiting", b"waiting", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "refusal", b"refusal", "resync", b"resync", "update", b"update", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "refusal", b"refusal", "resync", b"resync", "update", b"update", "waiting", b"waiting", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "update", "refusal", "resync"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "update", "refusal", "resync", "waiting"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -388,8 +398,9 @@ Global___Hello: _TypeAlias = Hello  # noqa: Y015
 @_typing.final
 class Welcome(_message.Message):
     """The referee accepts the session. Always the first message the referee
-    sends; after it, a new session waits (silently) until it is seated in a
-    match, and a resumed one receives a Resync.
+    sends; after it, a new session waits until it is seated in a match (told
+    why in a Waiting message when the bot has too few streams open), and a
+    resumed one receives a Resync.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -507,6 +518,64 @@ class SessionLimits(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SessionLimits: _TypeAlias = SessionLimits  # noqa: Y015
+
+@_typing.final
+class Waiting(_message.Message):
+    """The referee has a match for this bot but cannot start it: the match needs
+    more seats of this bot_name at once than the bot has streams open (a bot
+    named for a whole partnership needs two; a duplicate tournament, two per
+    table it plays at; a ladder, as many as its match needs). The bot waits
+    until it opens more: nothing else tells it why, since the referee's own log
+    is on the operator's machine.
+
+    Sent to each idle session of the bot, once per wait: not repeated while the
+    wait lasts, only when what it says changes (the bot opened another stream,
+    still too few) or at a later wait. Sent only once the shortage has held for
+    about two seconds, so that a bot whose streams are still connecting is not
+    told, and never when the bot has streams enough that are merely seated in
+    other matches. Seated sessions are not sent it.
+
+    Nothing to answer; the session stays open and is seated as soon as the bot
+    has enough free streams. A bot should show `message` to its author once
+    per process, not once per stream (the Python SDK logs it as a warning, on
+    stderr), and may open `seats_needed` streams if it can.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    SEATS_NEEDED_FIELD_NUMBER: _builtins.int
+    SEATS_OFFERED_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    message: _builtins.str
+    """What the referee waits for and what to do, for people (English), for
+    example: "waiting: the next match here needs 2 seats of nora at once and
+    nora has 1 stream open; a bot opens one stream per seat: start it with 2
+    seats (oddtrick bot --seats 2)". Not meant to be parsed.
+    """
+    seats_needed: _builtins.int
+    """How many seats of this bot_name the match needs at once."""
+    seats_offered: _builtins.int
+    """How many streams this bot_name has open now for the match's game (idle
+    or seated elsewhere); less than seats_needed.
+    """
+    game: _game_pb2.GameKind.ValueType
+    """The game of the match waited for."""
+    def __init__(
+        self,
+        *,
+        message: _builtins.str = ...,
+        seats_needed: _builtins.int = ...,
+        seats_offered: _builtins.int = ...,
+        game: _game_pb2.GameKind.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "message", b"message", "seats_needed", b"seats_needed", "seats_offered", b"seats_offered"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Waiting: _TypeAlias = Waiting  # noqa: Y015
 
 @_typing.final
 class Leave(_message.Message):

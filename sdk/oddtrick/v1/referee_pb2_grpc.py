@@ -53,9 +53,9 @@ class RefereeServicer:
         not say how many that is: the arena's operator does (a bot named for a
         whole partnership holds both its seats, so it needs two streams; a
         tournament entry is told in ODDTRICK_SEATS, see proto/README.md). A
-        match waits until every seat's bot has a free stream. The two seats of
-        one partnership are never on the same stream, since a stream holds one
-        seat.
+        match waits until every seat's bot has a free stream; a bot with too
+        few streams open is told so, in a Waiting message. The two seats of one
+        partnership are never on the same stream, since a stream holds one seat.
 
         The bot sends a Hello first. The referee answers with a Welcome, then,
         when the session is seated, with Updates (events, and decision requests

@@ -36,6 +36,7 @@ from oddtrick.v1 import referee_pb2
 from oddtrick_referee._exceptions import Refused
 from oddtrick_referee.transport.bridge import BotStream, Close
 from oddtrick_referee.transport.hello_limits import FailedHellos, address_of
+from oddtrick_referee.transport.seat_notice import Shortage, WaitNotices
 from oddtrick_referee.transport.tokens import verify_token
 
 log = logging.getLogger("oddtrick.referee.sessions")
@@ -160,6 +161,14 @@ class Session:
 
     def __repr__(self) -> str:
         return f"<Session {self.name} {self.id}>"
+
+    def tell(self, message: referee_pb2.RefereeMessage) -> None:
+        """Send the bot a message that asks nothing of it (a Waiting notice)."""
+        self.stream.send(message)
+
+    def plays(self, game: GameKind) -> bool:
+        """Whether it may be seated at ``game`` (it plays it and is not leaving)."""
+        return game in self.games and not self.leaving
 
 
 class NumberedEvents:
@@ -415,6 +424,8 @@ class Lobby:
         self._links: dict[str, SeatLink] = {}
         self._changed = trio.Event()
         self.sessions: dict[str, Session] = {}
+        self._open: dict[str, set[Session]] = {}
+        """Each bot name's sessions with an open stream, idle or seated."""
         self._failed_hellos = FailedHellos(limits.failed_hello_burst, limits.failed_hellos_per_s)
 
     # ------------------------------------------------------------ handshake
@@ -520,6 +531,7 @@ class Lobby:
             resumed = True
             session.id = link.session_id
         self.sessions[session.id] = session
+        self._open.setdefault(name, set()).add(session)
         stream.send(
             welcome_message(
                 session.id,
@@ -640,6 +652,11 @@ class Lobby:
         session.connected = False
         if self.sessions.get(session.id) is session:  # a resumed session shares its id
             del self.sessions[session.id]
+        streams = self._open.get(session.name)
+        if streams is not None:
+            streams.discard(session)
+            if not streams:
+                del self._open[session.name]
         idle = self._idle.get(session.name, [])
         if session in idle:
             idle.remove(session)
@@ -672,15 +689,30 @@ class Lobby:
         self._changed = trio.Event()
 
     def idle_count(self, name: str, game: GameKind) -> int:
-        return sum(1 for s in self._idle.get(name, []) if game in s.games and not s.leaving)
+        return sum(1 for s in self._idle.get(name, []) if s.plays(game))
+
+    def _shortages(self, needs: Mapping[str, int], game: GameKind) -> list[Shortage]:
+        """The bots with an idle session that have fewer streams open than ``needs`` says
+        (not those whose streams are enough but busy: they are only waited for)."""
+        found = []
+        for name, needed in needs.items():
+            idle = [s for s in self._idle.get(name, []) if s.plays(game)]
+            if not idle or len(idle) >= needed:
+                continue
+            offered = sum(1 for s in self._open.get(name, ()) if s.plays(game))
+            if offered < needed:
+                found.append(Shortage(name, needed, offered, idle))
+        return found
 
     async def wait_for(self, needs: Mapping[str, int], game: GameKind) -> None:
         """Wait until each named bot has the given number of idle sessions.
 
-        A bot that connected with too few streams is told about in the log: from
-        its side it just waits, so the operator is the one who can see why.
+        A bot that connected with too few streams is told about in the log, for the
+        operator, and told itself, in a Waiting message (transport/seat_notice.py): from
+        its side it would just wait, with no way to see why.
         """
         reported = ""
+        notices = WaitNotices(game)
         while True:
             short = {name: (self.idle_count(name, game), count) for name, count in needs.items()}
             short = {name: counts for name, counts in short.items() if counts[0] < counts[1]}
@@ -694,7 +726,9 @@ class Lobby:
             if partly and partly != reported:
                 log.info("waiting: %s: a bot opens one stream per seat it holds", partly)
                 reported = partly
-            await self._changed.wait()
+            changed = self._changed
+            with trio.move_on_at(notices.tell(self._shortages(needs, game), trio.current_time())):
+                await changed.wait()
 
     def take(self, name: str, game: GameKind) -> Session:
         for session in self._idle.get(name, []):

@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  * <p>It plays Classic Whist and Contract Whist with a simple legal strategy, opens one
  * Referee.Play stream per seat, resumes a dropped stream (or one whose event numbers skip) with
  * its resume token, checks each match's revealed seed against its commitment, logs one line per
- * match and stops cleanly on SIGINT/SIGTERM.
+ * match and stops cleanly on SIGINT/SIGTERM. It reports its own time for each decision
+ * (Decision.bot_think_ms) and logs the referee's notice when it has too few seats open for a match.
  *
  * <pre>java -jar target/javabot.jar [--server HOST:PORT] [--name NAME] [--token TOKEN] [--seats N]</pre>
  *
@@ -55,6 +56,8 @@ public final class JavaBot {
   static final String VERSION = "0.1.0";
   /** Matches already logged: a process holding several seats of a match logs it once. */
   static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
+  /** The referee's Waiting notices already logged: every idle stream gets the same one. */
+  static final Set<String> TOLD = ConcurrentHashMap.newKeySet();
   /** Set by SIGINT/SIGTERM: the seats stop because they were told to, which is a clean exit. */
   static volatile boolean stopping;
 
@@ -129,6 +132,9 @@ public final class JavaBot {
   // -------------------------------------------------------------------------
   // Sessions: one Referee.Play stream per seat, resumed after a drop.
 
+  /** A message from the referee and when it came ({@link System#nanoTime}, a monotonic clock). */
+  record Received(RefereeMessage message, long nanos) {}
+
   /** One seat: runs streams one after another until the referee ends one with OK. */
   static final class Seat implements Runnable {
     final RefereeGrpc.RefereeStub stub;
@@ -189,7 +195,7 @@ public final class JavaBot {
               new StreamObserver<RefereeMessage>() {
                 @Override
                 public void onNext(RefereeMessage message) {
-                  inbox.add(message);
+                  inbox.add(new Received(message, System.nanoTime()));
                 }
 
                 @Override
@@ -224,7 +230,8 @@ public final class JavaBot {
           if (next instanceof Status status) {
             return status;
           }
-          RefereeMessage message = (RefereeMessage) next;
+          RefereeMessage message = ((Received) next).message();
+          long arrived = ((Received) next).nanos(); // the bot's own time for a request starts here
           DecisionRequest request = null;
           switch (message.getKindCase()) {
             case WELCOME -> {
@@ -285,14 +292,22 @@ public final class JavaBot {
                   && open.getRequestId() == refusal.getRequestId()
                   && refusal.getReason() != RefusalReason.REFUSAL_REASON_UNKNOWN_REQUEST
                   && refusal.getAttemptsLeft() > 0) {
-                out.onNext(decision(open, open.getLegalActions(0)));
+                out.onNext(decision(open, open.getLegalActions(0), null)); // a retry: no time of its own
                 open = null; // one retry per request
+              }
+            }
+            case WAITING -> {
+              // Too few streams open for a match here (start the bot with more --seats):
+              // nothing to answer; said once, though every idle stream is told.
+              String notice = message.getWaiting().getMessage();
+              if (TOLD.add(notice)) {
+                log(name + ": " + notice);
               }
             }
             default -> {} // a message kind added later: ignore it
           }
           if (request != null) {
-            out.onNext(decision(request, choose(request)));
+            out.onNext(decision(request, choose(request), arrived));
             open = request;
           }
         }
@@ -302,10 +317,17 @@ public final class JavaBot {
       }
     }
 
-    static BotMessage decision(DecisionRequest request, Action action) {
-      return BotMessage.newBuilder()
-          .setDecision(Decision.newBuilder().setRequestId(request.getRequestId()).setAction(action))
-          .build();
+    /**
+     * An answer; with {@code arrived} (when the request's message came, on the nanoTime clock;
+     * null for none) it reports the bot's own time, Decision.bot_think_ms, so that the referee can
+     * tell thinking from lag.
+     */
+    static BotMessage decision(DecisionRequest request, Action action, Long arrived) {
+      Decision.Builder decision = Decision.newBuilder().setRequestId(request.getRequestId()).setAction(action);
+      if (arrived != null) {
+        decision.setBotThinkMs((int) Math.round((System.nanoTime() - arrived) / 1e6));
+      }
+      return BotMessage.newBuilder().setDecision(decision).build();
     }
   }
 
