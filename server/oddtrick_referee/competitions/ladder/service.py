@@ -749,12 +749,14 @@ def _sandbox_note() -> str:
     return " in a sandbox" if problem is None else f", not sandboxed ({problem})"
 
 
-def _house_identity(bot: HouseBot, command: Sequence[str]) -> Identity | None:
-    """Who runs a house bot: a user of its own as root, unless that user cannot run it."""
+def _house_identity(bot: HouseBot, command: Sequence[str], warn: bool = True) -> Identity | None:
+    """Who runs a house bot: a user of its own as root, unless that user cannot run it
+    (said in a warning when ``warn``)."""
     identity = bot_identity(None)
     if identity is not None and (refused := refusal_for(command, bot.cwd, identity)) is not None:
         # The house bots are the operator's own programs: as root, sandboxed where it can be.
-        log.warning("house bot %s runs as root%s: %s", bot.name, _sandbox_note(), refused)
+        if warn:
+            log.warning("house bot %s runs as root%s: %s", bot.name, _sandbox_note(), refused)
         identity = None
     return identity
 
@@ -765,9 +767,12 @@ async def check_house_bots(settings: LadderSettings) -> None:
     for bot in settings.house_bots:
         if bot.in_process:
             problem = in_process_problem(bot.in_process, bot.options)
-        else:
-            who = _house_identity(bot, bot.command) if bot.options else None
+        elif bot.options:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)  # (covered while the bot checks)
+            who = _house_identity(bot, bot.command, warn=False)
             problem = await process_problem(bot.command, bot.cwd, bot.options, who, settings.data_dir)
+        else:
+            problem = None
         if problem is not None:
             raise ValueError(f"house bot {bot.name!r}: {problem}; the ladder did not start")
 
