@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from oddtrick._bot import Bot, BotView, Decision, FunctionBot
 from oddtrick._fake import FakeReferee
 from oddtrick._local import play_local
+from oddtrick._options import OptionError, with_options
 from oddtrick.rules import (
     DOUBLE,
     PASS,
@@ -84,6 +85,7 @@ __all__ = [
     "GameState",
     "IllegalAction",
     "MatchFormat",
+    "OptionError",
     "Phase",
     "Rank",
     "Seat",
@@ -95,6 +97,7 @@ __all__ = [
     "__version__",
     "play_local",
     "run",
+    "with_options",
 ]
 
 

@@ -106,6 +106,12 @@ class Bot:
     Against a referee the name is the one registered there, given by ``--name`` (or
     ``run(name=...)``)."""
     version: ClassVar[str] = "0"
+    options: ClassVar[tuple[str, ...]] = ()
+    """The names of the class attributes a run may set without a subclass file: each
+    holds its default, whose type (bool, int, float or str) is the option's. Given
+    ``option.NAME=VALUE`` after the bot on a command line (or in ``ODDTRICK_OPTIONS``),
+    the bot played is a subclass holding the value (see :func:`oddtrick.with_options`).
+    A subclass inherits its bases' options and may name more."""
 
     def choose_call(self, view: BotView) -> Answer:
         """Contract Whist auction: return one of ``view.legal_actions`` (all Calls), alone or

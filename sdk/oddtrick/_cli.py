@@ -11,13 +11,25 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from oddtrick import __version__
 from oddtrick._address import DEFAULT_PORT, referee_list, with_default_port
 from oddtrick._argparse import Parser
+from oddtrick._bot import Bot
+from oddtrick._options import (
+    VARIABLE,
+    OptionError,
+    OptionValue,
+    declared,
+    described,
+    from_variable,
+    parse_words,
+    shown,
+    with_options,
+)
 from oddtrick._strong_cli import add_commands as add_strong_commands
 from oddtrick._tls import TlsOptions, tls_from_args
 from oddtrick.rules import GameKind
@@ -38,7 +50,9 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
             "answers and moves to the next when that one goes away."
         ),
         epilog="example: oddtrick bot sample_bots/random_bot.py:RandomBot --server localhost:50051 "
-        "--name alice --token s3cret --seats 2. As a tournament or conformance `cmd:` entry, "
+        "--name alice --token s3cret --seats 2; the strong bot thinking 2 s a card: oddtrick bot "
+        "sample_bots/pimc_bot.py option.think_seconds=2 --server …; its options: oddtrick bot "
+        "sample_bots/pimc_bot.py --check-options. As a tournament or conformance `cmd:` entry, "
         "`oddtrick bot FILE.py` alone is enough: the address, name, seats and token come from "
         "ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_SEATS and ODDTRICK_TOKEN_FD (or ODDTRICK_TOKEN); "
         "an option given on the command line wins over its variable.",
@@ -49,6 +63,7 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         help="the bot: a Bot subclass or a function in a Python file (NAME may be left out when the "
         "file defines one Bot subclass)",
     )
+    _add_bot_options(bot)
     bot.add_argument(
         "--server",
         default=None,
@@ -92,6 +107,27 @@ def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     loudness.add_argument("-v", "--verbose", action="store_true", help="also log every connection event")
     loudness.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     bot.set_defaults(handler=_run_bot)
+
+
+def _add_bot_options(bot: argparse.ArgumentParser) -> None:
+    """``oddtrick bot``'s bot options: ``option.NAME=VALUE`` words and ``--check-options``."""
+    bot.add_argument(
+        "options",
+        nargs="*",
+        default=[],
+        metavar="option.NAME=VALUE",
+        help="an option of the bot (a class attribute it names in `options`), e.g. "
+        "option.think_seconds=2: true/false, a number or text; given too by $ODDTRICK_OPTIONS, a "
+        'JSON object ({"think_seconds": 2}), which a word here overrides',
+    )
+    bot.add_argument(
+        "--check-options",
+        action="store_true",
+        help="check the options given against the bot's, list them with the values it would "
+        "play with, and exit without connecting",
+    )
+    if isinstance(bot, Parser):
+        bot.intermixed = True  # option words may come after the other options too
 
 
 def _server(text: str) -> str:
@@ -148,18 +184,24 @@ def _tls(args: argparse.Namespace) -> TlsOptions | None:
 def _run_bot(args: argparse.Namespace) -> int:
     from oddtrick._run import BotRefused, load_bot, run
 
+    if args.check_options:
+        return _check_options(args, load_bot)
     try:
         server, name, seats = _connection_from_environment(args)
+        given = _given_options(args)
     except ValueError as error:
         print(f"oddtrick bot: {error}", file=sys.stderr)
         return 2
     token = args.token if args.token is not None else _token_from_environment()
     try:
-        bot = load_bot(args.bot)
+        bot = with_options(load_bot(args.bot), given)
         games = [GameKind(g.strip()) for g in args.games.split(",") if g.strip()]
         tls = _tls(args)
         if tls is not None:
             tls.credentials()  # a missing or unreadable file is reported now, in one line
+    except OptionError as error:
+        print(f"oddtrick bot: {error}", file=sys.stderr)
+        return 2
     except (OSError, ImportError, AttributeError, ValueError, SyntaxError) as error:
         print(f"oddtrick bot: {type(error).__name__}: {error}", file=sys.stderr)
         return 2
@@ -180,6 +222,38 @@ def _run_bot(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    return 0
+
+
+def _given_options(args: argparse.Namespace) -> dict[str, OptionValue]:
+    """The options of ``oddtrick bot``: ``$ODDTRICK_OPTIONS`` (what a tournament sets), then
+    the option words of its command line, which win."""
+    return {
+        **from_variable(os.environ.get(VARIABLE, "")),
+        **parse_words(args.options, f"oddtrick bot {args.bot}"),
+    }
+
+
+def _check_options(args: argparse.Namespace, load: Callable[[str], Any]) -> int:
+    """``oddtrick bot FILE.py --check-options``: the bot's options with the values it would
+    play with (0), or why they cannot be given (2, one line), without connecting. The
+    referee runs it for a bot file's entry before anything is played."""
+    try:
+        loaded = load(args.bot)
+        target = with_options(loaded, _given_options(args))
+        is_class = isinstance(target, type) and issubclass(target, Bot)
+        defaults, values = (declared(loaded), declared(target)) if is_class else ({}, {})
+    except OptionError as error:
+        print(f"oddtrick bot: {error}", file=sys.stderr)
+        return 2
+    except (OSError, ImportError, AttributeError, TypeError, ValueError, SyntaxError) as error:
+        print(f"oddtrick bot: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+    name = getattr(target, "__name__", args.bot)
+    if not values:
+        print(f"{name} declares no options")
+    for option, value in values.items():
+        print(f"{name} option.{option}={shown(value)}  ({described(defaults[option])})")
     return 0
 
 

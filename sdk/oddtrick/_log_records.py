@@ -46,8 +46,9 @@ class MatchStart:
     config: dict[str, Any]
     rules: dict[str, Any]
     """``deadline_ms``, ``grace_ms``; ``clock`` and ``untimed_seats`` when there are any."""
-    players: dict[str, dict[str, str]]
-    """Seat (``N``…) → ``name``, ``version``."""
+    players: dict[str, dict[str, Any]]
+    """Seat (``N``…) → ``name``, ``version``, and ``options`` (the bot options its entry was
+    started with, ``{"think_seconds": 2}``) when there were any."""
     seed_commitment: str
     format: str = LOG_FORMAT
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)

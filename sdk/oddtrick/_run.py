@@ -8,13 +8,14 @@ import importlib.util
 import inspect
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from oddtrick._address import referee_list
 from oddtrick._bot import Bot, make_bot
 from oddtrick._client import BotRefused, BotStopped, ClientOptions, run_bot_async
+from oddtrick._options import OptionValue, with_options
 from oddtrick._tls import TlsOptions
 from oddtrick.rules import GameKind
 
@@ -32,6 +33,7 @@ def run(
     games: Sequence[GameKind] = (GameKind.CLASSIC, GameKind.CONTRACT),
     max_matches: int | None = None,
     tls: TlsOptions | None = None,
+    options: Mapping[str, OptionValue] | None = None,
 ) -> None:
     """Play ``bot`` (a Bot subclass or a function of a view) on ``seats`` seats of
     the referee at ``server`` until stopped or ``max_matches`` are played on each seat.
@@ -43,7 +45,9 @@ def run(
     or a list: a ladder run on several referees) are tried in turn, the bot moving to
     the next when the one it plays at cannot be reached; ``seats`` is at least 1
     (ValueError otherwise).
-    ``tls`` connects over TLS (see :class:`oddtrick.TlsOptions`).
+    ``tls`` connects over TLS (see :class:`oddtrick.TlsOptions`). ``options`` are the
+    bot's options (:func:`oddtrick.with_options`; a ``cmd:`` program finds those of its
+    entry in ``ODDTRICK_OPTIONS``), checked before anything connects.
 
     Objects that exist when it is called are frozen out of the garbage
     collector's reach (``gc.freeze()``): they live as long as the process.
@@ -53,10 +57,11 @@ def run(
     # again, a pause of milliseconds every few hundred decisions.
     if not isinstance(seats, int) or seats < 1:
         raise ValueError(f"seats must be a whole number, at least 1, not {seats!r}")
+    bot = with_options(bot, options or {})
     servers = referee_list(server if isinstance(server, str) else ",".join(server))
     gc.collect()
     gc.freeze()
-    options = ClientOptions(
+    client = ClientOptions(
         server=servers[0],
         fallbacks=servers[1:],
         name=name,
@@ -69,7 +74,7 @@ def run(
         stop_on_signals=True,
     )
     try:
-        asyncio.run(run_bot_async(_factory(bot), options))
+        asyncio.run(run_bot_async(_factory(bot), client))
     except BotStopped as stopped:
         if stopped.signal_number == signal.SIGINT:
             raise KeyboardInterrupt from None
@@ -84,10 +89,11 @@ def _factory(bot: Any) -> Callable[[], Bot]:
     return lambda: make_bot(bot)
 
 
-def bot_factory(spec: str) -> Callable[[], Bot]:
-    """Fresh bots of the one ``FILE.py[:Name]`` names (see :func:`load_bot`), one per call:
-    what a referee plays in its own process."""
-    return _factory(load_bot(spec))
+def bot_factory(spec: str, options: Mapping[str, OptionValue] | None = None) -> Callable[[], Bot]:
+    """Fresh bots of the one ``FILE.py[:Name]`` names (see :func:`load_bot`), with
+    ``options`` set, one per call: what a referee plays in its own process. OptionError
+    for options the bot does not take."""
+    return _factory(with_options(load_bot(spec), options or {}))
 
 
 def split_bot_spec(spec: str) -> tuple[Path, str]:

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from oddtrick.rules import GameConfig
     from oddtrick.sprt import SprtState
 
-from oddtrick._argparse import positive_seconds
+from oddtrick._argparse import EntryWords, positive_seconds
+from oddtrick._options import with_options
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSet, read_deal_set, short_set_note
 
 
@@ -94,26 +95,31 @@ def _add_sprt(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         ),
         epilog=(
             "example: oddtrick sprt --bot new=my_bot.py --bot old=sample_bots/heuristic_bot.py "
-            "--game contract --h0 0 --h1 0.5; a bot in another language: "
+            "--game contract --h0 0 --h1 0.5; a bot against itself with another setting: "
+            "--bot slow=sample_bots/pimc_bot.py option.think_seconds=2 --bot fast=sample_bots/pimc_bot.py; "
+            "a bot in another language: "
             "--bot new='cmd:java -jar bot.jar'"
         ),
     )
     sprt.add_argument(
         "--bot",
-        action="append",
+        action=EntryWords,
+        nargs="+",
+        const="bot",
         dest="entries",
         default=[],
-        type=lambda text: ("bot", text),
-        metavar="NAME=FILE.py[:Class]|NAME=cmd:COMMAND",
+        metavar=("NAME=FILE.py[:Class]|NAME=cmd:COMMAND", "option.NAME=VALUE"),
         help="bot A, then bot B (two entries in all, --remote ones included): an SDK bot file, or "
         "cmd:COMMAND for any program, started as oddtrick tournament starts it (it gets "
-        "ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS)",
+        "ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS); the bot's options follow "
+        "it (option.think_seconds=2: the same bot file with two settings is an SPRT too)",
     )
     sprt.add_argument(
         "--remote",
-        action="append",
+        action=EntryWords,
+        nargs=1,
+        const="remote",
         dest="entries",
-        type=lambda text: ("remote", text),
         metavar="NAME[=TOKEN0,TOKEN1]",
         help="an entry that connects by itself (any language), as NAME~0 and NAME~1, one per play "
         "of a deal, each with its own token (made and printed when not given)",
@@ -355,7 +361,7 @@ def _sprt(args: argparse.Namespace) -> int:
         if status:
             return status
     else:
-        status = _sprt_in_process(args, [entry.source for entry in entries], config, state, report, deal_set)
+        status = _sprt_in_process(args, entries, config, state, report, deal_set)
         if status:
             return status
     _print_verdict(state, a, b, args)
@@ -402,7 +408,7 @@ def _workers_problem(args: argparse.Namespace, entries: list[Any], deal_set: Dea
 
 def _sprt_in_process(
     args: argparse.Namespace,
-    sources: list[str],
+    entries: list[Any],
     config: GameConfig,
     state: SprtState,
     report: Callable[[SprtState], None],
@@ -415,7 +421,7 @@ def _sprt_in_process(
     from oddtrick.sprt import run_sprt, scores_of
 
     try:
-        bots = [load_bot(source) for source in sources]
+        bots = [with_options(load_bot(entry.source), entry.options) for entry in entries]
     except (OSError, ImportError, AttributeError, ValueError) as error:
         print(f"oddtrick sprt: {error}", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from oddtrick._argparse import positive_seconds
+from oddtrick._argparse import EntryWords, positive_seconds
 from oddtrick._names import valid_bot_name
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, Seat
@@ -169,6 +169,7 @@ def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser
         epilog=(
             "example: oddtrick tournament --game contract --deals 200 --tables 4 "
             "--bot random=sample_bots/random_bot.py --bot heuristic=sample_bots/heuristic_bot.py --json; "
+            "a bot's options after it: --bot strong=sample_bots/pimc_bot.py option.think_seconds=2; "
             "on workers: add --database postgresql://… --workers, and see it with "
             "oddtrick tournament status --database postgresql://… NAME (docs/scale-out.md)"
         ),
@@ -199,22 +200,29 @@ def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser
 def _add_tournament_entries(entries: argparse._ArgumentGroup) -> None:
     entries.add_argument(
         "--bot",
-        action="append",
+        action=EntryWords,
+        nargs="+",
+        const="bot",
         default=[],
-        metavar="NAME=FILE.py[:Class]",
+        metavar=("NAME=FILE.py[:Class]", "option.NAME=VALUE"),
         help="a local entry the referee starts and stops: an SDK bot file, or NAME=cmd:COMMAND "
         "for any program (it gets ODDTRICK_SERVER, ODDTRICK_NAME, ODDTRICK_TOKEN, ODDTRICK_SEATS; "
         "it runs in the folder the tournament is started from, an SDK bot in its file's folder). "
-        "If its process exits, the tournament stops at once and says why",
+        "If its process exits, the tournament stops at once and says why. Bot options follow it: "
+        "--bot strong=pimc_bot.py option.think_seconds=2 option.samples=40 (true/false, a number or "
+        "text; checked against an SDK bot's own before anything is played; a process gets them "
+        "as JSON in ODDTRICK_OPTIONS)",
     )
     entries.add_argument(
         "--in-process",
-        action="append",
+        action=EntryWords,
+        nargs="+",
+        const="in-process",
         default=[],
-        metavar="NAME=FILE.py[:Class]",
+        metavar=("NAME=FILE.py[:Class]", "option.NAME=VALUE"),
         help="an SDK bot file of your own, played in the referee's process: no process, sandbox or "
         "token, so faster, and nothing walls it off from the referee (your own code only; the "
-        "standings' header says it was trusted)",
+        "standings' header says it was trusted); bot options follow it, as after --bot",
     )
     entries.add_argument(
         "--remote",
@@ -437,8 +445,8 @@ def _check(args: argparse.Namespace) -> int:
 def _tournament(args: argparse.Namespace) -> int:
 
     try:
-        entries = [parse_entry(text) for text in args.bot]
-        entries += [in_process_entry(text) for text in args.in_process]
+        entries = [parse_entry(given.text, options=given.options) for given in args.bot]
+        entries += [in_process_entry(given.text, given.options) for given in args.in_process]
         entries += [remote_entry(text, duplicate=not args.no_duplicate) for text in args.remote]
         config = config_from_args(args)
         problem = _tournament_problem(entries, args)

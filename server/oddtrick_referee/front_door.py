@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import trio
 
+from oddtrick._options import OptionValue
 from oddtrick.rules import GameKind
 from oddtrick_referee.arena import LadderView
 from oddtrick_referee.play.local_seat import LocalEntrant
@@ -97,6 +98,10 @@ class FrontDoor(Protocol):
 
     def remove_local(self, name: str) -> None:
         """Seat ``name`` in the referee's process no more (a person whose sitting is over)."""
+
+    def declare_options(self, name: str, options: Mapping[str, OptionValue]) -> None:
+        """The bot options the bot ``name`` was started with (``option.NAME=VALUE``), written
+        beside its name in the ``match_start`` of every match it plays from now on."""
 
     def connected(self) -> list[Connection]:
         """Every open session now (safe to call from any thread)."""

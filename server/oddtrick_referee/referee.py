@@ -31,6 +31,7 @@ import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from oddtrick._options import OptionValue
 from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import GameConfig, GameKind, GameState, MatchResult, Seat, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
@@ -204,6 +205,8 @@ class Referee:
         """Entrants seated in this process (``play/local_seat.py``), by name."""
         self._local_busy: collections.Counter[str] = collections.Counter()
         """Seats each local entrant holds now."""
+        self._options: dict[str, dict[str, OptionValue]] = {}
+        """The bot options each bot started by a competition plays with, by bot name."""
         self._disk = trio.CapacityLimiter(2)
         """Index writes in worker threads, two at a time: SQLite takes one writer anyway, and
         250 tables starting at once would otherwise start dozens of threads."""
@@ -274,6 +277,9 @@ class Referee:
             close_log=False,
             untimed=spec.untimed,
             deals=spec.deals,
+            options={
+                seat: self._options[name] for seat, name in spec.seating.items() if name in self._options
+            },
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
         )
@@ -463,6 +469,10 @@ class Referee:
         """Seat ``entrant`` in this process from now on, whenever a match names it."""
         self._local[entrant.name] = entrant
         self.lobby.poke()
+
+    def declare_options(self, name: str, options: Mapping[str, OptionValue]) -> None:
+        """The options bot ``name`` plays with, for the ``match_start`` of its match logs."""
+        self._options[name] = dict(options)
 
     def remove_local(self, name: str) -> None:
         """Seat ``name`` in this process no more (its seats taken now play on to their end)."""

@@ -287,8 +287,19 @@ class HeuristicBot(oddtrick.Bot):
 
     name = "heuristic"
     version = "1"
+    options = (
+        "unknown_partner_tricks",
+        "passed_partner_tricks",
+        "misfit_penalty",
+        "fit_bonus",
+        "push_allowance",
+        "double_margin",
+        "better_contract_margin",
+        "trump_leader_length",
+    )
+    """Each tunable below, set from a command line with ``option.NAME=VALUE``."""
 
-    # The auction's judgement, in tricks; a subclass may tune them.
+    # The auction's judgement, in tricks; an option each (or a subclass may tune them).
     unknown_partner_tricks: ClassVar[float] = 3.0
     """Tricks an unknown partner is expected to bring (about a quarter of the pack)."""
     passed_partner_tricks: ClassVar[float] = 2.5

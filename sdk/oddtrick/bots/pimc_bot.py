@@ -20,6 +20,10 @@ Needs the ``strong`` extra (``pip install 'oddtrick[strong]'``) for DDS.
 Try it::
 
     oddtrick bot sample_bots/pimc_bot.py:PimcBot --server HOST:PORT --name me --token TOKEN
+
+Its tunables are options (``Bot.options``): ``option.think_seconds=2 option.samples=40``
+after the bot file, in ``oddtrick bot`` or after a tournament's ``--bot NAME=FILE.py``;
+``oddtrick bot sample_bots/pimc_bot.py --check-options`` lists them.
 """
 
 from __future__ import annotations
@@ -188,6 +192,18 @@ class PimcBot(HeuristicBot):
 
     name = "pimc"
     version = "1"
+    options = (
+        "think_seconds",
+        "samples",
+        "call_samples",
+        "call_think_factor",
+        "deadline_share",
+        "prior_samples",
+        "tie_margin",
+        "optimism",
+    )
+    """Each tunable below (and the heuristic bot's), set from a command line with
+    ``option.NAME=VALUE``: ``option.think_seconds=2 option.samples=40``."""
 
     samples: ClassVar[int] = 24
     """At most this many sampled deals per card decision."""

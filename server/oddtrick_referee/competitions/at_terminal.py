@@ -16,7 +16,7 @@ import dataclasses
 import secrets
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -24,10 +24,17 @@ import trio
 
 from oddtrick import bots
 from oddtrick._human import HumanSeat, Quit
+from oddtrick._options import OptionValue
 from oddtrick._run import bot_factory, split_bot_spec
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._errors import interrupted, run_command, sole_error
 from oddtrick_referee.competitions.entrants import BotProcess, identity_for, run_bot_process
+from oddtrick_referee.competitions.entry_options import (
+    declare_options,
+    in_process_problem,
+    options_env,
+    process_problem,
+)
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules
@@ -47,14 +54,38 @@ class Opponent:
     token: str
     in_process: str = ""
     """A shipped bot (``FILE.py[:Class]`` inside the package), played in the referee's process."""
+    options: Mapping[str, OptionValue] = dataclasses.field(default_factory=dict)
+    """Its bot options (``--opponents FILE.py option.think_seconds=2``)."""
 
     @property
     def remote(self) -> bool:
         return self.command is None and not self.in_process
 
 
-def opponent(text: str, role: str) -> Opponent:
-    """``FILE.py[:Class]``, ``cmd:COMMAND`` or ``remote:NAME``."""
+def opponent(text: str, role: str, options: Mapping[str, OptionValue] | None = None) -> Opponent:
+    """``FILE.py[:Class]``, ``cmd:COMMAND`` or ``remote:NAME``, with its bot ``options``."""
+    found = _opponent(text, role)
+    if options and found.remote:
+        raise ValueError(f"--{role} {text}: a remote bot's options are its author's to give, not these")
+    return dataclasses.replace(found, options=dict(options or {}))
+
+
+async def check_opponents(partner: Opponent, opponents: Opponent, data_dir: Path) -> None:
+    """ValueError naming the bot whose options it does not take, before anything starts (a
+    bot file's process checks them itself: ``entry_options``)."""
+    for role, bot in (("partner", partner), ("opponents", opponents)):
+        if bot.in_process:
+            problem = in_process_problem(bot.in_process, bot.options)
+        elif bot.command is not None and bot.command[1:4] == ("-P", "-m", "oddtrick"):
+            who = identity_for(bot.command, bot.cwd)
+            problem = await process_problem(bot.command, bot.cwd, bot.options, who, data_dir)
+        else:
+            problem = None
+        if problem is not None:
+            raise ValueError(f"--{role}: {problem}")
+
+
+def _opponent(text: str, role: str) -> Opponent:
     token = secrets.token_hex(16)
     if text.startswith("remote:"):
         name = text[len("remote:") :].strip()
@@ -174,8 +205,9 @@ def start_opponents(
     ``done`` says when the processes' ending is expected."""
     address = referee.address
     for bot, seats in ((partner, 1), (opponents, 2)):
+        declare_options(referee, [bot.name], bot.options)
         if bot.in_process:
-            referee.add_local(bot_entrant(bot.name, bot_factory(bot.in_process)))
+            referee.add_local(bot_entrant(bot.name, bot_factory(bot.in_process, bot.options)))
             continue
         if bot.command is None:
             print(
@@ -193,6 +225,7 @@ def start_opponents(
 def _process(bot: Opponent, address: str, seats: int, data_dir: Path) -> BotProcess:
     assert bot.command is not None
     env = {"ODDTRICK_SERVER": address, "ODDTRICK_NAME": bot.name, "ODDTRICK_SEATS": str(seats)}
+    env.update(options_env(bot.options))
     sdk = bot.command[1:4] == ("-P", "-m", "oddtrick")
     connect = ("--server", address, f"--name={bot.name}", "--seats", str(seats))  # a name may begin "-"
     command = bot.command + (connect if sdk else ())

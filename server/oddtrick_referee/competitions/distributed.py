@@ -89,12 +89,14 @@ def entry_record(entry: Entry) -> dict[str, Any]:
         "cwd": str(entry.cwd),
         "file": str(path),
         "sha256": file_hash(path),
+        # Only when the bot has options, so a run submitted before them is still the same run.
+        **({"options": dict(entry.options)} if entry.options else {}),
     }
 
 
 def entry_of_record(record: dict[str, Any]) -> Entry:
     """The entry a worker starts for a record (its file here is checked by :func:`hash_problem`)."""
-    entry = parse_entry(f"{record['name']}={record['target']}")
+    entry = parse_entry(f"{record['name']}={record['target']}", options=record.get("options"))
     cwd = Path(record["cwd"])
     if not entry.sdk and cwd.is_dir():
         entry = dataclasses.replace(entry, cwd=cwd)

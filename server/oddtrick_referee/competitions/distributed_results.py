@@ -86,7 +86,12 @@ def standings(run: Run, jobs: Sequence[SetJob]) -> Standings:
         )
     rules = run.settings["rules"]
     clock = ClockRule.from_record(rules["clock"]) if rules.get("clock") else None
-    return dataclasses.replace(result, time_control=time_control(rules["deadline_ms"] / 1000, clock))
+    options = {
+        record["name"]: record["options"] for record in run.settings["entries"] if record.get("options")
+    }
+    return dataclasses.replace(
+        result, time_control=time_control(rules["deadline_ms"] / 1000, clock), options=options or None
+    )
 
 
 def deal_results(jobs: Sequence[SetJob]) -> list[DealResult]:

@@ -12,7 +12,8 @@ docstring, and docs/security.md for what each way of running the referee gives):
   anything starts, see ``access.py``), root in a sandbox that root cannot leave
   (``sandbox.py``);
 - an environment from an allowlist, a home and temporary folder of its own, its token
-  through a pipe (``ODDTRICK_TOKEN_FD``; ``cmd:`` programs also get ``ODDTRICK_TOKEN``);
+  through a pipe (``ODDTRICK_TOKEN_FD``; ``cmd:`` programs also get ``ODDTRICK_TOKEN``),
+  and its entry's bot options, when it has some, in ``ODDTRICK_OPTIONS``;
 - no path into the referee's data folder: it runs in its bot file's folder (a
   ``cmd:`` program in the folder the tournament was started from), its output reaches
   the data folder through a pipe the referee copies, and it inherits no other file
@@ -243,6 +244,37 @@ async def run_bot_process(
             if process.returncode is None:
                 process.kill()
                 await process.wait()
+
+
+CHECK_S = 60.0
+"""How long a bot process may take to answer ``--check-options`` (it only loads its file)."""
+
+
+async def check_bot_process(spec: BotProcess, identity: Identity | None) -> tuple[int, list[str]]:
+    """Run ``spec`` to its end behind the same walls as a bot (a bot file's
+    ``--check-options``, before anything is played): its exit status and its last lines of
+    output; 124 and a line saying so when it did not end within :data:`CHECK_S`."""
+    watch_read, watch_write = os.pipe()
+    try:
+        argv, env = launch(spec, identity, watch_read)
+        with trio.move_on_after(CHECK_S):
+            done = await trio.run_process(
+                argv,
+                stdin=spec.token.encode("utf-8") + b"\n",
+                capture_stdout=True,
+                stderr=subprocess.STDOUT,
+                check=False,
+                pass_fds=(watch_read,),
+                env=env,
+                cwd=spec.cwd,
+                start_new_session=True,
+            )
+            lines = done.stdout.decode("utf-8", "replace").splitlines()
+            return done.returncode, [line.strip() for line in lines if line.strip()][-_KEPT_LINES:]
+        return 124, [f"it did not answer within {CHECK_S:g} s"]
+    finally:
+        os.close(watch_read)
+        os.close(watch_write)
 
 
 async def _copy_output(stream: trio.abc.ReceiveStream, path: Path, tail: collections.deque[str]) -> None:

@@ -25,8 +25,9 @@ The walls, whatever user the referee runs as:
   read, it cannot read, and two entries cannot reach each other's files;
 - an environment built from an allowlist (:data:`PASSED`, the locale variables) rather
   than the referee's less some names: nothing of a database's password, a cloud's keys
-  or anything else the referee or a worker runs with. ``HOME`` and ``TMPDIR`` are a
-  folder of the bot's own (mode 0700, removed when it ends);
+  or anything else the referee or a worker runs with; besides it only the bot's options
+  (:data:`OPTIONS`), which the referee sets for the bot from its entry's command line.
+  ``HOME`` and ``TMPDIR`` are a folder of the bot's own (mode 0700, removed when it ends);
 - the token through a pipe (``ODDTRICK_TOKEN_FD``), never on a command line; with
   ``ODDTRICK_TOKEN_IN_ENV=1`` (``cmd:`` programs, whose documented interface it is) also
   as ``ODDTRICK_TOKEN``, which only its own processes can read.
@@ -59,6 +60,10 @@ from collections.abc import Callable
 
 PASSED = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "ODDTRICK_SERVER", "ODDTRICK_NAME", "ODDTRICK_SEATS")
 """The variables a bot gets from the referee's environment, with the locale's ``LC_*``."""
+OPTIONS = "ODDTRICK_OPTIONS"
+"""The bot's options (``option.NAME=VALUE`` after its entry), a JSON object: the one variable
+besides :data:`PASSED`, set by the referee for this bot alone (the referee's own environment's
+``ODDTRICK_*`` never reach the launcher), passed as it is."""
 OWN_UIDS = (0x40000000, 0x7FFF0000)
 """Where a bot's own user id is drawn from (no account on a usual machine is there)."""
 USAGE = "usage: launcher.py WATCH_FD own|UID:GID|- [--hide PATH]... [--unwalled] -- COMMAND..."
@@ -207,6 +212,8 @@ def _die_with_parent() -> None:
 def environment(given: dict[str, str], home: str, token: str, token_fd: int) -> dict[str, str]:
     """The bot's environment: the allowlisted variables of ``given``, its own folder, its token."""
     env = {key: value for key, value in given.items() if key in PASSED or key.startswith("LC_")}
+    if OPTIONS in given:
+        env[OPTIONS] = given[OPTIONS]
     env.update(HOME=home, TMPDIR=home, ODDTRICK_TOKEN_FD=str(token_fd))
     if given.get("ODDTRICK_TOKEN_IN_ENV") == "1":
         env["ODDTRICK_TOKEN"] = token

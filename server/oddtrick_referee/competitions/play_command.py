@@ -11,7 +11,7 @@ from typing import IO
 
 import trio
 
-from oddtrick._argparse import positive_seconds
+from oddtrick._argparse import EntryArgument, EntryWords, positive_seconds
 from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee._errors import (
     StopRequest,
@@ -20,7 +20,14 @@ from oddtrick_referee._errors import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
-from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent, play_at_terminal, seat_table
+from oddtrick_referee.competitions.at_terminal import (
+    DEFAULT_BOT,
+    Opponent,
+    check_opponents,
+    opponent,
+    play_at_terminal,
+    seat_table,
+)
 from oddtrick_referee.competitions.in_browser import Sitting, Sittings
 from oddtrick_referee.competitions.seat_desk import SeatDesk
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
@@ -51,14 +58,21 @@ def add_play_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     play.add_argument("--name", default=None, help="your name in the log (default: your user name)")
     play.add_argument(
         "--partner",
-        default=None,
-        metavar="BOT",
-        help="your partner: FILE.py[:Class], cmd:COMMAND or remote:NAME (default: the sample heuristic bot)",
+        action=EntryWords,
+        nargs="+",
+        const="partner",
+        default=[],
+        metavar=("BOT", "option.NAME=VALUE"),
+        help="your partner: FILE.py[:Class], cmd:COMMAND or remote:NAME (default: the sample heuristic "
+        "bot), its bot options after it: --partner sample_bots/pimc_bot.py option.think_seconds=0.5",
     )
     play.add_argument(
         "--opponents",
-        default=None,
-        metavar="BOT",
+        action=EntryWords,
+        nargs="+",
+        const="opponents",
+        default=[],
+        metavar=("BOT", "option.NAME=VALUE"),
         help="both opponents (one bot, two seats): as --partner (default: the sample heuristic bot)",
     )
     play.add_argument("--seed", default=None, help="the match seed (default: random)")
@@ -89,8 +103,10 @@ def _play(args: argparse.Namespace) -> int:
     try:
         config = config_from_args(args)
         seat = Seat.parse(args.seat)
-        partner = opponent(args.partner or str(DEFAULT_BOT), "partner")
-        opponents = opponent(args.opponents or str(DEFAULT_BOT), "opponents")
+        partner = _bot(args.partner, "partner")
+        opponents = _bot(args.opponents, "opponents")
+        args.data_dir.mkdir(parents=True, exist_ok=True)  # (covered for the bots' options check)
+        trio.run(check_opponents, partner, opponents, args.data_dir)
         name = args.name or _user_name()
         if args.web is not None:
             seat_table(seat, partner, opponents, name)  # a name clash is a usage error, said now
@@ -109,6 +125,14 @@ def _play(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError, OSError) as error:
         print(f"oddtrick play: {error}", file=sys.stderr)
         return 2
+
+
+def _bot(given: list[EntryArgument], role: str) -> Opponent:
+    """The bot ``--partner`` or ``--opponents`` names (the last one given), with its options;
+    the sample heuristic bot when none is."""
+    if not given:
+        return opponent(str(DEFAULT_BOT), role)
+    return opponent(given[-1].text, role, given[-1].options)
 
 
 def play_in_browser(sitting: Sitting, data_dir: Path, web: socket.socket, out: IO[str] = sys.stdout) -> int:

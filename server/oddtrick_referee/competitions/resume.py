@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from oddtrick._options import shown
 from oddtrick.rules import GameConfig
 from oddtrick_referee.competitions.tournament_plan import Entry, TournamentSettings, plan_runs
 from oddtrick_referee.play.clock import ClockRule
@@ -34,7 +35,7 @@ def tables_done(stored: StoredTournament) -> tuple[int, int]:
 def _settings_of(described: Mapping[str, Any]) -> TournamentSettings:
     """Enough of the settings a stored description came from to plan its tables."""
     return TournamentSettings(
-        entries=tuple(Entry(name, "") for name, _ in described["entries"]),
+        entries=tuple(Entry(entry[0], "") for entry in described["entries"]),
         config=GameConfig.from_dict(described["config"]),
         deals=int(described["deals"]),
         duplicate=bool(described["duplicate"]),
@@ -91,8 +92,9 @@ def _default(config: Mapping[str, Any], key: str) -> bool:
 
 def resume_command(stored: StoredTournament, data_dir: Path) -> str:
     words = ["oddtrick", "tournament"]
-    for name, source in stored.settings["entries"]:
+    for name, source, *rest in stored.settings["entries"]:
         words += ["--remote", name] if source == "remote" else ["--bot", f"{name}={source}"]
+        words += [f"option.{option}={shown(value)}" for option, value in (rest[0] if rest else {}).items()]
     words += options(stored.settings)
     words += ["--name", stored.tournament_id, "--data-dir", str(data_dir)]
     return shlex.join(words)

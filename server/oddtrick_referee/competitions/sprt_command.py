@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from oddtrick._argparse import EntryArgument
 from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
@@ -34,12 +35,15 @@ from oddtrick_referee.competitions.tournament import (
 from oddtrick_referee.play.table import TableRules
 
 
-def parse_entries(given: list[tuple[str, str]]) -> list[Entry]:
-    """``("bot", "NAME=SPEC")`` and ``("remote", "NAME[=TOKEN0,TOKEN1]")`` pairs, in the
+def parse_entries(given: list[EntryArgument]) -> list[Entry]:
+    """``--bot NAME=SPEC [option.NAME=VALUE…]`` and ``--remote NAME[=TOKEN0,TOKEN1]``, in the
     order given, as tournament entries (ValueError with the tournament's message, and for a
     name the referee would refuse as a bot name, before anything is started or written)."""
     entries = [
-        parse_entry(text) if kind == "bot" else remote_entry(text, duplicate=True) for kind, text in given
+        parse_entry(entry.text, options=entry.options)
+        if entry.kind == "bot"
+        else remote_entry(entry.text, duplicate=True)
+        for entry in given
     ]
     for entry in entries:
         problem = entry_name_problem(entry.name, duplicate=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from oddtrick._options import OptionValue, options_text
 from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
 from oddtrick_referee.competitions.dd_skill import METHOD as DD_METHOD
 from oddtrick_referee.competitions.dd_skill import DdSkill
@@ -113,6 +114,9 @@ class Standings:
     in_process: str | None = None
     """The operator's bot files that played in the referee's process (``--in-process``):
     trusted, not walled off as other local entries are; shown under the title."""
+    options: Mapping[str, Mapping[str, OptionValue]] | None = None
+    """The entries started with bot options (``option.NAME=VALUE``): entry → its options,
+    shown under the title (``options: strong think_seconds=2; …``)."""
     dd_skill: Mapping[str, DdSkill] | None = None
     """Each entry's double-dummy loss per deal (``oddtrick tournament --dd-skill``), or None
     when it was not asked for."""
@@ -172,9 +176,18 @@ class Standings:
             "time_control": self.time_control,
             # Only when some entry played in the referee's process, so other files keep their keys.
             **({"in_process": self.in_process} if self.in_process is not None else {}),
+            # Likewise only when some entry was given options: entry → its options.
+            **({"options": {e: dict(o) for e, o in self.options.items()}} if self.options else {}),
             "method": METHOD,
             **_dd_skill_method(self),
         }
+
+    def options_line(self) -> str:
+        """``strong think_seconds=2 samples=40; quick think_seconds=0.1``: each entry given
+        options, with them, as the header shows them."""
+        return "; ".join(
+            f"{entry} {options_text(options)}" for entry, options in (self.options or {}).items()
+        )
 
     def variance_note(self) -> str | None:
         """A line naming the entries whose deals all scored the same, or None."""
@@ -206,6 +219,8 @@ class Standings:
             lines.append(f"deals from {self.deal_set}")
         if self.in_process is not None:
             lines.append(f"in-process (trusted, not sandboxed): {self.in_process}")
+        if self.options:
+            lines.append(f"options: {self.options_line()}")
         lines.append("")
         dd_header = _dd_skill_header(self)
         header = ["#", "entry", "W-D-L", "deals", "pts/deal", "95% CI", *dd_header, "faults"]

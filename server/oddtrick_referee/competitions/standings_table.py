@@ -35,6 +35,8 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         title += f"\ntime control: {standings.time_control}"
     if standings.in_process is not None:
         title += f"\nin-process (trusted, not sandboxed): {standings.in_process}"
+    if standings.options:
+        title += f"\noptions: {standings.options_line()}"
     table = Table(title=title, title_justify="left")
     for header, right in (
         ("#", True),

@@ -54,6 +54,7 @@ from oddtrick_referee.competitions.entrants import (
     run_bot_process,
     walls_warning,
 )
+from oddtrick_referee.competitions.entry_options import check_entries, declare_options, options_env
 from oddtrick_referee.competitions.page import Page
 from oddtrick_referee.competitions.publication import PlannedTable, deal_keys, publishable
 from oddtrick_referee.competitions.resume import announce
@@ -193,6 +194,8 @@ class Tournament(Competition):
         trusted = [f"{e.name} ({e.in_process})" for e in self.settings.entries if e.trusted_file]
         if trusted:
             standings = dataclasses.replace(standings, in_process=", ".join(trusted))
+        if options := {e.name: e.options for e in self.settings.entries if e.options}:
+            standings = dataclasses.replace(standings, options=options)
         note = self._bot_error_note()
         return dataclasses.replace(standings, notes=(note,)) if note else standings
 
@@ -415,26 +418,7 @@ async def run_tournament(
     # Who runs each local entry is settled before anything starts (or is written); its
     # warnings wait until the data folder has proved usable (an error there is one line).
     identities, warnings = _identities(settings, bot_identity(settings.bot_user))
-    with storage_errors("opening the tournament", data_dir):
-        check_writable(data_dir)
-        store = TournamentStore(data_dir / "oddtrick.sqlite3")
-        if not settings.name and await trio.to_thread.run_sync(
-            store.has_tournament, settings.legacy_tournament_id
-        ):
-            settings = dataclasses.replace(settings, name=settings.legacy_tournament_id)
-        stored = await trio.to_thread.run_sync(store.tournaments)
-        master_seed, order = await trio.to_thread.run_sync(
-            store.open_tournament,
-            settings.tournament_id,
-            settings.describe(),
-            settings.seed or secrets.token_hex(16),
-            int(time.time() * 1000),
-        )
-    resumed = any(other.tournament_id == settings.tournament_id for other in stored)
-    for line in announce(settings.tournament_id, settings.describe(), resumed, stored, data_dir):
-        print(line, file=progress_stream, flush=True)
-    by_name = {entry.name: entry for entry in settings.entries}
-    settings = dataclasses.replace(settings, entries=tuple(by_name[name] for name in order))
+    settings, store, master_seed = await _open_tournament(settings, data_dir, identities, progress_stream)
     referee_settings = _referee_settings(settings, data_dir, host, port, tls)
     for warning in warnings:
         print(warning, file=progress_stream, flush=True)
@@ -470,6 +454,39 @@ async def run_tournament(
     return standings
 
 
+async def _open_tournament(
+    settings: TournamentSettings,
+    data_dir: Path,
+    identities: dict[str, Identity | None],
+    progress_stream: IO[str],
+) -> tuple[TournamentSettings, TournamentStore, str]:
+    """Check the data folder and every entry's bot options (before anything is stored), open
+    the tournament in its store, new or resumed, and say which it is. Returns the settings
+    with the entries in the order they joined, the store and the master seed."""
+    with storage_errors("opening the tournament", data_dir):
+        check_writable(data_dir)
+    await check_entries(settings.entries, identities, data_dir)
+    with storage_errors("opening the tournament", data_dir):
+        store = TournamentStore(data_dir / "oddtrick.sqlite3")
+        if not settings.name and await trio.to_thread.run_sync(
+            store.has_tournament, settings.legacy_tournament_id
+        ):
+            settings = dataclasses.replace(settings, name=settings.legacy_tournament_id)
+        stored = await trio.to_thread.run_sync(store.tournaments)
+        master_seed, order = await trio.to_thread.run_sync(
+            store.open_tournament,
+            settings.tournament_id,
+            settings.describe(),
+            settings.seed or secrets.token_hex(16),
+            int(time.time() * 1000),
+        )
+    resumed = any(other.tournament_id == settings.tournament_id for other in stored)
+    for line in announce(settings.tournament_id, settings.describe(), resumed, stored, data_dir):
+        print(line, file=progress_stream, flush=True)
+    by_name = {entry.name: entry for entry in settings.entries}
+    return dataclasses.replace(settings, entries=tuple(by_name[name] for name in order)), store, master_seed
+
+
 def _referee_settings(
     settings: TournamentSettings, data_dir: Path, host: str, port: int, tls: grpc.ServerCredentials | None
 ) -> RefereeSettings:
@@ -503,10 +520,12 @@ def _tokens(settings: TournamentSettings) -> dict[str, str]:
 
 
 def seat_in_process(referee: FrontDoor, settings: TournamentSettings) -> None:
-    """The entries played in the referee's own process, under each of their names."""
+    """The entries played in the referee's own process, under each of their names; and every
+    entry's bot options, for its match logs."""
     for entry in settings.entries:
+        declare_options(referee, list(entry.identities(settings.duplicate)), entry.options)
         if entry.in_process:
-            make = bot_factory(entry.in_process)
+            make = bot_factory(entry.in_process, entry.options)
             for name in entry.identities(settings.duplicate):
                 referee.add_local(
                     bot_entrant(name, make, trusted_file=entry.in_process if entry.trusted_file else "")
@@ -597,6 +616,7 @@ def local_processes(
     for name, token in entry.identities(settings.duplicate).items():  # each process: its own token only
         command = list(entry.command)
         env = {"ODDTRICK_SERVER": address, "ODDTRICK_NAME": name, "ODDTRICK_SEATS": str(seats)}
+        env.update(options_env(entry.options))
         if entry.sdk:
             # "--name=…" in one word: a name may begin with "-", which would read as an option.
             command += ["--server", address, f"--name={name}", "--seats", str(seats)]

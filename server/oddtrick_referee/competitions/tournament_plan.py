@@ -13,12 +13,13 @@ import math
 import secrets
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from oddtrick import bots
 from oddtrick._names import entry_name_problem
+from oddtrick._options import OptionValue
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig
 from oddtrick_referee.play.table import TableRules
@@ -51,6 +52,9 @@ class Entry:
     in_process: str = ""
     """A bot (``FILE.py[:Class]``) the referee plays in its own process, with no process,
     sandbox or token: a shipped bot, or a bot file its operator trusts (``--in-process``)."""
+    options: Mapping[str, OptionValue] = dataclasses.field(default_factory=dict)
+    """The bot's options (``option.NAME=VALUE`` after the entry): a process gets them in
+    ``ODDTRICK_OPTIONS``, a bot in the referee's process directly; a remote entry has none."""
 
     @property
     def local(self) -> bool:
@@ -66,6 +70,12 @@ class Entry:
     def trusted_file(self) -> bool:
         """A bot file of the operator's played in the referee's process (not a shipped bot)."""
         return bool(self.in_process) and not self.source.startswith(SHIPPED)
+
+    def described(self) -> list[Any]:
+        """The entry in the tournament's stored settings: ``[name, source]``, and its options
+        third when it has some (so a tournament stored before options resumes as before)."""
+        source = self.source or "remote"
+        return [self.name, source, dict(self.options)] if self.options else [self.name, source]
 
     def identities(self, duplicate: bool) -> dict[str, str]:
         """The bot names this entry plays under, each with its own token."""
@@ -100,8 +110,16 @@ def remote_entry(text: str, duplicate: bool) -> Entry:
     return Entry(name, tokens[0])
 
 
-def parse_entry(text: str, token: str | None = None) -> Entry:
-    """``name=path/bot.py[:Class]`` (an SDK bot) or ``name=cmd:COMMAND LINE`` (any program)."""
+def parse_entry(
+    text: str, token: str | None = None, options: Mapping[str, OptionValue] | None = None
+) -> Entry:
+    """``name=path/bot.py[:Class]`` (an SDK bot) or ``name=cmd:COMMAND LINE`` (any program),
+    with the bot's ``options``."""
+    entry = _parsed_entry(text, token)
+    return dataclasses.replace(entry, options=dict(options or {}))
+
+
+def _parsed_entry(text: str, token: str | None) -> Entry:
     name, equals, target = text.partition("=")
     name = name.strip()
     if not equals or not name or not target.strip():
@@ -133,13 +151,19 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
     return Entry(name, token, command, target, cwd=path.parent, sdk=True)
 
 
-def in_process_entry(text: str) -> Entry:
+def in_process_entry(text: str, options: Mapping[str, OptionValue] | None = None) -> Entry:
     """``name=path/bot.py[:Class]``, played in the referee's own process (``--in-process``):
     for the operator's own code only, since nothing walls it off from the referee."""
     entry = parse_entry(text)
     if not entry.sdk or entry.command is None:
         raise ValueError(f"--in-process expects NAME=FILE.py[:Class] (a bot of the SDK), not {text!r}")
-    return Entry(entry.name, entry.token, source=f"in-process:{entry.source}", in_process=entry.command[-1])
+    return Entry(
+        entry.name,
+        entry.token,
+        source=f"in-process:{entry.source}",
+        in_process=entry.command[-1],
+        options=dict(options or {}),
+    )
 
 
 def shipped_entry(name: str, kind: str) -> Entry:
@@ -189,7 +213,8 @@ class TournamentSettings:
         """What identifies the tournament: re-running with the same settings resumes it."""
         time_control = self.time_control()
         return {
-            "entries": [(e.name, e.source or "remote") for e in self.entries],
+            # A bot's options make it another entrant: an entry resumed with other ones is refused.
+            "entries": [entry.described() for entry in self.entries],
             "config": self.config.to_dict(),
             "deals": self.deals,
             "duplicate": self.duplicate,

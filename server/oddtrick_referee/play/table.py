@@ -20,6 +20,7 @@ from oddtrick._codec_protocol import decided_fields, refusal_reason_name
 from oddtrick._drive import next_turn
 from oddtrick._log_records import ActionRecord, MatchEnd, MatchStart, Refusal, SeatEvent
 from oddtrick._log_records import MatchStopped as MatchStoppedRecord
+from oddtrick._options import OptionValue
 from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import GameConfig, GameState, HandEnded, HandStarted, MatchEvent, Phase, Seat
 from oddtrick.v1 import referee_pb2
@@ -59,12 +60,15 @@ class Table:
         close_log: bool = True,
         untimed: frozenset[Seat] = frozenset(),
         deals: MatchDeals | None = None,
+        options: Mapping[Seat, Mapping[str, OptionValue]] | None = None,
     ) -> None:
         self.match_id = match_id
         self.table_id = table_id
         self._untimed = untimed
         self._deals = deals
         """The match's deals when they come from a fixed deal set (else from the seed)."""
+        self._options = dict(options or {})
+        """The bot options each seat's bot was started with, for the log's players."""
         self.stop_reason = "the referee stopped the match before its end"
         """What the seats are told if the match is stopped early: whoever stops it may say why."""
         self.state = GameState(config, seed, deals=None if deals is None else deals.deals)
@@ -126,14 +130,19 @@ class Table:
                 started_at_ms=self.started_at_ms,
                 config=self.state.config.to_dict(),
                 rules=self.rules.log_record(self._untimed),
-                players={
-                    str(seat): {"name": link.bot_name, "version": link.bot_version}
-                    for seat, link in self.links.items()
-                },
+                players={str(seat): self._player(seat, link) for seat, link in self.links.items()},
                 seed_commitment=self.state.commitment,
                 extra=self._deals.start_record() if self._deals is not None else {},
             )
         )
+
+    def _player(self, seat: Seat, link: TableSeat) -> dict[str, Any]:
+        """A seat's entry in the log's ``players``: the bot's name and version, and the
+        options it was started with when it has some (a log without options reads as before)."""
+        player: dict[str, Any] = {"name": link.bot_name, "version": link.bot_version}
+        if self._options.get(seat):
+            player["options"] = dict(self._options[seat])
+        return player
 
     async def run(self) -> GameState:
         self.open_log()

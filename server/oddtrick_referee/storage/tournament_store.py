@@ -11,6 +11,7 @@ import dataclasses
 import json
 from typing import Any
 
+from oddtrick._options import shown
 from oddtrick._timing import DecisionTimes
 from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 from oddtrick_referee.storage.sqlite import Store
@@ -80,7 +81,8 @@ class TournamentStore(Store):
         Entries may be added to an existing tournament (then only the new pairs are
         played); every entry already in it must still be named, with the same bot.
         """
-        entries = [(name, source) for name, source in settings["entries"]]
+        # Each entry is [name, source], with its bot's options third when it has some.
+        entries = [(item[0], _described(item)) for item in json.loads(json.dumps(settings["entries"]))]
         with self._lock, self._connect() as db:
             row = db.execute(
                 "SELECT master_seed, settings FROM tournaments WHERE tournament_id = ?", (tournament_id,)
@@ -102,7 +104,7 @@ class TournamentStore(Store):
                     f"tournament {tournament_id!r} already exists with other settings; "
                     "use another --name to start a new one"
                 )
-            joined = [(name, source) for name, source in stored["entries"]]
+            joined = [(item[0], _described(item)) for item in stored["entries"]]
             sources = dict(entries)
             missing = [name for name, _ in joined if name not in sources]
             if missing:
@@ -114,13 +116,13 @@ class TournamentStore(Store):
             for name, source in joined:
                 if sources[name] != source:
                     raise ValueError(
-                        f"entry {name!r} of tournament {tournament_id!r} is {source}, not {sources[name]}; "
-                        "use another --name to start a new tournament"
+                        f"entry {name!r} of tournament {tournament_id!r} is {_entry_text(source)}, not "
+                        f"{_entry_text(sources[name])}; use another --name to start a new tournament"
                     )
             known = {name for name, _ in joined}
             added = [(name, source) for name, source in entries if name not in known]
             if added:
-                stored["entries"] = [list(pair) for pair in joined + added]
+                stored["entries"] = [[name, *json.loads(source)] for name, source in joined + added]
                 db.execute(
                     "UPDATE tournaments SET settings = ? WHERE tournament_id = ?",
                     (json.dumps(stored, sort_keys=True), tournament_id),
@@ -322,3 +324,15 @@ class TournamentStore(Store):
                     entry = entry_of.get(record["bot"], record["bot"])
                     merged.setdefault(entry, DecisionTimes()).merge(DecisionTimes.from_dict(record["times"]))
         return merged
+
+
+def _described(entry: list[Any]) -> str:
+    """What an entry is, apart from its name, as one comparable text: its source and options."""
+    return json.dumps(entry[1:], sort_keys=True)
+
+
+def _entry_text(described: str) -> str:
+    """An entry's source and options (``bot.py option.samples=40``) from its stored form."""
+    source, *rest = json.loads(described)
+    options = rest[0] if rest else {}
+    return " ".join([str(source), *(f"option.{name}={shown(value)}" for name, value in options.items())])

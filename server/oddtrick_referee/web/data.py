@@ -258,7 +258,7 @@ class WebData:
                 {
                     "id": tournament_id,
                     "created_at_ms": created_at,
-                    "entries": [name for name, _ in described.get("entries", [])],
+                    "entries": [entry[0] for entry in described.get("entries", [])],
                     "game": GameConfig.from_dict(described["config"]).describe(),
                     "deals": described.get("deals"),
                     "duplicate": described.get("duplicate", True),

@@ -15,7 +15,9 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from oddtrick._argparse import positive_seconds
+import trio
+
+from oddtrick._argparse import EntryArgument, EntryWords, positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
 from oddtrick.rules import ConfigError
@@ -28,6 +30,7 @@ from oddtrick_referee.competitions.ladder.service import (
     HouseBot,
     Ladder,
     LadderSettings,
+    check_house_bots,
     default_house_bots,
     run_ladder,
 )
@@ -138,10 +141,13 @@ def _add_match_options(play: argparse._ArgumentGroup) -> None:
     )
     play.add_argument(
         "--house-bot",
-        action="append",
+        action=EntryWords,
+        nargs="+",
+        const="house-bot",
         default=[],
-        metavar="NAME=FILE.py[:Class]",
-        help="a house bot of your own instead of the default ones (repeatable)",
+        metavar=("NAME=FILE.py[:Class]", "option.NAME=VALUE"),
+        help="a house bot of your own instead of the default ones (repeatable), its bot options "
+        "after it: --house-bot strong=sample_bots/pimc_bot.py option.think_seconds=0.5",
     )
     play.add_argument(
         "--house-seats",
@@ -524,6 +530,7 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = _ladder_settings(args)
+        trio.run(check_house_bots, settings)
     except (ConfigError, ValueError, OSError) as error:
         return _fail("serve", error)
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
@@ -620,12 +627,14 @@ async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:
         await run()
 
 
-def _house_bot(text: str) -> HouseBot:
+def _house_bot(given: EntryArgument) -> HouseBot:
 
-    entry = parse_entry(text)
+    entry = parse_entry(given.text)
     if not entry.sdk or entry.command is None or entry.cwd is None:
-        raise ValueError(f"--house-bot takes NAME=FILE.py[:Class] (an SDK bot), not a cmd: program: {text}")
-    return HouseBot(entry.name, entry.command, entry.cwd)
+        raise ValueError(
+            f"--house-bot takes NAME=FILE.py[:Class] (an SDK bot), not a cmd: program: {given.text}"
+        )
+    return HouseBot(entry.name, entry.command, entry.cwd, options=given.options)
 
 
 def _contains(error: BaseException, kind: type[BaseException]) -> bool:

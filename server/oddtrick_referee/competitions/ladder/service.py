@@ -20,7 +20,7 @@ import random
 import secrets
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import grpc
@@ -28,6 +28,7 @@ import trio
 
 from oddtrick import bots
 from oddtrick._codec_arena import LADDER_OVER, ladder_match_to_wire, ladder_response
+from oddtrick._options import OptionValue
 from oddtrick._run import bot_factory
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import (
@@ -42,7 +43,19 @@ from oddtrick_referee._errors import sole_error
 from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, ResultRefused
 from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.competition import Competition, DuplicateSet, PlayedTable
-from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
+from oddtrick_referee.competitions.entrants import (
+    BotProcess,
+    Identity,
+    bot_identity,
+    refusal_for,
+    run_bot_process,
+)
+from oddtrick_referee.competitions.entry_options import (
+    declare_options,
+    in_process_problem,
+    options_env,
+    process_problem,
+)
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
@@ -78,6 +91,9 @@ class HouseBot:
     in_process: str = ""
     """A shipped bot (``FILE.py`` inside the package): a local seat of the referee, with no
     process, sandbox or token."""
+    options: Mapping[str, OptionValue] = dataclasses.field(default_factory=dict)
+    """Its bot options (``--house-bot NAME=FILE.py option.NAME=VALUE``), checked before the
+    ladder starts and written in the logs of its matches."""
 
 
 def default_house_bots(count: int) -> tuple[HouseBot, ...]:
@@ -667,8 +683,9 @@ async def run_ladder(
             serving = page(referee, board) if page is not None else contextlib.nullcontext()
             async with serving, trio.open_nursery() as nursery:
                 for bot, token in house:
+                    declare_options(referee, [bot.name], bot.options)
                     if bot.in_process:
-                        make = bot_factory(bot.in_process)
+                        make = bot_factory(bot.in_process, bot.options)
                         referee.add_local(bot_entrant(bot.name, make, seats=settings.house_seats))
                         continue
                     nursery.start_soon(
@@ -741,6 +758,34 @@ def _sandbox_note() -> str:
     return " in a sandbox" if problem is None else f", not sandboxed ({problem})"
 
 
+def _house_identity(bot: HouseBot, command: Sequence[str], warn: bool = True) -> Identity | None:
+    """Who runs a house bot: a user of its own as root, unless that user cannot run it
+    (said in a warning when ``warn``)."""
+    identity = bot_identity(None)
+    if identity is not None and (refused := refusal_for(command, bot.cwd, identity)) is not None:
+        # The house bots are the operator's own programs: as root, sandboxed where it can be.
+        if warn:
+            log.warning("house bot %s runs as root%s: %s", bot.name, _sandbox_note(), refused)
+        identity = None
+    return identity
+
+
+async def check_house_bots(settings: LadderSettings) -> None:
+    """ValueError naming the house bot whose bot options it does not take, before the ladder
+    starts (a bot file checks them itself, behind its walls: ``entry_options``)."""
+    for bot in settings.house_bots:
+        if bot.in_process:
+            problem = in_process_problem(bot.in_process, bot.options)
+        elif bot.options:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)  # (covered while the bot checks)
+            who = _house_identity(bot, bot.command, warn=False)
+            problem = await process_problem(bot.command, bot.cwd, bot.options, who, settings.data_dir)
+        else:
+            problem = None
+        if problem is not None:
+            raise ValueError(f"house bot {bot.name!r}: {problem}; the ladder did not start")
+
+
 async def _run_house_bot(
     bot: HouseBot, token: str, address: str, seats: int, output_dir: Path, data_dir: Path
 ) -> None:
@@ -749,11 +794,8 @@ async def _run_house_bot(
     one that dies is logged with its last words and started again."""
     command = [*bot.command, "--server", address, f"--name={bot.name}", "--seats", str(seats)]
     env = {key: value for key, value in os.environ.items() if not key.startswith("ODDTRICK_")}
-    identity = bot_identity(None)
-    if identity is not None and (refused := refusal_for(command, bot.cwd, identity)) is not None:
-        # The house bots are the operator's own programs: as root, sandboxed where it can be.
-        log.warning("house bot %s runs as root%s: %s", bot.name, _sandbox_note(), refused)
-        identity = None
+    env.update(options_env(bot.options))
+    identity = _house_identity(bot, command)
     spec = BotProcess(
         entry=bot.name,
         name=bot.name,
