@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from process_support import stop
 from referee_support import PATIENCE_S, connect_and_play, first_legal, in_thread, referee_running, token_of
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
@@ -49,8 +50,7 @@ async def test_a_seat_blocked_in_the_bots_code_does_not_delay_the_other_seat(
                     spec = MatchSpec(GameConfig.classic(format=MatchFormat.HAND), names, rules, seed="apart")
                     record = await referee.play_match(spec, wait_s=20)
         finally:
-            process.terminate()
-            process.wait()
+            stop(process)
     assert check_log(record.log_path).ok
     south = record.seats[S]
     assert not south.faults, south

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import trio
+from process_support import reap
 from referee_support import PATIENCE_S, check_hidden_information, referee_running, token_of
 from starter_builds import BUILDS_KEY, STARTERS, Build, start_builds
 from test_stopped_table import stop_a_table
@@ -158,7 +159,5 @@ async def test_a_starter_exits_cleanly_on_a_signal(starter: str, signal_number: 
                 process.send_signal(signal_number)
                 code = await trio.to_thread.run_sync(process.wait, 15)
             finally:
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
+                reap(process)
     assert code == 0, (tmp_path / "bot.log").read_text()

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import trio
+from process_support import stop
 from referee_support import (
     PATIENCE_S,
     connect_and_play,
@@ -67,8 +68,7 @@ async def test_a_stopped_bot_is_disconnected_by_keepalive(tmp_path: Path) -> Non
         finally:
             for process in processes:
                 os.kill(process.pid, signal.SIGCONT)
-                process.terminate()
-                process.wait()
+                stop(process)
     stopped = records["stopped"]
     for seat in (N, S):
         assert stopped.seats[seat].forfeited
