@@ -8,8 +8,10 @@ while trio writes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -280,3 +282,19 @@ def log_withheld(row: dict[str, Any]) -> bool:
     return status == "sealed" or (
         status in ("running", "aborted") and (details is None or details.get("sealed", True))
     )
+
+
+def recorded_statuses(index: Path, match_ids: Collection[str]) -> dict[str, str]:
+    """The status the index records for each of these matches it holds ("running", "sealed",
+    "finished", "aborted"), read through a read-only connection: reading a data folder, even
+    one a referee is writing, changes nothing in it. Raises ``sqlite3.Error`` if the file
+    cannot be read as an index."""
+    wanted = sorted(set(match_ids))
+    found: dict[str, str] = {}
+    uri = f"{index.resolve().as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
+        for start in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
+            chunk = wanted[start : start + 500]
+            query = f"SELECT match_id, status FROM matches WHERE match_id IN ({', '.join('?' * len(chunk))})"
+            found.update((str(match_id), str(status)) for match_id, status in db.execute(query, chunk))
+    return found
