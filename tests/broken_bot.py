@@ -15,6 +15,9 @@ the event numbers, retries refused answers, stops on OK. The bugs:
 - ignore-gaps: does not look at Event.sequence;
 - never-answers: holds its seats but answers nothing;
 - late: under a deadline of 1 s or less, answers its 3rd such request after 1.3 s;
+- illegal-card: revokes, as a bot that ignores the suit led would: plays a card it holds
+  that is not among the legal ones whenever it has one, on every retry too;
+- revoke-once: revokes once, the first time it can, and answers legally when refused;
 - none: no bug.
 
 ``--pid-file`` writes the process id there (to see that it was stopped).
@@ -33,11 +36,12 @@ from typing import Any
 
 import grpc
 
-from oddtrick.v1 import game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
 
 _CLOSE = object()
 answers = itertools.count(1)
 short = itertools.count(1)
+revoked = threading.Event()
 
 
 def strict(enum: Any, value: int) -> str:
@@ -54,6 +58,19 @@ def gap(update: referee_pb2.Update, sequence: list[int]) -> bool:
             return True
         sequence[0] = event.sequence
     return False
+
+
+def choose(request: referee_pb2.DecisionRequest, bug: str) -> Any:
+    """The action to answer with: the first legal one; for illegal-card (and revoke-once, the
+    first time) a card held that is not legal, when there is one (the suit led not followed)."""
+    legal = request.legal_actions
+    if bug in ("illegal-card", "revoke-once") and legal[0].HasField("card") and not revoked.is_set():
+        revoke = [card for card in request.hand.cards if all(action.card != card for action in legal)]
+        if revoke:
+            if bug == "revoke-once":
+                revoked.set()
+            return cards_pb2.Action(card=revoke[0])
+    return legal[0]
 
 
 def read_token() -> str:
@@ -107,9 +124,7 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, token: str, failures: 
                         and message.refusal.request_id == last.request_id
                         and message.refusal.attempts_left
                     ):
-                        decision = referee_pb2.Decision(
-                            request_id=last.request_id, action=last.legal_actions[0]
-                        )
+                        decision = referee_pb2.Decision(request_id=last.request_id, action=choose(last, bug))
                         outbox.put(referee_pb2.BotMessage(decision=decision))
                         last = None
                 if request is None or bug == "never-answers":
@@ -122,7 +137,7 @@ def session(stub: referee_pb2_grpc.RefereeStub, bug: str, token: str, failures: 
                     time.sleep(1.3)
                 if bug == "wrong-id" and next(answers) == 5:
                     request_id += 1000
-                decision = referee_pb2.Decision(request_id=request_id, action=request.legal_actions[0])
+                decision = referee_pb2.Decision(request_id=request_id, action=choose(request, bug))
                 outbox.put(referee_pb2.BotMessage(decision=decision))
                 last = request
         except grpc.RpcError as error:
@@ -154,6 +169,8 @@ def main() -> int:
         "ignore-gaps",
         "never-answers",
         "late",
+        "illegal-card",
+        "revoke-once",
         "none",
     ]
     parser.add_argument("--bug", choices=bugs, required=True)

@@ -22,7 +22,6 @@ import asyncio
 import hashlib
 import queue
 import random
-import subprocess
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
@@ -75,20 +74,6 @@ async def referee_running(tmp_path: Path, names: Iterable[str], **settings: Any)
 async def in_thread(function: Callable[..., Any], *args: Any) -> Any:
     """Run blocking ``function(*args)`` in a worker thread; on cancellation, stop waiting for it."""
     return await trio.to_thread.run_sync(function, *args, abandon_on_cancel=True)
-
-
-async def stop_bot_process(process: subprocess.Popen[bytes], patience_s: float = 30.0) -> None:
-    """Stop a bot process beside an in-process referee: SIGTERM, then wait for it off the
-    event loop (a stopping bot says Leave, and the referee on this loop must answer it),
-    shielded so a failing test still reaps it; killed if it outlasts ``patience_s``."""
-    if process.poll() is None:
-        process.terminate()
-    with trio.CancelScope(shield=True):
-        try:
-            await trio.to_thread.run_sync(process.wait, patience_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            await trio.to_thread.run_sync(process.wait)
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from process_support import reap
 
 ROOT = Path(__file__).resolve().parents[1]
 HEURISTIC = ROOT / "sdk" / "oddtrick" / "bots" / "heuristic_bot.py"
@@ -100,8 +101,7 @@ def test_no_timeouts_with_every_core_busy_and_the_bot_on_one(tmp_path):
         )
     finally:
         for hog in hogs:
-            hog.kill()
-            hog.wait()
+            reap(hog)
     assert result.returncode == 0, result.stderr[-2000:]
     decisions, timeouts, other, thinks, lags = _pimc_decisions(tmp_path)
     print(

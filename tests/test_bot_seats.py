@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 import trio
+from process_support import stop_beside_referee
 from referee_support import (
     PATIENCE_S,
     connect_and_play,
     first_legal,
     in_thread,
     referee_running,
-    stop_bot_process,
     token_of,
 )
 
@@ -57,7 +57,7 @@ async def test_a_seat_blocked_in_the_bots_code_does_not_delay_the_other_seat(
                     spec = MatchSpec(GameConfig.classic(format=MatchFormat.HAND), names, rules, seed="apart")
                     record = await referee.play_match(spec, wait_s=20)
         finally:
-            await stop_bot_process(process)
+            await stop_beside_referee(process)
     assert check_log(record.log_path).ok
     south = record.seats[S]
     assert not south.faults, south

@@ -21,6 +21,7 @@ from pathlib import Path
 import grpc
 import pytest
 import trio
+from process_support import reap
 from referee_support import (
     GUARD_S,
     PATIENCE_S,
@@ -113,9 +114,7 @@ async def a_match_and_a_signal(
                 code = await bot.exit_code()
         finally:
             gate.set()
-            if bot.process.poll() is None:
-                bot.process.kill()
-            bot.process.wait()
+            reap(bot.process)
             assert bot.process.stderr is not None
             bot.process.stderr.close()
     return record[0], bot, code, line

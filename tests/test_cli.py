@@ -192,3 +192,26 @@ def test_watch_without_a_referee_says_where_it_looked(capsys: pytest.CaptureFixt
     error = capsys.readouterr().err
     assert "127.0.0.1:1" in error
     assert "oddtrick serve" in error
+
+
+HEAVY_MODULES = ("grpc", "trio", "oddtrick_referee", "google.protobuf", "psycopg", "starlette", "rich")
+"""What ``oddtrick --version`` has no use for: the transport, the event loop, the referee
+and what they bring (loading them cost a second of CPU before the version was printed)."""
+
+
+def test_the_version_is_printed_without_loading_the_transport_or_the_referee() -> None:
+    shown = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "oddtrick", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert shown.stdout.strip().startswith("oddtrick ")
+    # -X importtime writes one line per module imported: "import time: SELF | CUMULATIVE | NAME".
+    imported = {line.rsplit("|", 1)[1].strip() for line in shown.stderr.splitlines() if "|" in line}
+    assert "oddtrick" in imported  # the trace was read
+    loaded = sorted(
+        name for name in imported for heavy in HEAVY_MODULES if name == heavy or name.startswith(heavy + ".")
+    )
+    assert not loaded, loaded

@@ -7,6 +7,7 @@ bug) on a real socket; the starter bots' passing runs are in test_starter_bots.p
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import logging
 import os
@@ -20,6 +21,7 @@ import grpc
 import pytest
 import trio
 
+from oddtrick_referee.conformance.knock_on import scenarios_read
 from oddtrick_referee.conformance.proxy import ProbingProxy
 from oddtrick_referee.conformance.runner import Options, conformance_run, run_conformance
 
@@ -70,6 +72,50 @@ def test_a_broken_bot_fails_the_checks_of_its_bug_and_only_those(bug: str, faili
     report = trio.run(run_conformance, Options(command=broken(bug)))
     assert set(report.failed()) == failing, [c for c in report.checks if not c.passed]
     assert not report.passed
+
+
+SPOILED_BY_REVOKES = {
+    "several-seats",
+    *(f"play:{name}" for name in ("classic-turned-card", "classic-cut", "classic-rotation")),
+    *(f"play:{name}" for name in ("contract-doubling", "contract-rubber")),
+    "match-end",
+    "turned-card",
+    "scoring-classic",
+    "scoring-contract",
+}
+"""What a bot that revokes whenever it can spoils every run: each main scenario is cut short
+after two illegal cards in a row, so no match is played to its end."""
+
+
+@pytest.mark.parametrize(
+    ("bug", "spoiled"),
+    [
+        ("illegal-card", SPOILED_BY_REVOKES),
+        # One revoke, refused, then a legal card: its match has a refusal, and nothing else.
+        ("revoke-once", {"play:classic-turned-card", "turned-card"}),
+    ],
+)
+def test_an_illegal_card_is_the_one_failure_and_what_it_spoiled_is_not_judged(
+    bug: str, spoiled: set[str]
+) -> None:
+    """An illegal card used to fail a dozen checks besides legal-action: the matches it
+    spoiled (refused, played for the bot, stopped) failed every check that reads them."""
+    report = trio.run(run_conformance, Options(command=broken(bug)))
+    assert report.failed() == ["legal-action"], [c for c in report.checks if not c.passed and not c.skipped]
+    not_judged = {c.name for c in report.checks if c.after}
+    assert spoiled <= not_judged
+    if bug == "revoke-once":
+        assert not_judged == spoiled
+    assert all(c.skipped and c.after == "legal-action" for c in report.checks if c.name in not_judged)
+    # Every check that reads a scenario's play says which (knock_on.READS): a new one is listed there.
+    apart = {c.name for c in report.checks if not scenarios_read(c.name)}
+    assert apart == {"environment", "hello", "request-id", "legal-action", "session-ok"}
+    shown = io.StringIO()
+    report.write_text(shown)
+    text = shown.getvalue()
+    assert text.count("not judged (after legal-action failed)") == len(not_judged), text
+    assert f"0 of {len(report.judged)} checks" not in text
+    assert f", 1 failed, {len(not_judged)} not judged after legal-action failed" in text, text
 
 
 def test_a_bot_that_never_answers_is_stopped_in_each_scenario_once_that_is_known() -> None:
@@ -153,7 +199,7 @@ def test_json_for_ci_and_exit_0_when_every_check_passes() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)
     assert report["passed"] is True
-    assert report["summary"] == {"passed": len(report["checks"]), "failed": 0, "skipped": 0}
+    assert report["summary"] == {"passed": len(report["checks"]), "failed": 0, "skipped": 0, "not_judged": 0}
     names = {check["name"] for check in report["checks"]}
     assert {
         "resume",
@@ -165,7 +211,7 @@ def test_json_for_ci_and_exit_0_when_every_check_passes() -> None:
         "event-gap",
     } | FORWARD_COMPATIBILITY <= names
     assert all(
-        set(check) == {"name", "title", "passed", "expected", "actual", "skipped"}
+        set(check) == {"name", "title", "passed", "expected", "actual", "skipped", "after"}
         for check in report["checks"]
     )
 
@@ -212,7 +258,12 @@ def test_a_bot_started_by_hand_connects_to_the_given_port() -> None:
     [environment] = [c for c in report["checks"] if c["name"] == "environment"]
     assert environment["skipped"]
     assert not environment["passed"]
-    assert report["summary"] == {"passed": len(report["checks"]) - 1, "failed": 0, "skipped": 1}
+    assert report["summary"] == {
+        "passed": len(report["checks"]) - 1,
+        "failed": 0,
+        "skipped": 1,
+        "not_judged": 0,
+    }
     assert bot.returncode == 0, bot.stderr
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from bounds_support import MEMORY_CEILING, gzip_bomb, oddtrick_measured
+from process_support import reap
 from worker_support import DEADLINE, Worker, until
 
 from oddtrick import __version__
@@ -90,8 +91,7 @@ def workers() -> Iterator[list[Worker]]:
     for worker in started:
         if worker.process.poll() is None:
             worker.process.send_signal(signal.SIGCONT)
-            worker.process.kill()
-            worker.process.wait()
+            reap(worker.process)
 
 
 def run_jobs(work: WorkQueue, name: str) -> list[Any]:
@@ -187,8 +187,7 @@ def test_a_killed_worker_s_set_is_played_again_from_its_start_and_counted_once(
     doomed = Worker(url, "doomed", *FAST)
     workers.append(doomed)
     job_id = int(doomed.wait_for(r"leased job (\d+) ").group(1))
-    doomed.process.send_signal(signal.SIGKILL)
-    doomed.process.wait()
+    reap(doomed.process)
     workers.append(Worker(url, "heir", *FAST))
     until("every set done", lambda: all_done(work, "killed"))
     jobs = {job.id: job for job in run_jobs(work, "killed")}

@@ -45,7 +45,7 @@ def blocked(released: threading.Event) -> type[oddtrick.Bot]:
             return oddtrick.PASS
 
         def choose_card(self, view: oddtrick.BotView) -> oddtrick.Action:
-            released.wait()
+            released.wait(PATIENCE_S)
             return view.legal_actions[0]
 
     return Blocked

@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 import pytest
 import trio
+from process_support import Lines, child, stop
 from referee_support import GUARD_S, SeededBot, in_thread, run_sdk_bot
 
 from oddtrick._address import with_default_port
@@ -264,18 +265,12 @@ async def test_a_busy_port_is_one_clear_line_without_grpcs_own_log(tmp_path):
 def test_serve_says_where_it_listens_once_even_when_verbose(tmp_path):
     command = [sys.executable, "-m", "oddtrick", "serve", "-v", "--port", "0", "--ns", "a", "--ew", "b",
                "--data-dir", str(tmp_path)]  # fmt: skip
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
+    with child(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
         assert process.stdout is not None
-        said = []
-        for line in process.stdout:
-            said.append(line)
-            if "waiting for a, b to connect" in line:
-                break
-        else:
-            pytest.fail(f"serve ended before waiting for its bots: {said}")
-        process.send_signal(signal.SIGINT)
-        said += process.stdout.read().splitlines()
-        assert process.wait(timeout=STARTUP_GUARD_S) == 130
+        output = Lines(process.stdout)
+        said = output.until("waiting for a, b to connect", timeout=STARTUP_GUARD_S)
+        assert stop(process, signal.SIGINT, timeout=STARTUP_GUARD_S) == 130
+        said += output.rest(timeout=STARTUP_GUARD_S)
     assert sum("referee listening" in line for line in said) == 1, said
 
 

@@ -198,7 +198,7 @@ def test_sigterm_stops_serve_mid_match_as_ctrl_c_does_and_keeps_what_was_played(
     with sqlite3.connect(tmp_path / "oddtrick.sqlite3") as db:
         (row,) = db.execute("SELECT status, log_path FROM matches WHERE match_id = ?", (match_id,)).fetchall()
     assert row[0] == "aborted"
-    records = log_records(Path(row[1]))
+    records = log_records(tmp_path / row[1])  # named relative to the data folder
     played = [(r["seat"], r["action"]) for r in records if r["type"] == "action"]
     assert len(played) >= len(seen)
     assert played[: len(seen)] == seen

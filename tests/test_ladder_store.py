@@ -393,7 +393,7 @@ def test_two_referees_racing_to_claim_one_match_start_it_once(database_url: str,
     won: list[str] = []
 
     def race(index: int) -> None:
-        start.wait()
+        start.wait(timeout=60)
         if racers[index].claim_match("contested", f"referee-{index}"):
             won.append(f"referee-{index}")
 

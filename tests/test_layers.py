@@ -75,6 +75,10 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("oddtrick._cli", "oddtrick._watch"): "`oddtrick watch` loads the watcher only when it watches",
     (
         "oddtrick._cli",
+        "oddtrick._tls",
+    ): "gRPC's credentials load in the commands that connect: `--version` is instant",
+    (
+        "oddtrick._cli",
         "oddtrick_referee.cli",
     ): "the referee's commands, absent when the SDK alone is installed",
     ("oddtrick._strong_cli", "oddtrick.analysis"): "`oddtrick analyze` needs the strong extra (endplay)",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from process_support import reap
 
 from oddtrick.rules import GameConfig
 from oddtrick_referee._exceptions import EntrantExited
@@ -159,8 +160,7 @@ def test_the_bot_processes_die_with_a_sigkilled_referee(tmp_path: Path) -> None:
         processes = _descendants(referee.pid)
         assert len(processes) >= 4  # a launcher and a bot for each of the four bot names
         handles = [os.pidfd_open(pid) for pid in processes if Path(f"/proc/{pid}").exists()]
-        referee.kill()
-        referee.wait()
+        reap(referee)
     try:
         for handle in handles:
             ready, _, _ = select.select([handle], [], [], GUARD_S)
@@ -261,8 +261,7 @@ def test_the_launcher_kills_the_bot_when_the_referees_end_of_its_pipe_closes() -
         assert ready, "the bot outlived its launcher's pipe"
         assert launcher.wait(timeout=GUARD_S) == 137
     finally:
-        launcher.kill()
-        launcher.wait()
+        reap(launcher)
         launcher.stdout.close()
 
 

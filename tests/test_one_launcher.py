@@ -20,7 +20,11 @@ COMPETITIONS = ROOT / "server" / "oddtrick_referee" / "competitions"
 LAUNCHERS = (COMPETITIONS / "entrants.py", COMPETITIONS / "launcher.py")
 NOT_BOTS = {
     COMPETITIONS / "sandbox.py": "tries bubblewrap once on `true` at start, to say why it cannot sandbox",
-    ROOT / "server" / "oddtrick_referee" / "cli.py": "oddtrick check reads match logs on every core",
+    ROOT
+    / "server"
+    / "oddtrick_referee"
+    / "replay"
+    / "check.py": "oddtrick check reads match logs on every core",
     ROOT / "sdk" / "oddtrick" / "_strong_cli.py": (
         "oddtrick sprt A.py B.py with no referee plays two Python bot files on every core: "
         "the operator's own code, run as its own (docs/security.md says so), not an entry"

@@ -252,6 +252,6 @@ def test_the_sdk_client_accepts_a_resync_between_matches():
         )
         asyncio.run(asyncio.wait_for(run_bot_async(lambda: oddtrick.FunctionBot(first), options), timeout=20))
     finally:
-        server.stop(None).wait()
+        server.stop(None).wait(PATIENCE_S)
     assert [d.request_id for d in servicer.decisions] == [7]
     assert servicer.left

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from process_support import reap
 
 from oddtrick._log_records import record_from_dict
 from oddtrick.rules import Card, Seat, Suit, deal_cards
@@ -213,9 +214,7 @@ def test_on_a_terminal_the_keys_step_trick_by_trick_and_hand_by_hand(played):
         os.write(master, b"q")
         assert process.wait(timeout=15) == 0
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        reap(process)
         os.close(master)
 
 

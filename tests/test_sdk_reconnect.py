@@ -197,6 +197,6 @@ def test_an_answer_written_after_the_referee_ended_with_ok_does_not_make_the_bot
         options = ClientOptions(server=f"127.0.0.1:{port}", name="ok", token="t", reconnect_for_s=2.0)
         asyncio.run(asyncio.wait_for(run_bot_async(HoldsTheLoop, options), GUARD_S))
     finally:
-        server.stop(None).wait()
+        server.stop(None).wait(GUARD_S)
     assert servicer.ended.is_set()
     assert servicer.hellos == 1, "the bot reconnected after the referee ended its session with OK"

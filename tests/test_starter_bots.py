@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 import trio
+from process_support import reap
 from referee_support import (
     PATIENCE_S,
     check_hidden_information,
@@ -191,9 +192,7 @@ async def test_a_starter_exits_cleanly_on_a_signal(starter: str, signal_number: 
                 process.send_signal(signal_number)
                 code = await trio.to_thread.run_sync(process.wait, 15)
             finally:
-                if process.poll() is None:
-                    process.kill()
-                    process.wait()
+                reap(process)
     assert code == 0, (tmp_path / "bot.log").read_text()
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import trio
+from process_support import stop_beside_referee
 from referee_support import (
     PATIENCE_S,
     connect_and_play,
@@ -19,7 +20,6 @@ from referee_support import (
     in_thread,
     log_records,
     referee_running,
-    stop_bot_process,
     token_of,
 )
 
@@ -68,7 +68,7 @@ async def test_a_stopped_bot_is_disconnected_by_keepalive(tmp_path: Path) -> Non
         finally:
             for process in processes:
                 os.kill(process.pid, signal.SIGCONT)
-                await stop_bot_process(process)
+                await stop_beside_referee(process)
     stopped = records["stopped"]
     for seat in (N, S):
         assert stopped.seats[seat].forfeited

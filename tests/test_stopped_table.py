@@ -20,13 +20,13 @@ from pathlib import Path
 
 import grpc
 import trio
+from process_support import stop_beside_referee
 from referee_support import (
     PATIENCE_S,
     RawBot,
     StreamEnded,
     log_records,
     referee_running,
-    stop_bot_process,
     token_of,
 )
 from test_referee_watch import Spectator
@@ -79,7 +79,7 @@ class Printed:
         raise AssertionError(f"the bot exited without printing {text!r}: {self.lines}")
 
     async def stop(self) -> None:
-        await stop_bot_process(self.process)
+        await stop_beside_referee(self.process)
         assert self.process.stdout is not None
         self.process.stdout.close()
 

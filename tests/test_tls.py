@@ -12,6 +12,7 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from process_support import reap
 from tls_support import make_certificates
 
 from oddtrick.rules import GameConfig
@@ -76,9 +77,7 @@ def test_a_whole_match_over_mutual_tls_with_the_real_commands(tmp_path: Path) ->
             assert bot.returncode == 0, bot_out
     finally:
         for process in (serve, *bots):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            reap(process)
     (log_path,) = (tmp_path / "data" / "logs").glob("*.jsonl")
     report = check_log(log_path)
     assert report.ok, report.describe()

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from process_support import stop
 
 from oddtrick.rules import GameConfig, GameState
 from oddtrick_referee import check_log, read_log
@@ -72,8 +73,7 @@ async def test_round_robin_with_a_remote_entry_completes_and_its_standings_add_u
         )
     finally:
         for process in processes:
-            process.terminate()
-            process.wait()
+            stop(process)
 
     # Three pairings, two deals each, every deal played twice.
     store = TournamentStore(tmp_path / "oddtrick.sqlite3")

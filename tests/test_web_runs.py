@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from process_support import reap
 from worker_support import DEADLINE, Worker, until
 
 from oddtrick_referee.storage.run_store import RunStore
@@ -70,8 +71,7 @@ def workers() -> Iterator[list[Worker]]:
     yield started
     for worker in started:
         if worker.process.poll() is None:
-            worker.process.kill()
-            worker.process.wait()
+            reap(worker.process)
 
 
 class _Table(HTMLParser):

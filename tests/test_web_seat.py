@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import trio
+from process_support import reap
 
 from oddtrick.rules import Card, GameConfig, Seat, deal_cards
 from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent
@@ -66,8 +67,7 @@ class Command:
         try:
             self.process.communicate(timeout=GUARD_S)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.communicate()
+            reap(self.process)
 
 
 def play_command(tmp_path: Path, game: str, seed: str) -> Command:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from process_support import reap
 from worker_support import DEADLINE, Worker, until
 
 from oddtrick.analysis import analyze_logs
@@ -88,8 +89,7 @@ def workers() -> Iterator[list[Worker]]:
     yield started
     for worker in started:
         if worker.process.poll() is None:
-            worker.process.kill()
-            worker.process.wait()
+            reap(worker.process)
 
 
 def analysed_here(path: Path) -> object:
@@ -228,8 +228,7 @@ def test_a_killed_worker_s_job_is_leased_again_after_expiry_and_done_once(
     doomed = Worker(url, "doomed", "--lease", "2", "--beat", "0.5")
     workers.append(doomed)
     doomed.wait_for(rf"leased job {job_id} ")
-    doomed.process.send_signal(signal.SIGKILL)
-    doomed.process.wait()
+    reap(doomed.process)
     assert job(work, job_id).status == "leased"
     workers.append(Worker(url, "heir", "--lease", "2", "--beat", "0.5"))
     until("the job done", lambda: job(work, job_id).status == "done")

@@ -31,11 +31,11 @@ from oddtrick._options import (
     with_options,
 )
 from oddtrick._strong_cli import add_commands as add_strong_commands
-from oddtrick._tls import TlsOptions, tls_from_args
 from oddtrick.rules import GameKind
 
 if TYPE_CHECKING:
     from oddtrick._client import BotRefused
+    from oddtrick._tls import TlsOptions
 
 
 def _add_bot_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -178,6 +178,8 @@ def _add_tls_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _tls(args: argparse.Namespace) -> TlsOptions | None:
+    from oddtrick._tls import tls_from_args  # gRPC's credentials: loaded by the commands that connect
+
     return tls_from_args(args.tls, args.ca, args.tls_cert, args.tls_key)
 
 
@@ -448,8 +450,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(arguments: list[str], started: list[bool]) -> int:
     if arguments[:2] == ["tournament", "status"]:  # a verb of tournament's, read by a parser of its own
         arguments = ["tournament-status", *arguments[2:]]
-    # A bot process needs only the SDK: skip loading the referee (and trio) to start fast.
-    parser = build_parser(with_referee=arguments[:1] not in (["bot"], ["watch"]))
+    # A bot process needs only the SDK: skip loading the referee (and trio) to start fast;
+    # `oddtrick --version` (argparse prints it as soon as it reads it) needs nothing else either.
+    parser = build_parser(with_referee=arguments[:1] not in (["bot"], ["watch"], ["--version"]))
     args = parser.parse_args(arguments)
     if not hasattr(args, "handler"):
         parser.print_help()

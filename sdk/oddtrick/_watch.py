@@ -12,7 +12,7 @@ import dataclasses
 import queue
 import threading
 import time
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 import grpc
@@ -172,6 +172,49 @@ def _nothing_to_watch(channel: grpc.Channel, server: str) -> str:
 POLL_S = 0.5
 """How often a waiting spectator asks the referee whether a match has started."""
 
+SEALED_LOOK_S = 2.0
+"""How often a spectator waiting for a match to start looks for sealed ones being played."""
+
+
+def sealed_in_play(arena: arena_pb2_grpc.ArenaStub) -> int:
+    """How many matches are being played sealed (listed as sealed, not yet ended): the
+    tables of a ladder's match, or of a tournament's duplicate set, while their deals are
+    still to be dealt at another table."""
+    listed = arena.ListMatches(list_matches_request(500, [SEALED])).matches  # newest first
+    return sum(1 for match in listed if not match.HasField("ended_at_unix_ms"))
+
+
+def sealed_line(count: int, server: str) -> str:
+    """What a spectator waiting for a match is told of the sealed ones being played."""
+    are, its, them = ("1 match is", "its", "it") if count == 1 else (f"{count} matches are", "their", "them")
+    return (
+        f"{are} being played on {server}, sealed: {its} deals are (or may be) still to be dealt at "
+        "another table (the twin table of a ladder match or of a duplicate pair, or a later table "
+        f"dealing from the same --deals-from file), so no spectator sees {them} until none will. "
+        "Waiting for a match open to spectators to start; a sealed match's log is served once it "
+        "is released (oddtrick watch MATCH_ID replays it then)"
+    )
+
+
+class _SealedNotice:
+    """Says once, while a spectator waits for a match open to it, that matches are being
+    played sealed: a ladder seals every table it plays, and its spectators were left
+    waiting in silence for ever."""
+
+    def __init__(self, arena: arena_pb2_grpc.ArenaStub, server: str, err: TextIO) -> None:
+        self._arena = arena
+        self._server = server
+        self._err = err
+        self.said = False
+
+    def look(self) -> None:
+        if self.said:
+            return
+        count = sealed_in_play(self._arena)
+        if count:
+            print(sealed_line(count, self._server), file=self._err, flush=True)
+            self.said = True
+
 
 class _Pacer:
     """Prints lines for a person: red hearts and diamonds on a terminal, and a pause
@@ -212,6 +255,7 @@ def watch(
     since_ms: int | None = None
     with open_channel(server, tls) as channel:
         arena = arena_pb2_grpc.ArenaStub(channel)
+        sealed = _SealedNotice(arena, server, err)
         try:
             while True:
                 if match_id is not None:
@@ -219,14 +263,14 @@ def watch(
                 elif since_ms is None:
                     target = newest_match_in_progress(channel)
                     if target is None and wait:
-                        target, since_ms, shown = _first_match(arena, server, watched, err, pacer)
+                        target, since_ms, shown = _first_match(arena, server, watched, err, pacer, sealed)
                         if shown:
                             watched.append(target)
                             if not follow:
                                 return 0
                             continue
                 else:
-                    target, since_ms = _match_after(arena, server, watched, since_ms, err)
+                    target, since_ms = _match_after(arena, server, watched, since_ms, err, sealed)
                 if target is None:
                     print(f"oddtrick watch: {_nothing_to_watch(channel, server)}", file=err)
                     return 1
@@ -262,7 +306,12 @@ def rpc_failure(code: grpc.StatusCode, details: str | None, server: str, followe
 
 
 def _first_match(
-    arena: arena_pb2_grpc.ArenaStub, server: str, watched: list[str], err: TextIO, pacer: _Pacer
+    arena: arena_pb2_grpc.ArenaStub,
+    server: str,
+    watched: list[str],
+    err: TextIO,
+    pacer: _Pacer,
+    sealed: _SealedNotice,
 ) -> tuple[str, int, bool]:
     """Wait for a match to start: it, when it started, and whether it was shown already.
 
@@ -272,11 +321,11 @@ def _first_match(
     than ``WatchMatchRequest.next_to_start`` is looked at instead.
     """
     print(f"waiting for a match to start on {server} (Ctrl-C to stop)", file=err, flush=True)
-    started = _watch_next(arena, pacer)
+    started = _watch_next(arena, pacer, sealed.look)
     if started is not None:
         return started[0], started[1], True
     watched.extend(m.match_id for m in _listed(arena))  # whatever starts from now on
-    target, since_ms = _match_after(arena, server, watched, 0, err, said=True)
+    target, since_ms = _match_after(arena, server, watched, 0, err, sealed, said=True)
     return target, since_ms, False
 
 
@@ -297,6 +346,7 @@ def _match_after(
     watched: list[str],
     since_ms: int,
     err: TextIO,
+    sealed: _SealedNotice,
     said: bool = False,
 ) -> tuple[str, int]:
     """The first match open to spectators that started after ``since_ms`` and is not in
@@ -311,6 +361,7 @@ def _match_after(
         if not said:
             print(f"waiting for the next match on {server} (Ctrl-C to stop)", file=err, flush=True)
             said = True
+        sealed.look()
         time.sleep(POLL_S)
 
 
@@ -319,18 +370,24 @@ def _watch_live(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -
     return _show_stream(arena.WatchMatch(watch_match_request(match_id)), pacer) is not None
 
 
-def _watch_next(arena: arena_pb2_grpc.ArenaStub, pacer: _Pacer) -> tuple[str, int] | None:
+def _watch_next(
+    arena: arena_pb2_grpc.ArenaStub, pacer: _Pacer, waiting: Callable[[], None]
+) -> tuple[str, int] | None:
     """Follow the next match to start, from its first event, to its end: its id and when
-    it started; ``None`` if the referee cannot (it predates ``next_to_start``)."""
-    return _show_stream(arena.WatchMatch(watch_next_match_request()), pacer)
+    it started; ``None`` if the referee cannot (it predates ``next_to_start``).
+    ``waiting`` is called now and every :data:`SEALED_LOOK_S` until the match starts."""
+    return _show_stream(arena.WatchMatch(watch_next_match_request()), pacer, waiting)
 
 
-def _show_stream(stream: Any, pacer: _Pacer) -> tuple[str, int] | None:
+def _show_stream(
+    stream: Any, pacer: _Pacer, waiting: Callable[[], None] | None = None
+) -> tuple[str, int] | None:
     """Print a WatchMatch stream to its end: the match's id and when it started (from its
     MatchStarted), or ``None`` if the referee found no such match (NOT_FOUND).
 
     The stream is read on its own thread, so that a paced printer never keeps the referee
-    waiting (it cuts off a spectator that falls far behind).
+    waiting (it cuts off a spectator that falls far behind). Until its first message,
+    ``waiting`` is called now and every :data:`SEALED_LOOK_S`.
     """
     received: queue.Queue[arena_pb2.WatchMatchResponse | BaseException | None] = queue.Queue()
 
@@ -347,7 +404,8 @@ def _show_stream(stream: Any, pacer: _Pacer) -> tuple[str, int] | None:
     play = PlayByPlay()
     started = ("", 0)
     try:
-        while (item := received.get()) is not None:
+        while (item := _first_or_next(received, waiting)) is not None:
+            waiting = None
             if isinstance(item, grpc.RpcError) and item.code() is grpc.StatusCode.NOT_FOUND:
                 return None
             if isinstance(item, BaseException):
@@ -361,6 +419,18 @@ def _show_stream(stream: Any, pacer: _Pacer) -> tuple[str, int] | None:
     finally:
         stream.cancel()
     return started
+
+
+def _first_or_next(received: queue.Queue[Any], waiting: Callable[[], None] | None) -> Any:
+    """The stream's next item; while ``waiting`` is given, it is called now and every
+    :data:`SEALED_LOOK_S` until one comes."""
+    while waiting is not None:
+        waiting()
+        try:
+            return received.get(timeout=SEALED_LOOK_S)
+        except queue.Empty:
+            continue
+    return received.get()
 
 
 def _replay_finished(arena: arena_pb2_grpc.ArenaStub, match_id: str, pacer: _Pacer) -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,9 +29,9 @@ from oddtrick_referee.competitions.tournament_workers_cli import (
 from oddtrick_referee.conformance.cli import add_command as add_conformance
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
-from oddtrick_referee.play.matchlog import check_log
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import RefereeSettings, open_arena_problem
+from oddtrick_referee.replay.check import add_check_command
 from oddtrick_referee.replay.cli import add_commands as add_replay_commands
 from oddtrick_referee.serve import serve
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
@@ -54,7 +52,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     _add_tokens(commands)
     add_ladder_command(commands, add_game_options, add_data_dir)
     add_play_command(commands)
-    _add_check(commands)
+    add_check_command(commands)
     add_replay_commands(commands)
     add_web_command(commands)
     add_web_option(serve)
@@ -296,22 +294,6 @@ def _add_tokens(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     tokens.set_defaults(handler=_tokens)
 
 
-def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = commands.add_parser(
-        "check",
-        help="replay match logs and verify every action, result and the seed",
-        description="Re-creates each match from its log with the rules engine and the revealed seed.",
-    )
-    check.add_argument(
-        "logs",
-        nargs="+",
-        type=Path,
-        metavar="LOG.jsonl",
-        help="match logs (.jsonl or .jsonl.gz), or folders of them (oddtrick-data/logs: every log in it)",
-    )
-    check.set_defaults(handler=_check)
-
-
 def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
     seating: dict[Seat, str] = {}
     for seat in Seat:
@@ -402,44 +384,6 @@ def _tokens(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
 
     return run_demo(args.data_dir, args.deals)
-
-
-def _check_one(path: Path) -> str:
-    if not path.exists():
-        return f"!{path}: no such file (a data folder's logs are in DATA/logs: oddtrick check DATA/logs)"
-    try:
-        report = check_log(path)
-    except (OSError, ValueError, KeyError) as error:
-        return f"!{path}: cannot read: {getattr(error, 'strerror', None) or error}"
-    return f"{'' if report.ok else '!'}{path}: {report.describe()}"
-
-
-def _logs_in(paths: list[Path]) -> list[Path]:
-    """The logs named, a folder standing for every match log under it (in name order)."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.name.endswith((".jsonl", ".jsonl.gz")))
-        else:
-            found.append(path)
-    return found
-
-
-def _check(args: argparse.Namespace) -> int:
-    args.logs = _logs_in(args.logs)
-    if not args.logs:
-        print("oddtrick check: no match logs (*.jsonl, *.jsonl.gz) in the folders given", file=sys.stderr)
-        return 1
-    # Logs are independent: many of them are checked on every core, reported in order.
-    workers = min(len(args.logs) // 4, os.cpu_count() or 1, 8)
-    if workers > 1:
-        with concurrent.futures.ProcessPoolExecutor(workers) as pool:
-            lines = list(pool.map(_check_one, args.logs, chunksize=4))
-    else:
-        lines = [_check_one(path) for path in args.logs]
-    for line in lines:
-        print(line.removeprefix("!"))
-    return 1 if any(line.startswith("!") for line in lines) else 0
 
 
 def _tournament(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from oddtrick._codec import action_from_wire
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
+from oddtrick_referee.conformance.knock_on import after_root
 from oddtrick_referee.conformance.proxy import Entry, ProbingProxy
 from oddtrick_referee.conformance.report import Check
 from oddtrick_referee.conformance.scenarios import GRACE_S, PROBED_LATE, SCENARIOS, SHORT_DEADLINE_S, Scenario
@@ -290,12 +291,16 @@ class _Judge:
             actual,
         )
 
-    def legal(self) -> Check:
-        illegal = [
+    def illegal_answers(self) -> list[_Answer]:
+        """The answers that were not among their request's legal_actions."""
+        return [
             a
             for a in self.answers
             if a.request is not None and a.known_id and a.decision.action not in a.request.legal_actions
         ]
+
+    def legal(self) -> Check:
+        illegal = self.illegal_answers()
         actual = f"{len(self.answers)} answers, all among legal_actions"
         if illegal:
             actual = (
@@ -892,4 +897,7 @@ def evaluate(run: Run) -> list[Check]:
         judge.unknown_refusal_reason(),
         judge.session_ok(),
     ]
-    return checks
+    # An illegal answer is refused, then played for the bot, and a second in a row ends its
+    # scenario: what else fails there is its knock-on, not judged until it is fixed.
+    spoiled = {answer.entry.scenario for answer in judge.illegal_answers()}
+    return after_root(checks, "legal-action", spoiled)

@@ -19,6 +19,9 @@ class Check:
     actual: str
     skipped: bool = False
     """Not judged in this run (``actual`` says why): counted neither passed nor failed."""
+    after: str = ""
+    """The failed check this one could not be judged after (it spoiled the play this one
+    reads: ``knock_on``); skipped then, and ``actual`` is what the spoiled play showed."""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -53,6 +56,7 @@ class Report:
                 "passed": sum(c.passed for c in self.judged),
                 "failed": sum(not c.passed for c in self.judged),
                 "skipped": len(self.checks) - len(self.judged),
+                "not_judged": sum(bool(c.after) for c in self.checks),
             },
             "checks": [check.to_dict() for check in self.checks],
             "notes": self.notes,
@@ -69,24 +73,39 @@ class Report:
             return
         width = max((len(c.name) for c in self.checks), default=0)
         for check in self.checks:
-            mark = "SKIP" if check.skipped else "PASS" if check.passed else "FAIL"
-            out.write(f"  {mark}  {check.name:<{width}}  {check.title}\n")
-            if check.skipped:
-                out.write(f"        {'':<{width}}{check.actual}\n")
-            elif not check.passed:
-                out.write(f"        {'':<{width}}expected: {check.expected}\n")
-                out.write(f"        {'':<{width}}actual:   {check.actual}\n")
+            self._write_check(out, check, width)
         for note in self.notes:
             out.write(f"\nnote: {note}\n")
+        out.write(f"\n{self.bot} {'conforms' if self.passed else 'does not conform'}: {self._counts()}.\n")
+
+    def _write_check(self, out: TextIO, check: Check, width: int) -> None:
+        mark = "SKIP" if check.skipped else "PASS" if check.passed else "FAIL"
+        out.write(f"  {mark}  {check.name:<{width}}  {check.title}\n")
+        pad = f"        {'':<{width}}"
+        if check.after:
+            out.write(f"{pad}not judged (after {check.after} failed): {check.actual}\n")
+        elif check.skipped:
+            out.write(f"{pad}{check.actual}\n")
+        elif not check.passed:
+            out.write(f"{pad}expected: {check.expected}\n")
+            out.write(f"{pad}actual:   {check.actual}\n")
+            knock_ons = sum(c.after == check.name for c in self.checks)
+            if knock_ons:
+                out.write(
+                    f"{pad}root cause: the {knock_ons} checks marked not judged after {check.name} read "
+                    "matches this failure spoiled; fix it first, then run again\n"
+                )
+
+    def _counts(self) -> str:
         judged = self.judged
         passed = sum(c.passed for c in judged)
-        failed = len(judged) - passed
-        skipped = len(self.checks) - len(judged)
-        verdict = "conforms" if self.passed else "does not conform"
-        counts = f"{passed} of {len(judged)} checks passed, {failed} failed"
-        if skipped:
-            counts += f", {skipped} not checked ({', '.join(c.name for c in self.checks if c.skipped)})"
-        out.write(f"\n{self.bot} {verdict}: {counts}.\n")
+        counts = f"{passed} of {len(judged)} checks passed, {len(judged) - passed} failed"
+        for root in dict.fromkeys(c.after for c in self.checks if c.after):
+            counts += f", {sum(c.after == root for c in self.checks)} not judged after {root} failed"
+        unchecked = [c.name for c in self.checks if c.skipped and not c.after]
+        if unchecked:
+            counts += f", {len(unchecked)} not checked ({', '.join(unchecked)})"
+        return counts
 
     def _write_never_played(self, out: TextIO) -> None:
         """The cause first: a bot that cannot start fails every check for that one reason."""

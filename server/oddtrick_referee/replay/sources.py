@@ -17,7 +17,7 @@ from oddtrick._codec_arena import match_log_request
 from oddtrick._log_records import MalformedRecord, Record, read_records, records_from_lines
 from oddtrick.v1 import arena_pb2_grpc
 from oddtrick_referee._exceptions import ReplayError
-from oddtrick_referee.storage.match_index import MatchStore
+from oddtrick_referee.storage.match_index import MatchStore, log_file
 
 
 def log_visibility(row: dict[str, Any]) -> str | None:
@@ -50,11 +50,10 @@ def log_visibility(row: dict[str, Any]) -> str | None:
 
 
 def safe_log_path(data_dir: Path, stored: str) -> Path | None:
-    """The indexed log path if it lies inside ``data_dir/logs`` (``None`` otherwise)."""
+    """The indexed log's file (:func:`log_file`: relative to the data folder, whatever the
+    directory it is read from) if it lies inside ``data_dir/logs`` (``None`` otherwise)."""
     root = (data_dir / "logs").resolve()
-    path = Path(stored)
-    if not path.is_absolute():
-        path = Path.cwd() / path
+    path = log_file(data_dir, stored)
     try:
         resolved = path.resolve()
     except (OSError, RuntimeError):
@@ -95,7 +94,14 @@ def records_from_data_dir(data_dir: Path, match_id: str) -> list[Record]:
     path = safe_log_path(data_dir, row["log_path"])
     if path is None:
         raise ReplayError(f"match {match_id}'s log is not inside {data_dir / 'logs'}; refusing to read it")
+    if not path.exists():
+        raise ReplayError(missing_log(match_id, data_dir / "logs" / path.name))
     return records_from_file(path)
+
+
+def missing_log(match_id: str, where: Path) -> str:
+    """What to say of a match the index lists whose log is not where it belongs (``where``)."""
+    return f"match {match_id}'s log is not in the data folder: no file {where} (moved or deleted?)"
 
 
 def records_from_server(server: str, match_id: str) -> list[Record]:

@@ -8,8 +8,10 @@ while trio writes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -59,11 +61,41 @@ _CATEGORY = """CASE
 """What listings call a match, from its row: a sealed play is sealed from its start."""
 
 
+def stored_log_path(data_dir: Path, log_path: Path) -> str:
+    """How the index names a log: relative to the data folder it lies in (``logs/ID.jsonl``),
+    so that the folder reads the same from any directory, and still does once moved; a log
+    outside it (none is written there) by its absolute path."""
+    try:
+        return log_path.resolve().relative_to(data_dir.resolve()).as_posix()
+    except ValueError:
+        return str(log_path.resolve())
+
+
+def log_file(data_dir: Path, stored: str) -> Path:
+    """The file of a log as the index names it: relative to the data folder.
+
+    An index written by an older referee named its logs relative to the directory that
+    referee ran in (``oddtrick-data/logs/ID.jsonl``), or absolutely; a log not found there
+    is looked for by its file name in the data folder's ``logs``, where every log is
+    written. When neither exists, that is the file returned: where the log belongs.
+    """
+    path = Path(stored)
+    given = path if path.is_absolute() else data_dir / path
+    if given.exists():
+        return given
+    return data_dir / "logs" / path.name
+
+
 class MatchStore(Store):
+    """The index of matches. The rows it returns name each log by the file it is
+    (:func:`log_file`), whatever directory the index is read from."""
+
     schema = _SCHEMA
 
     def __init__(self, path: Path, keep_connections: bool = False) -> None:
         super().__init__(path, keep_connections)
+        self.data_dir = path.parent
+        """The data folder: the index lies in it, beside ``logs``."""
         with self._lock, self._connect() as db:
             columns = {row["name"] for row in db.execute("PRAGMA table_info(matches)")}
             if "details" not in columns:  # a file from before the column was added
@@ -96,7 +128,7 @@ class MatchStore(Store):
                     started_at_ms,
                     json.dumps(config),
                     json.dumps(players),
-                    str(log_path),
+                    stored_log_path(self.data_dir, log_path),
                     json.dumps(details),
                 ),
             )
@@ -146,9 +178,13 @@ class MatchStore(Store):
                 "AND status IN ('sealed', 'finished') ORDER BY started_at DESC LIMIT 1",
                 (run_id,),
             ).fetchone()
-        if row is None:
-            return None
-        return {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+        return None if row is None else self._located(row)
+
+    def _located(self, row: sqlite3.Row) -> dict[str, Any]:
+        """A row as a dict, its ``log_path`` the log's file (:func:`log_file`)."""
+        found = {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+        found["log_path"] = str(log_file(self.data_dir, found["log_path"]))
+        return found
 
     def list_matches(
         self,
@@ -209,7 +245,7 @@ class MatchStore(Store):
                 "config": json.loads(row["config"]),
                 "players": {} if row["category"] == "sealed" else json.loads(row["players"]),
                 "result": json.loads(row["result"]) if row["result"] else None,
-                "log_path": row["log_path"],
+                "log_path": str(log_file(self.data_dir, row["log_path"])),
                 "details": json.loads(row["details"]) if row["details"] else {},
             }
             for row in rows
@@ -234,7 +270,7 @@ class MatchStore(Store):
             ).fetchall()
         names = set(house)
         return [
-            (str(row["match_id"]), str(row["log_path"]))
+            (str(row["match_id"]), str(log_file(self.data_dir, row["log_path"])))
             for row in rows
             if len(set(json.loads(row["players"]).values()) - names) <= 1
         ]
@@ -258,15 +294,13 @@ class MatchStore(Store):
                 chunk = wanted[start : start + 500]
                 query = f"SELECT * FROM matches WHERE match_id IN ({', '.join('?' * len(chunk))})"
                 for row in db.execute(query, chunk).fetchall():
-                    found[row["match_id"]] = {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+                    found[row["match_id"]] = self._located(row)
         return found
 
     def get(self, match_id: str) -> dict[str, Any] | None:
         with self._connect() as db:
             row = db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()
-        if row is None:
-            return None
-        return {key: row[key] for key in row.keys()}  # noqa: SIM118 - sqlite3.Row
+        return None if row is None else self._located(row)
 
 
 def log_withheld(row: dict[str, Any]) -> bool:
@@ -280,3 +314,19 @@ def log_withheld(row: dict[str, Any]) -> bool:
     return status == "sealed" or (
         status in ("running", "aborted") and (details is None or details.get("sealed", True))
     )
+
+
+def recorded_statuses(index: Path, match_ids: Collection[str]) -> dict[str, str]:
+    """The status the index records for each of these matches it holds ("running", "sealed",
+    "finished", "aborted"), read through a read-only connection: reading a data folder, even
+    one a referee is writing, changes nothing in it. Raises ``sqlite3.Error`` if the file
+    cannot be read as an index."""
+    wanted = sorted(set(match_ids))
+    found: dict[str, str] = {}
+    uri = f"{index.resolve().as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
+        for start in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
+            chunk = wanted[start : start + 500]
+            query = f"SELECT match_id, status FROM matches WHERE match_id IN ({', '.join('?' * len(chunk))})"
+            found.update((str(match_id), str(status)) for match_id, status in db.execute(query, chunk))
+    return found

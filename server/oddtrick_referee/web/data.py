@@ -31,7 +31,7 @@ from oddtrick_referee._exceptions import NotVisible, ReplayError
 from oddtrick_referee.competitions.standings import compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
 from oddtrick_referee.replay.model import MatchReplay, replay_records
-from oddtrick_referee.replay.sources import log_visibility, safe_log_path
+from oddtrick_referee.replay.sources import log_visibility, missing_log, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore, bot_name
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.progress import Progress, table_progress
@@ -211,6 +211,8 @@ class WebData:
         path = safe_log_path(self.data_dir, row["log_path"])
         if path is None:
             raise NotVisible(f"match {match_id}'s log is not in this server's data folder")
+        if not path.exists():  # named relative to the data folder: the server's own paths stay its own
+            raise NotVisible(missing_log(match_id, Path("logs") / path.name))
         try:
             return written_log_text(path)
         except (OSError, EOFError):
