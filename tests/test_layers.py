@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "oddtrick_referee._exceptions",
             "oddtrick_referee.collector",
             "oddtrick_referee.storage",
+            "oddtrick_referee.token_scheme",
             "oddtrick_referee.transport",
         ),
     ),

@@ -13,7 +13,6 @@ entries are), or remote bots that connect by themselves (``remote:NAME``).
 from __future__ import annotations
 
 import dataclasses
-import secrets
 import shlex
 import sys
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
+from oddtrick_referee.token_scheme import new_token
 
 DEFAULT_BOT = bots.bot_file("heuristic")
 
@@ -55,7 +55,7 @@ class Opponent:
 
 def opponent(text: str, role: str) -> Opponent:
     """``FILE.py[:Class]``, ``cmd:COMMAND`` or ``remote:NAME``."""
-    token = secrets.token_hex(16)
+    token = new_token()
     if text.startswith("remote:"):
         name = text[len("remote:") :].strip()
         if not name:
@@ -154,7 +154,7 @@ def seat_table(
         opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
     if name in (partner.name, opponents.name):
         raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
-    token = secrets.token_hex(16)
+    token = new_token()
     tokens = {name: token, partner.name: partner.token, opponents.name: opponents.token}
     seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
     return opponents, token, tokens, seating

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -33,6 +32,7 @@ from oddtrick_referee.competitions.seat_desk import SeatDesk, SeatDesks
 from oddtrick_referee.play.local_seat import LocalEntrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee.token_scheme import same_token
 
 log = logging.getLogger("oddtrick.play")
 
@@ -72,7 +72,7 @@ class Sittings:
 
     def _verify(self, name: str, token: str) -> str | None:
         expected = self._tokens.get(name)
-        return name if expected is not None and secrets.compare_digest(expected, token) else None
+        return name if expected is not None and same_token(expected, token) else None
 
     async def run(self, *, task_status: trio.TaskStatus[Referee] = trio.TASK_STATUS_IGNORED) -> None:
         """Referee the sittings until cancelled."""

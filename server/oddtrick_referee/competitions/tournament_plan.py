@@ -10,7 +10,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import secrets
 import shlex
 import sys
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.token_scheme import new_token
 
 SHIPPED = "shipped:"
 """The source of an entry that is one of the package's own bots (``shipped:random``)."""
@@ -42,7 +42,7 @@ class Entry:
     command: tuple[str, ...] | None = None
     source: str = ""
     """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
-    twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_hex(24))
+    twin_token: str = dataclasses.field(default_factory=new_token)
     cwd: Path | None = None
     """Where a local entry's process runs: its bot file's folder, or for ``cmd:`` the
     folder the tournament was started from."""
@@ -86,7 +86,7 @@ def remote_entry(text: str, duplicate: bool) -> Entry:
     tokens = [token.strip() for token in tokens_text.split(",")] if tokens_text else []
     wanted = 2 if duplicate else 1
     if not tokens:
-        tokens = [secrets.token_hex(24) for _ in range(wanted)]
+        tokens = [new_token() for _ in range(wanted)]
     elif len(tokens) != wanted or not all(tokens) or len(set(tokens)) != wanted:
         if duplicate:
             raise ValueError(
@@ -109,7 +109,7 @@ def parse_entry(text: str, token: str | None = None) -> Entry:
     if SLOT_MARK in name or "|" in name:
         raise ValueError(f"entry names may not contain {SLOT_MARK!r} or '|': {name!r}")
     target = target.strip()
-    token = token or secrets.token_hex(24)
+    token = token or new_token()
     if target.startswith("cmd:"):
         command = tuple(shlex.split(target[4:]))
         if not command:
@@ -145,7 +145,7 @@ def in_process_entry(text: str) -> Entry:
 def shipped_entry(name: str, kind: str) -> Entry:
     """One of the package's own bots (``random``, ``heuristic``, ``pimc``) as an entry: played
     in the referee's process, as everything the package ships is trusted."""
-    return Entry(name, secrets.token_hex(24), source=f"{SHIPPED}{kind}", in_process=str(bots.bot_file(kind)))
+    return Entry(name, new_token(), source=f"{SHIPPED}{kind}", in_process=str(bots.bot_file(kind)))
 
 
 def _time_control(rules: TableRules) -> dict[str, Any]:
