@@ -30,9 +30,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "ground",
         (
-            "oddtrick_referee._errors",
             "oddtrick_referee._exceptions",
             "oddtrick_referee.collector",
+            "oddtrick_referee.command_runner",
             "oddtrick_referee.storage",
             "oddtrick_referee.token_scheme",
             "oddtrick_referee.transport",

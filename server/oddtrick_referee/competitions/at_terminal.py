@@ -25,7 +25,8 @@ from oddtrick import bots
 from oddtrick._human import HumanSeat, Quit
 from oddtrick._run import bot_factory, split_bot_spec
 from oddtrick.rules import GameConfig, Seat
-from oddtrick_referee._errors import interrupted, run_command, sole_error
+from oddtrick_referee._exceptions import OptionError
+from oddtrick_referee.command_runner import interrupted, run_command, sole_error
 from oddtrick_referee.competitions.entrants import BotProcess, identity_for, run_bot_process
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.local_seat import bot_entrant
@@ -59,17 +60,17 @@ def opponent(text: str, role: str) -> Opponent:
     if text.startswith("remote:"):
         name = text[len("remote:") :].strip()
         if not name:
-            raise ValueError(f"--{role} remote:NAME needs a name")
+            raise OptionError(f"--{role} remote:NAME needs a name")
         return Opponent(name, None, Path.cwd(), token)
     if text.startswith("cmd:"):
         command = tuple(shlex.split(text[4:]))
         if not command:
-            raise ValueError(f"--{role} cmd: needs a command")
+            raise OptionError(f"--{role} cmd: needs a command")
         return Opponent(role, command, Path.cwd(), token)
     given, attribute = split_bot_spec(text)
     path = given.resolve()
     if not path.is_file():
-        raise ValueError(f"--{role}: no bot file {given}")
+        raise OptionError(f"--{role}: no bot file {given}")
     target = f"{path}:{attribute}" if attribute else str(path)
     stem = path.stem.removesuffix("_bot")
     if path.is_relative_to(bots.FOLDER):  # the package's own code: trusted, played in-process
@@ -153,7 +154,7 @@ def seat_table(
     if partner.name == opponents.name:
         opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
     if name in (partner.name, opponents.name):
-        raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
+        raise OptionError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
     token = new_token()
     tokens = {name: token, partner.name: partner.token, opponents.name: opponents.token}
     seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}

@@ -26,6 +26,7 @@ from typing import IO
 import trio
 
 from oddtrick.rules import GameConfig, Seat
+from oddtrick_referee._exceptions import SittingRefused
 from oddtrick_referee.competitions.at_terminal import Opponent, seat_table, start_opponents
 from oddtrick_referee.competitions.browser_seat import PagePlayer
 from oddtrick_referee.competitions.seat_desk import SeatDesk, SeatDesks
@@ -89,18 +90,19 @@ class Sittings:
     ) -> SeatDesk:
         """Seat ``sitting`` on the referee; its page follows the desk returned.
 
-        Raises RuntimeError when :attr:`limit` matches are being played already.
+        Raises SittingRefused when :attr:`limit` matches are being played already, or a
+        bot's name is playing here already.
         """
         if self._nursery is None or self.referee is None:
-            raise RuntimeError("the referee for play from the page is not running")
+            raise SittingRefused("the referee for play from the page is not running")
         if self.desks.playing() >= self.limit:
-            raise RuntimeError(f"{self.limit} matches are being played here already: try again later")
+            raise SittingRefused(f"{self.limit} matches are being played here already: try again later")
         opponents, _, tokens, seating = seat_table(
             sitting.seat, sitting.partner, sitting.opponents, sitting.name
         )
         busy = set(tokens) & set(self._tokens)
         if busy:
-            raise RuntimeError(f"{', '.join(sorted(busy))} is playing here already")
+            raise SittingRefused(f"{', '.join(sorted(busy))} is playing here already")
         self._tokens.update(tokens)
         desk = self.desks.add(SeatDesk())
         sitting = dataclasses.replace(sitting, opponents=opponents)

@@ -15,7 +15,8 @@ from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
-from oddtrick_referee._errors import (
+from oddtrick_referee._exceptions import OptionError
+from oddtrick_referee.command_runner import (
     StopRequest,
     interrupted,
     run_command,
@@ -36,7 +37,7 @@ from oddtrick_referee.play.table import TableRules
 
 def parse_entries(given: list[tuple[str, str]]) -> list[Entry]:
     """``("bot", "NAME=SPEC")`` and ``("remote", "NAME[=TOKEN0,TOKEN1]")`` pairs, in the
-    order given, as tournament entries (ValueError with the tournament's message, and for a
+    order given, as tournament entries (OptionError with the tournament's message, and for a
     name the referee would refuse as a bot name, before anything is started or written)."""
     entries = [
         parse_entry(text) if kind == "bot" else remote_entry(text, duplicate=True) for kind, text in given
@@ -44,7 +45,7 @@ def parse_entries(given: list[tuple[str, str]]) -> list[Entry]:
     for entry in entries:
         problem = entry_name_problem(entry.name, duplicate=True)
         if problem:
-            raise ValueError(problem)
+            raise OptionError(problem)
     return entries
 
 

@@ -30,6 +30,7 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick_referee._exceptions import CannotListen
 
 _CLOSE = object()
 UNKNOWN_ENUM = 77
@@ -213,7 +214,7 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         )
         self.port = server.add_insecure_port(f"{host}:{port}")
         if self.port == 0:
-            raise OSError(f"cannot listen on {host}:{port}")
+            raise CannotListen(f"cannot listen on {host}:{port}")
         server.start()
         self._server = server
         return self.port

@@ -25,6 +25,8 @@ import grpc
 import trio
 from google.protobuf.message import DecodeError
 
+from oddtrick_referee._exceptions import CannotListen
+
 log = logging.getLogger("oddtrick.referee.transport")
 
 _SERVER_OPTIONS = [
@@ -340,7 +342,7 @@ async def grpc_server(
         ("grpc.http2.ping_timeout_ms", round(keepalive_s[1] * 1000)),
     ]
     if _port_in_use(address):
-        raise OSError(_in_use(address))
+        raise CannotListen(_in_use(address))
     handler = _PlayHandler(trio.lowlevel.current_trio_token(), on_stream, inbox_size)
     started: trio.Event = trio.Event()
     outcome: dict[str, Any] = {}
@@ -374,8 +376,8 @@ async def grpc_server(
         await trio.to_thread.run_sync(thread.join)
         error = outcome["error"]
         if "bind" in str(error).lower() or "in use" in str(error).lower():
-            raise OSError(_in_use(address))
-        raise OSError(f"cannot listen on {address}: {error}")
+            raise CannotListen(_in_use(address))
+        raise CannotListen(f"cannot listen on {address}: {error}")
     endpoint: GrpcEndpoint = outcome["endpoint"]
     try:
         yield endpoint

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee._exceptions import BadJob, NotVisible
+from oddtrick_referee._exceptions import BadJob, NoSuchMatch, NotVisible
 from oddtrick_referee.web.data import MATCH_ID, WebData
 from oddtrick_referee.workers.kinds import analyse
 
@@ -155,13 +155,13 @@ class Analyses:
     def status(self, match_id: str) -> dict[str, Any]:
         """The analysis, or why there is none, or that it is being computed (then started).
 
-        Raises :class:`KeyError` or :class:`NotVisible` as :meth:`WebData.log_text` does.
+        Raises :class:`NoSuchMatch` or :class:`NotVisible` as :meth:`WebData.log_text` does.
         """
         if not MATCH_ID.fullmatch(match_id):
-            raise KeyError(match_id)
+            raise NoSuchMatch(match_id)
         row = self.data.match(match_id)
         if row is None:
-            raise KeyError(match_id)
+            raise NoSuchMatch(match_id)
         if row.category != "finished":
             raise NotVisible(f"match {match_id} is not over")
         if row.status != "finished":
@@ -214,7 +214,7 @@ class Analyses:
         try:
             # Read when solved, not when queued: a queued match holds no log text.
             text = self.data.log_text(match_id)
-        except (KeyError, NotVisible):
+        except (NoSuchMatch, NotVisible):
             return  # gone meanwhile: the next view says why
         try:
             found = page_analysis(analyse({"log_name": f"{match_id}.jsonl", "log_text": text}))

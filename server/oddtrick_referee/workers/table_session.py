@@ -24,7 +24,7 @@ from pathlib import Path
 
 import trio
 
-from oddtrick_referee._errors import run_command
+from oddtrick_referee.command_runner import run_command
 from oddtrick_referee.competitions.standings import Standings
 from oddtrick_referee.competitions.tournament import Progress, Tournament, TournamentSettings, run_tournament
 from oddtrick_referee.competitions.tournament_plan import TableRun

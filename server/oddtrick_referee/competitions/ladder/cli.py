@@ -17,10 +17,10 @@ from pathlib import Path
 
 from oddtrick._argparse import positive_seconds
 from oddtrick._terminal import plural
-from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
+from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set
 from oddtrick.rules import ConfigError
-from oddtrick_referee._errors import StopRequest, run_command, sigterm_stops_like_ctrl_c
-from oddtrick_referee._exceptions import DatabaseError, LadderError
+from oddtrick_referee._exceptions import CannotListen, DatabaseError, LadderError, OptionError, RefereeError
+from oddtrick_referee.command_runner import StopRequest, run_command, sigterm_stops_like_ctrl_c
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
@@ -495,7 +495,7 @@ def _history(args: argparse.Namespace) -> int:
 
 def _pairs(args: argparse.Namespace) -> int:
     if args.min_together < 1 or args.limit < 1:
-        return _fail("pairs", ValueError("--min-together and --limit must be at least 1"))
+        return _fail("pairs", OptionError("--min-together and --limit must be at least 1"))
     try:
         store = _store(args)
         entrants = store.entrants(include_retired=True)
@@ -522,7 +522,7 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = _ladder_settings(args)
-    except (ConfigError, ValueError, OSError) as error:
+    except (ConfigError, DealSetError, RefereeError, OSError) as error:  # OSError: a bot file's path
         return _fail("serve", error)
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
@@ -534,7 +534,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         web = bind_web(args.web) if args.web is not None else None
-    except (OSError, ValueError) as error:
+    except (OptionError, CannotListen) as error:
         return _fail("serve", error)
 
     def web_ready(url: str) -> None:
@@ -561,10 +561,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
-    """The ladder ``serve``'s options describe; ValueError (or ConfigError, OSError) says what is wrong."""
+    """The ladder ``serve``'s options describe; OptionError (ConfigError, DealSetError) says what is wrong."""
     ignored = [f"--{name}" for name in ("format", "deals", "target") if getattr(args, name) is not None]
     if ignored:
-        raise ValueError(f"{', '.join(ignored)}: every ladder match plays --match-deals deals; drop them")
+        raise OptionError(f"{', '.join(ignored)}: every ladder match plays --match-deals deals; drop them")
     config = config_from_args(args)
     house = default_house_bots(args.house_bots)
     if args.house_bot:
@@ -572,11 +572,11 @@ def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
     tls = server_credentials(args)
     deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
     if args.match_deals < 1:
-        raise ValueError("--match-deals must be at least 1")
+        raise OptionError("--match-deals must be at least 1")
     if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
-        raise ValueError("--keep-house-logs must be a number of days, 0 or more")
+        raise OptionError("--keep-house-logs must be a number of days, 0 or more")
     if args.analyse and not (args.database or "").startswith(("postgresql://", "postgres://")):
-        raise ValueError("--analyse needs a PostgreSQL --database: the work queue lives there")
+        raise OptionError("--analyse needs a PostgreSQL --database: the work queue lives there")
     return LadderSettings(
         config=config,
         deals=args.match_deals,
@@ -622,7 +622,7 @@ def _house_bot(text: str) -> HouseBot:
 
     entry = parse_entry(text)
     if not entry.sdk or entry.command is None or entry.cwd is None:
-        raise ValueError(f"--house-bot takes NAME=FILE.py[:Class] (an SDK bot), not a cmd: program: {text}")
+        raise OptionError(f"--house-bot takes NAME=FILE.py[:Class] (an SDK bot), not a cmd: program: {text}")
     return HouseBot(entry.name, entry.command, entry.cwd)
 
 

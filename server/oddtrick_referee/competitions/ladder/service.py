@@ -38,8 +38,8 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
-from oddtrick_referee._errors import sole_error
 from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, ResultRefused
+from oddtrick_referee.command_runner import sole_error
 from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.entrants import BotProcess, bot_identity, refusal_for, run_bot_process
