@@ -330,7 +330,8 @@ def _show_stream(stream: Any, pacer: _Pacer) -> tuple[str, int] | None:
     MatchStarted), or ``None`` if the referee found no such match (NOT_FOUND).
 
     The stream is read on its own thread, so that a paced printer never keeps the referee
-    waiting (it cuts off a spectator that falls far behind).
+    waiting (it cuts off a spectator that falls far behind); the stream is cancelled and
+    the thread joined before this returns, however it ends.
     """
     received: queue.Queue[arena_pb2.WatchMatchResponse | BaseException | None] = queue.Queue()
 
@@ -342,7 +343,7 @@ def _show_stream(stream: Any, pacer: _Pacer) -> tuple[str, int] | None:
         except BaseException as error:  # handed to the printing thread
             received.put(error)
 
-    reader = threading.Thread(target=read, name="watch-reader", daemon=True)
+    reader = threading.Thread(target=read, name="watch-reader")
     reader.start()
     play = PlayByPlay()
     started = ("", 0)
@@ -359,7 +360,8 @@ def _show_stream(stream: Any, pacer: _Pacer) -> tuple[str, int] | None:
             for line in play.lines(item.events):
                 pacer.show(line)
     finally:
-        stream.cancel()
+        stream.cancel()  # the reader's stream ends at once
+        reader.join()
     return started
 
 

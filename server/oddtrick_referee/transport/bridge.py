@@ -369,22 +369,35 @@ async def grpc_server(
         await stop.wait()
         await server.stop(stop_grace_s)
 
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="grpc-aio", daemon=True)
+    # The server's asyncio loop runs in a thread this block owns, joined at its end (and,
+    # when the block is cancelled while the server starts, once the server has started).
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="grpc-aio")
     thread.start()
-    await started.wait()
+    try:
+        await started.wait()
+    except BaseException:
+        with trio.CancelScope(shield=True):
+            await started.wait()
+        await _stop_and_join(thread, outcome)
+        raise
     if "error" in outcome:
-        await trio.to_thread.run_sync(thread.join)
+        await _stop_and_join(thread, outcome)
         error = outcome["error"]
         if "bind" in str(error).lower() or "in use" in str(error).lower():
             raise CannotListen(_in_use(address))
         raise CannotListen(f"cannot listen on {address}: {error}")
-    endpoint: GrpcEndpoint = outcome["endpoint"]
     try:
-        yield endpoint
+        yield outcome["endpoint"]
     finally:
-        endpoint.loop.call_soon_threadsafe(outcome["stop"].set)
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(thread.join)
+        await _stop_and_join(thread, outcome)
+
+
+async def _stop_and_join(thread: threading.Thread, outcome: dict[str, Any]) -> None:
+    """Stop the server if it started, and wait for its thread to end, even when cancelled."""
+    if "stop" in outcome:
+        outcome["endpoint"].loop.call_soon_threadsafe(outcome["stop"].set)
+    with trio.CancelScope(shield=True):
+        await trio.to_thread.run_sync(thread.join)
 
 
 def _in_use(address: str) -> str:

@@ -159,6 +159,10 @@ class WebApp:
         self.runs: RunPages | None = None
         """The runs on workers of a database (``oddtrick web --database``)."""
 
+    def close(self) -> None:
+        """The page stops serving: what it started stops too (the analyses' solver)."""
+        self.analyses.close()
+
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(
             leaderboard=self.leaderboard_source is not None,

@@ -17,7 +17,7 @@ from oddtrick_referee._exceptions import CannotListen, OptionError
 from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.page import LeaderboardSource, Page
 from oddtrick_referee.referee import Referee
-from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.app import WebApp, create_app
 from oddtrick_referee.web.guard import HostCheck, configured_hosts
 from oddtrick_referee.web.live import ArenaLive, LiveSource, RefereeLive
 from oddtrick_referee.web.progress import Progress, state_progress
@@ -80,6 +80,7 @@ async def serve_web(
     """
     sock = bind_web(where) if isinstance(where, str) else where
     host, port = sock.getsockname()[:2]
+    web = getattr(getattr(app, "state", None), "web", None)  # the pages', closed when serving ends
     app = HostCheck(app, host, configured_hosts() if hosts is None else hosts)
     url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     config = Config()
@@ -92,7 +93,11 @@ async def serve_web(
         def started(self, binds: list[str] | None = None) -> None:
             task_status.started(url)
 
-    await serve(app, config, task_status=_Status())
+    try:
+        await serve(app, config, task_status=_Status())
+    finally:
+        if isinstance(web, WebApp):
+            web.close()
 
 
 @asynccontextmanager
