@@ -4,7 +4,7 @@ Trio's default raises KeyboardInterrupt wherever the signal lands; landing insid
 web server's connection handling it corrupted that library's cancel scopes, and
 ``oddtrick web`` ended with a trio error and status 1 (2 stops in 60 under load). The
 stop is a race no test can hit every time, so this test guards the one way a command
-starts trio: ``oddtrick_referee._errors.run_command``.
+starts trio: ``oddtrick_referee.command_runner.run_command``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ SERVER = Path(__file__).resolve().parents[1] / "server" / "oddtrick_referee"
 # Where trio.run is right as it is, and why.
 ALLOWED = {
     # Starts trio itself, for every command.
-    "_errors.py": "run_command is the one place",
+    "command_runner.py": "run_command is the one place",
 }
 
 

@@ -28,8 +28,8 @@ from oddtrick_referee.storage.ladder_store import (
     LadderError,
     LadderStore,
     RatingChange,
-    new_token,
 )
+from oddtrick_referee.token_scheme import new_token
 
 LINEUP = {
     "tables": [

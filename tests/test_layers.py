@@ -7,7 +7,9 @@ line and the import that crosses a layer or closes a circle. Imports under
 type-checking or a deferred import keeps importable is still a circle to a reader. An
 import inside a function is refused too, but for the few deferrals listed in
 :data:`DEFERRED`, each a command (or the SDK's lazy attribute) that keeps an optional
-part from loading until it is used.
+part from loading until it is used, and for the SDK's imports of the referee, which is
+installed apart: each is inside a function a command defers to (its handler, an option's
+type, what they call), or listed in :data:`SDK_USES_OF_THE_REFEREE` with why.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "ground",
         (
-            "oddtrick_referee._errors",
             "oddtrick_referee._exceptions",
             "oddtrick_referee.collector",
+            "oddtrick_referee.command_runner",
             "oddtrick_referee.storage",
+            "oddtrick_referee.token_scheme",
             "oddtrick_referee.transport",
         ),
     ),
@@ -77,27 +80,10 @@ DEFERRED: dict[tuple[str, str], str] = {
         "oddtrick._cli",
         "oddtrick._tls",
     ): "gRPC's credentials load in the commands that connect: `--version` is instant",
-    (
-        "oddtrick._cli",
-        "oddtrick_referee.cli",
-    ): "the referee's commands, absent when the SDK alone is installed",
     ("oddtrick._strong_cli", "oddtrick.analysis"): "`oddtrick analyze` needs the strong extra (endplay)",
     ("oddtrick._strong_cli", "oddtrick._run"): "`oddtrick sprt` loads the bots it compares only when it runs",
     ("oddtrick._strong_cli", "oddtrick.duplicate"): "`oddtrick sprt` plays duplicate pairs only when it runs",
     ("oddtrick._strong_cli", "oddtrick.sprt"): "`oddtrick sprt` needs the strong extra for its bots",
-    (
-        "oddtrick._strong_cli",
-        "oddtrick_referee.play.clock",
-    ): "`--clock` is the referee's, absent with the SDK alone",
-    ("oddtrick._strong_cli", "oddtrick_referee.competitions.sprt_command"): (
-        "`oddtrick sprt` through a referee, absent with the SDK alone"
-    ),
-    ("oddtrick._strong_cli", "oddtrick_referee._exceptions"): (
-        "`oddtrick analyze --submit/--results` use the referee's work queue, absent with the SDK alone"
-    ),
-    ("oddtrick._strong_cli", "oddtrick_referee.workers.cli"): (
-        "`oddtrick analyze --submit/--results` use the referee's work queue, absent with the SDK alone"
-    ),
     ("oddtrick_referee.workers.cli", "oddtrick.analysis"): (
         "`oddtrick analyze --results` renders with the strong extra (endplay); --json needs none"
     ),
@@ -116,6 +102,19 @@ DEFERRED: dict[tuple[str, str], str] = {
 }
 """(module, imported module) → why the import waits for the command that needs it."""
 
+SDK_USES_OF_THE_REFEREE: dict[tuple[str, str], str] = {
+    ("oddtrick._cli", "build_parser"): (
+        "the referee's commands join `oddtrick`'s parser when the referee is installed "
+        "(an ImportError there: the SDK alone, with its own commands only)"
+    ),
+}
+"""(SDK module, function) → why a function that is no command's imports the referee.
+
+The SDK is installed without the referee, so it imports the referee only inside a function
+that a command defers to: a command's handler (``set_defaults(handler=F)``), an option's
+type (``type=F``), or a function of the module they call, so that a command of the
+referee's (or an option of one) loads it when it runs, and nothing else does."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Import:
@@ -124,9 +123,12 @@ class Import:
     path: Path
     line: int
     in_function: bool
+    function: str = ""
+    """The module-level function the import is in ("" at the top of the module)."""
 
     def where(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line} ({self.module} imports {self.target})"
+        inside = f" in {self.function}" if self.function else ""
+        return f"{self.path.relative_to(ROOT)}:{self.line} ({self.module} imports {self.target}{inside})"
 
 
 def module_paths() -> dict[str, Path]:
@@ -161,6 +163,12 @@ def imports_of(module: str, path: Path) -> Iterator[Import]:
         if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
         for node in ast.walk(function)
     }
+    outermost = {
+        id(node): function.name
+        for function in tree.body
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function)
+    }
     for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.Import):
@@ -177,7 +185,9 @@ def imports_of(module: str, path: Path) -> Iterator[Import]:
                 continue
             target = _known(name)
             if target is not None and target != module:
-                yield Import(module, target, path, node.lineno, id(node) in in_function)
+                yield Import(
+                    module, target, path, node.lineno, id(node) in in_function, outermost.get(id(node), "")
+                )
 
 
 IMPORTS = sorted(
@@ -196,6 +206,54 @@ def layer_of(module: str) -> int:
     return best
 
 
+def command_functions(tree: ast.Module) -> set[str]:
+    """The module-level functions a command defers to: the handlers of its commands
+    (``set_defaults(handler=F)``), the types of their options (``type=F``), and every
+    function of the module these call, and those call, and so on."""
+    functions = {
+        node.name: node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    found = {
+        keyword.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg in ("handler", "type") and isinstance(keyword.value, ast.Name)
+    } & set(functions)
+    waiting = list(found)
+    while waiting:
+        for node in ast.walk(functions[waiting.pop()]):
+            called = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else ""
+            if called in functions and called not in found:
+                found.add(called)
+                waiting.append(called)
+    return found
+
+
+COMMANDS = {
+    module: command_functions(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+    for module, path in MODULES.items()
+    if module.split(".")[0] == "oddtrick"
+}
+
+
+def sdk_uses_the_referee(i: Import) -> bool:
+    return i.module.split(".")[0] == "oddtrick" and i.target.split(".")[0] == "oddtrick_referee"
+
+
+def deferred_by_a_command(i: Import) -> bool:
+    """An SDK import of the referee inside a function a command defers to (or listed)."""
+    return sdk_uses_the_referee(i) and (
+        (i.in_function and i.function in COMMANDS[i.module])
+        or (i.module, i.function) in SDK_USES_OF_THE_REFEREE
+    )
+
+
+def allowed(i: Import) -> bool:
+    """An import that may go up a layer, or wait inside a function."""
+    return (i.module, i.target) in DEFERRED or deferred_by_a_command(i)
+
+
 def test_every_module_is_in_a_layer() -> None:
     for module in MODULES:
         layer_of(module)
@@ -205,7 +263,7 @@ def test_imports_go_down_the_layers_only() -> None:
     upward = [
         f"{i.where()}: {LAYERS[layer_of(i.module)][0]} must not import {LAYERS[layer_of(i.target)][0]}"
         for i in IMPORTS
-        if layer_of(i.target) > layer_of(i.module) and (i.module, i.target) not in DEFERRED
+        if layer_of(i.target) > layer_of(i.module) and not allowed(i)
     ]
     assert not upward, "imports that cross a layer upward:\n" + "\n".join(upward)
 
@@ -246,13 +304,46 @@ def test_there_is_no_import_circle() -> None:
 
 
 def test_no_first_party_import_waits_inside_a_function_unless_a_command_defers_it() -> None:
-    inside = [i.where() for i in IMPORTS if i.in_function and (i.module, i.target) not in DEFERRED]
+    inside = [i.where() for i in IMPORTS if i.in_function and not allowed(i)]
     assert not inside, "imports inside functions (move them to the top of the module):\n" + "\n".join(inside)
 
 
 def test_every_listed_deferral_is_still_made() -> None:
     made = {(i.module, i.target) for i in IMPORTS if i.in_function}
     assert set(DEFERRED) <= made, f"listed but no longer deferred: {sorted(set(DEFERRED) - made)}"
+    uses = {(i.module, i.function) for i in IMPORTS if sdk_uses_the_referee(i)}
+    listed = set(SDK_USES_OF_THE_REFEREE)
+    assert listed <= uses, f"listed but no longer importing the referee: {sorted(listed - uses)}"
+
+
+def test_the_sdk_imports_the_referee_only_where_a_command_defers_to_it() -> None:
+    """The SDK is installed without the referee: an import of it at the top of an SDK
+    module, or in a function no command defers to, would fail (or load the referee) for
+    every user of the SDK."""
+    refused = [i.where() for i in IMPORTS if sdk_uses_the_referee(i) and not deferred_by_a_command(i)]
+    assert not refused, (
+        "the SDK imports the referee outside a function a command defers to (import it in the "
+        "command's handler, or list the function in SDK_USES_OF_THE_REFEREE with why):\n" + "\n".join(refused)
+    )
+
+
+def test_the_sdk_rule_knows_a_command_from_any_function() -> None:
+    """The rule finds a handler, an option's type and what they call, and nothing else."""
+    tree = ast.parse(
+        """
+def add(commands):
+    command = commands.add_parser("x")
+    command.add_argument("--clock", type=_clock)
+    command.set_defaults(handler=_x)
+
+def _clock(text): ...
+def _x(args): return _helper(args)
+def _helper(args): ...
+def _other(): ...
+"""
+    )
+    assert command_functions(tree) == {"_clock", "_x", "_helper"}
+    assert {i.function for i in IMPORTS if sdk_uses_the_referee(i)} >= {"_sprt", "_clock", "build_parser"}
 
 
 @pytest.mark.parametrize(

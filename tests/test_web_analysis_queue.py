@@ -13,6 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ import trio
 from oddtrick.rules import GameConfig
 from oddtrick_referee import RefereeSettings, running_referee
 from oddtrick_referee.storage.match_index import MatchStore
+from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.server import serve_web
 from tests.replay_support import play_logged
 from tests.web_support import get
 
@@ -105,3 +108,24 @@ def test_many_analyses_asked_at_once_queue_in_bounds_and_the_rest_are_told_busy(
     assert len(pending) >= WAITING + 1  # the queue took as many as it holds, and the one solved
     assert busy, "six deals take seconds to solve: a burst of asks must find the queue full"
     assert "busy with other matches: try again" in page
+
+
+async def test_the_solver_stops_with_the_page_and_solves_nothing_queued_after(tmp_path: Path) -> None:
+    """The solver's thread is the page's: when the page stops serving, the matches still
+    queued are dropped and the thread ends after the one it may be solving."""
+    folder = tmp_path / "data"
+    ids = await trio.to_thread.run_sync(data_folder, folder)
+    app = create_app(folder)
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(serve_web, app, "127.0.0.1:0")
+        for match_id in ids[:WAITING]:
+            status, body, _ = await trio.to_thread.run_sync(get, f"{url}/matches/{match_id}/analysis.json")
+            assert (status, json.loads(body)["status"]) == (200, "pending")
+        [solver] = [thread for thread in threading.enumerate() if thread.name == "oddtrick-analysis"]
+        nursery.cancel_scope.cancel()
+    await trio.to_thread.run_sync(solver.join, 60)  # at most the one match it was solving
+    assert not solver.is_alive()
+    analyses = app.state.web.analyses
+    last = ids[WAITING - 1]  # seven solves of seconds each behind the first: still queued at the stop
+    assert analyses.cached(last) is None  # never solved: dropped from the queue
+    assert analyses.status(last)["status"] == "busy"  # and nothing is queued any more

@@ -386,7 +386,8 @@ def _show_stream(
     MatchStarted), or ``None`` if the referee found no such match (NOT_FOUND).
 
     The stream is read on its own thread, so that a paced printer never keeps the referee
-    waiting (it cuts off a spectator that falls far behind). Until its first message,
+    waiting (it cuts off a spectator that falls far behind); the stream is cancelled and
+    the thread joined before this returns, however it ends. Until its first message,
     ``waiting`` is called now and every :data:`SEALED_LOOK_S`.
     """
     received: queue.Queue[arena_pb2.WatchMatchResponse | BaseException | None] = queue.Queue()
@@ -399,7 +400,7 @@ def _show_stream(
         except BaseException as error:  # handed to the printing thread
             received.put(error)
 
-    reader = threading.Thread(target=read, name="watch-reader", daemon=True)
+    reader = threading.Thread(target=read, name="watch-reader")
     reader.start()
     play = PlayByPlay()
     started = ("", 0)
@@ -417,7 +418,8 @@ def _show_stream(
             for line in play.lines(item.events):
                 pacer.show(line)
     finally:
-        stream.cancel()
+        stream.cancel()  # the reader's stream ends at once
+        reader.join()
     return started
 
 

@@ -6,6 +6,8 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
 ``ValueError``, a data folder that cannot be written an ``OSError``)::
 
     RefereeError
+    ├── OptionError (ValueError)    an option, or what it names, the command cannot use
+    ├── CannotListen (OSError)      an address the referee, its page or a probe cannot listen on
     ├── StorageError (OSError)      the data folder cannot be written
     ├── DataDirInUse (OSError)      another referee holds the data folder
     ├── DatabaseError (RuntimeError)  the database cannot be opened or used
@@ -15,19 +17,20 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── LadderError (ValueError)    an operator's request the ladder refuses
     │   └── HouseBotTaken           a house bot's name is another referee's
     ├── ReplayError (ValueError)    a log that cannot be replayed
-<<<<<<< HEAD
     ├── LogUnreadable (OSError)     a match log that cannot be unpacked (damaged, too large)
-=======
     ├── ResultRefused (ValueError)  a table's result its own match log does not bear out
->>>>>>> i28-scored
+    ├── NoSuchMatch (KeyError)      no match of that id here (a page answers 404)
     ├── BadJob (ValueError)         a queued job's payload no worker can do
     ├── HandBack                    a leased job this worker cannot do (given back)
     ├── NotVisible                  a spectator may not see this of a match
     ├── Refused                     a bot's handshake failed (with its gRPC status)
+    ├── SittingRefused (RuntimeError)  a match from the page cannot start now (full, name busy)
     ├── EntrantExited (RuntimeError)  a local entry's process ended too soon
     └── EntryFailed (RuntimeError)  a local entry's program never connected
 
-The module imports nothing of the referee's, so any layer can raise these.
+The module imports nothing of the referee's, so any layer can raise these. The few
+builtin errors the referee still raises are bugs if they happen or a protocol Python
+asks for (docs/architecture.md, "Errors", lists them).
 """
 
 from __future__ import annotations
@@ -40,6 +43,16 @@ import grpc
 
 class RefereeError(Exception):
     """Base of every error the referee raises on purpose; the message says why."""
+
+
+class OptionError(RefereeError, ValueError):
+    """An option given to a command, or what it names (a bot file, a certificate, a
+    tournament's name), that cannot be used; the message names it and says what to give."""
+
+
+class CannotListen(RefereeError, OSError):
+    """An address that cannot be listened on (a port in use, an address not here); the
+    message names it and what to do (another port, or 0 for any free one)."""
 
 
 class StorageError(RefereeError, OSError):
@@ -110,6 +123,10 @@ class ResultRefused(RefereeError, ValueError):
     says other than the figures reported beside it. The message says which table and why."""
 
 
+class NoSuchMatch(RefereeError, KeyError):
+    """No match of that id is known here; its one argument is the id asked for."""
+
+
 class NotVisible(RefereeError):
     """The match exists but a spectator may not see this of it; the message says why."""
 
@@ -121,6 +138,11 @@ class Refused(RefereeError):
         super().__init__(details)
         self.code = code
         self.details = details
+
+
+class SittingRefused(RefereeError, RuntimeError):
+    """A match played from the page cannot start now (as many are playing as may, a bot's
+    name is playing already, the page's referee is not running); the message says which."""
 
 
 TAIL_LINES = 2

@@ -10,9 +10,9 @@ from typing import Any
 
 from oddtrick._argparse import EntryWords, positive_seconds
 from oddtrick._names import valid_bot_name
-from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set, short_set_note
+from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, Seat
-from oddtrick_referee._exceptions import TokensFileError
+from oddtrick_referee._exceptions import OptionError, RefereeError, TokensFileError
 from oddtrick_referee.competitions.dd_skill_logs import missing_extra
 from oddtrick_referee.competitions.demo import run_demo
 from oddtrick_referee.competitions.distributed_command import submit_tournament
@@ -299,7 +299,9 @@ def seating_from_args(args: argparse.Namespace) -> dict[Seat, str]:
     for seat in Seat:
         name = getattr(args, seat.name.lower()) or (args.ns if seat.side == 0 else args.ew)
         if not name:
-            raise ValueError(f"nobody sits {seat.name.title()}: give --ns and --ew, or --{seat.name.lower()}")
+            raise OptionError(
+                f"nobody sits {seat.name.title()}: give --ns and --ew, or --{seat.name.lower()}"
+            )
         seating[seat] = name
     return seating
 
@@ -320,7 +322,7 @@ def _serve(args: argparse.Namespace) -> int:
             allow_any_token=args.allow_any_token,
         )
         web = bind_web(args.web) if args.web is not None else None
-    except (ConfigError, ValueError, OSError) as error:
+    except (ConfigError, RefereeError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
     problem = open_arena_problem(settings)
@@ -417,7 +419,7 @@ def _tournament(args: argparse.Namespace) -> int:
             bot_user=args.bot_user,
             deal_set=deal_set,
         )
-    except (ConfigError, ValueError, OSError) as error:
+    except (ConfigError, DealSetError, RefereeError, OSError) as error:  # OSError: a bot file's path
         print(f"oddtrick tournament: {error}", file=sys.stderr)
         return 2
     if args.workers:

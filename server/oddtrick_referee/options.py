@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick.rules import ConfigError, GameConfig, GameKind, MatchFormat, TrumpSelection
+from oddtrick_referee._exceptions import OptionError
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -56,9 +57,7 @@ def config_from_args(args: argparse.Namespace, arena_keys: bool = False) -> Game
     """
     data: dict[str, Any] = {}
     if args.config is not None:
-        data.update(json.loads(args.config.read_text(encoding="utf-8")))
-        if not isinstance(data, dict):
-            raise ConfigError(f"{args.config} must hold a JSON object")
+        data.update(_config_file(args.config))
     if arena_keys:
         for key in ARENA_KEYS:
             if key in data and getattr(args, key) is None:
@@ -80,6 +79,19 @@ def config_from_args(args: argparse.Namespace, arena_keys: bool = False) -> Game
     if args.format is not None:
         data["format"] = args.format
     return GameConfig.from_dict(data)
+
+
+def _config_file(path: Path) -> dict[str, Any]:
+    """A ``--config`` file's JSON object; OptionError (or ConfigError) says what is wrong."""
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise OptionError(f"--config {path}: {error.strerror or error}") from None
+    except ValueError as error:  # not JSON, or not UTF-8
+        raise OptionError(f"--config {path} is not JSON: {error}") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"{path} must hold a JSON object")
+    return loaded
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:

@@ -35,10 +35,10 @@ from oddtrick._options import OptionValue
 from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import GameConfig, GameKind, GameState, MatchResult, Seat, new_seed
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc, referee_pb2, referee_pb2_grpc
-from oddtrick_referee._errors import unwrapped
-from oddtrick_referee._exceptions import DataDirInUse
+from oddtrick_referee._exceptions import DataDirInUse, OptionError
 from oddtrick_referee.arena import ArenaService, LadderView
 from oddtrick_referee.collector import collect_in_steps, collector_off
+from oddtrick_referee.command_runner import unwrapped
 from oddtrick_referee.play.local_seat import LocalEntrant, LocalSeat
 from oddtrick_referee.play.matchlog import (
     MatchLogWriter,
@@ -605,7 +605,7 @@ async def running_referee(settings: RefereeSettings) -> AsyncIterator[Referee]:
     """Listen and referee until the block ends."""
     problem = open_arena_problem(settings)
     if problem:
-        raise ValueError(problem)
+        raise OptionError(problem)
     with _data_dir_lock(settings.data_dir), unwrapped():
         async with _serving(settings) as referee:
             yield referee

@@ -15,7 +15,7 @@ from typing import TextIO
 import trio
 
 from oddtrick.rules import GameConfig, Seat
-from oddtrick_referee._errors import (
+from oddtrick_referee.command_runner import (
     StopRequest,
     interrupted,
     run_command,

@@ -13,7 +13,6 @@ entries are), or remote bots that connect by themselves (``remote:NAME``).
 from __future__ import annotations
 
 import dataclasses
-import secrets
 import shlex
 import sys
 from collections.abc import Callable, Mapping
@@ -27,7 +26,8 @@ from oddtrick._human import HumanSeat, Quit
 from oddtrick._options import OptionValue
 from oddtrick._run import bot_factory, split_bot_spec
 from oddtrick.rules import GameConfig, Seat
-from oddtrick_referee._errors import interrupted, run_command, sole_error
+from oddtrick_referee._exceptions import OptionError
+from oddtrick_referee.command_runner import interrupted, run_command, sole_error
 from oddtrick_referee.competitions.entrants import BotProcess, identity_for, run_bot_process
 from oddtrick_referee.competitions.entry_options import (
     declare_options,
@@ -39,6 +39,7 @@ from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, RefereeSettings, running_referee
+from oddtrick_referee.token_scheme import new_token
 
 DEFAULT_BOT = bots.bot_file("heuristic")
 
@@ -66,12 +67,12 @@ def opponent(text: str, role: str, options: Mapping[str, OptionValue] | None = N
     """``FILE.py[:Class]``, ``cmd:COMMAND`` or ``remote:NAME``, with its bot ``options``."""
     found = _opponent(text, role)
     if options and found.remote:
-        raise ValueError(f"--{role} {text}: a remote bot's options are its author's to give, not these")
+        raise OptionError(f"--{role} {text}: a remote bot's options are its author's to give, not these")
     return dataclasses.replace(found, options=dict(options or {}))
 
 
 async def check_opponents(partner: Opponent, opponents: Opponent, data_dir: Path) -> None:
-    """ValueError naming the bot whose options it does not take, before anything starts (a
+    """OptionError naming the bot whose options it does not take, before anything starts (a
     bot file's process checks them itself: ``entry_options``)."""
     for role, bot in (("partner", partner), ("opponents", opponents)):
         if bot.in_process:
@@ -82,25 +83,25 @@ async def check_opponents(partner: Opponent, opponents: Opponent, data_dir: Path
         else:
             problem = None
         if problem is not None:
-            raise ValueError(f"--{role}: {problem}")
+            raise OptionError(f"--{role}: {problem}")
 
 
 def _opponent(text: str, role: str) -> Opponent:
-    token = secrets.token_hex(16)
+    token = new_token()
     if text.startswith("remote:"):
         name = text[len("remote:") :].strip()
         if not name:
-            raise ValueError(f"--{role} remote:NAME needs a name")
+            raise OptionError(f"--{role} remote:NAME needs a name")
         return Opponent(name, None, Path.cwd(), token)
     if text.startswith("cmd:"):
         command = tuple(shlex.split(text[4:]))
         if not command:
-            raise ValueError(f"--{role} cmd: needs a command")
+            raise OptionError(f"--{role} cmd: needs a command")
         return Opponent(role, command, Path.cwd(), token)
     given, attribute = split_bot_spec(text)
     path = given.resolve()
     if not path.is_file():
-        raise ValueError(f"--{role}: no bot file {given}")
+        raise OptionError(f"--{role}: no bot file {given}")
     target = f"{path}:{attribute}" if attribute else str(path)
     stem = path.stem.removesuffix("_bot")
     if path.is_relative_to(bots.FOLDER):  # the package's own code: trusted, played in-process
@@ -184,8 +185,8 @@ def seat_table(
     if partner.name == opponents.name:
         opponents = dataclasses.replace(opponents, name=f"{opponents.name}-2")
     if name in (partner.name, opponents.name):
-        raise ValueError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
-    token = secrets.token_hex(16)
+        raise OptionError(f"the bots are called {partner.name} and {opponents.name}: choose another --name")
+    token = new_token()
     tokens = {name: token, partner.name: partner.token, opponents.name: opponents.token}
     seating = {seat: name, seat.partner: partner.name, seat.left: opponents.name, seat.right: opponents.name}
     return opponents, token, tokens, seating

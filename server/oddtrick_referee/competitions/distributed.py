@@ -27,6 +27,7 @@ from typing import Any
 
 from oddtrick import __version__
 from oddtrick.rules import GameConfig
+from oddtrick_referee._exceptions import OptionError
 from oddtrick_referee.competitions.sequential import SequentialTest, pair_runs
 from oddtrick_referee.competitions.tournament_plan import (
     Entry,
@@ -66,17 +67,17 @@ def bot_file(entry: Entry) -> Path:
 
 
 def file_hash(path: Path) -> str:
-    """SHA-256 of the file's bytes (ValueError with what to do when it cannot be read)."""
+    """SHA-256 of the file's bytes (OptionError with what to do when it cannot be read)."""
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as error:
-        raise ValueError(f"cannot read {path} to take its hash: {error.strerror or error}") from error
+        raise OptionError(f"cannot read {path} to take its hash: {error.strerror or error}") from error
 
 
 def entry_record(entry: Entry) -> dict[str, Any]:
     """What a job says of an entry: how to start it on a worker and the hash it must have."""
     if not entry.local:
-        raise ValueError(
+        raise OptionError(
             f"entry {entry.name!r} is remote: workers start their entries themselves, so every entry "
             "of a distributed run is a bot file or a cmd: program installed on every worker"
         )
@@ -108,7 +109,7 @@ def hash_problem(record: dict[str, Any]) -> str | None:
     path = Path(record["file"])
     try:
         found = file_hash(path)
-    except ValueError as error:
+    except OptionError as error:
         return f"bot {record['name']!r}: {error}; install the submitted bot at the same path"
     if found != record["sha256"]:
         return (

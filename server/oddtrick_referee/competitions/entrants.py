@@ -43,7 +43,7 @@ from typing import IO
 
 import trio
 
-from oddtrick_referee._exceptions import EntrantExited
+from oddtrick_referee._exceptions import EntrantExited, OptionError
 from oddtrick_referee.competitions import access, sandbox
 from oddtrick_referee.competitions.access import Refusal, refusal
 
@@ -72,7 +72,7 @@ OWN = Identity("an unprivileged user")
 
 def bot_identity(requested: str | None) -> Identity | None:
     """Who bot processes run as: ``requested``, or a user of each one's own when the
-    referee is root; None (the referee's own user) otherwise. Raises ValueError for an
+    referee is root; None (the referee's own user) otherwise. Raises OptionError for an
     unknown user."""
     if os.geteuid() != 0:
         return None
@@ -81,7 +81,7 @@ def bot_identity(requested: str | None) -> Identity | None:
     try:
         entry = pwd.getpwnam(requested)
     except KeyError:
-        raise ValueError(f"no user {requested!r} on this machine to run the bots as (--bot-user)") from None
+        raise OptionError(f"no user {requested!r} on this machine to run the bots as (--bot-user)") from None
     if entry.pw_uid == 0:
         return None
     return Identity(requested, entry.pw_uid, entry.pw_gid)

@@ -19,6 +19,7 @@ import trio
 
 from oddtrick._options import VARIABLE, OptionValue, to_variable
 from oddtrick._run import bot_factory
+from oddtrick_referee._exceptions import OptionError
 from oddtrick_referee.competitions.entrants import BotProcess, Identity, check_bot_process
 from oddtrick_referee.competitions.tournament_plan import Entry
 from oddtrick_referee.front_door import FrontDoor
@@ -92,7 +93,7 @@ async def check_entries(
                 nursery.start_soon(check, entry)
     for entry in entries:
         if (problem := problems.get(entry.name)) is not None:
-            raise ValueError(f"entry {entry.name!r}: {problem}; nothing was played")
+            raise OptionError(f"entry {entry.name!r}: {problem}; nothing was played")
 
 
 def declare_options(referee: FrontDoor, names: Sequence[str], options: Mapping[str, OptionValue]) -> None:

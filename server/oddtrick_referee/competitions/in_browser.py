@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -27,12 +26,14 @@ from typing import IO
 import trio
 
 from oddtrick.rules import GameConfig, Seat
+from oddtrick_referee._exceptions import SittingRefused
 from oddtrick_referee.competitions.at_terminal import Opponent, seat_table, start_opponents
 from oddtrick_referee.competitions.browser_seat import PagePlayer
 from oddtrick_referee.competitions.seat_desk import SeatDesk, SeatDesks
 from oddtrick_referee.play.local_seat import LocalEntrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee, RefereeSettings, running_referee
+from oddtrick_referee.token_scheme import same_token
 
 log = logging.getLogger("oddtrick.play")
 
@@ -72,7 +73,7 @@ class Sittings:
 
     def _verify(self, name: str, token: str) -> str | None:
         expected = self._tokens.get(name)
-        return name if expected is not None and secrets.compare_digest(expected, token) else None
+        return name if expected is not None and same_token(expected, token) else None
 
     async def run(self, *, task_status: trio.TaskStatus[Referee] = trio.TASK_STATUS_IGNORED) -> None:
         """Referee the sittings until cancelled."""
@@ -89,18 +90,19 @@ class Sittings:
     ) -> SeatDesk:
         """Seat ``sitting`` on the referee; its page follows the desk returned.
 
-        Raises RuntimeError when :attr:`limit` matches are being played already.
+        Raises SittingRefused when :attr:`limit` matches are being played already, or a
+        bot's name is playing here already.
         """
         if self._nursery is None or self.referee is None:
-            raise RuntimeError("the referee for play from the page is not running")
+            raise SittingRefused("the referee for play from the page is not running")
         if self.desks.playing() >= self.limit:
-            raise RuntimeError(f"{self.limit} matches are being played here already: try again later")
+            raise SittingRefused(f"{self.limit} matches are being played here already: try again later")
         opponents, _, tokens, seating = seat_table(
             sitting.seat, sitting.partner, sitting.opponents, sitting.name
         )
         busy = set(tokens) & set(self._tokens)
         if busy:
-            raise RuntimeError(f"{', '.join(sorted(busy))} is playing here already")
+            raise SittingRefused(f"{', '.join(sorted(busy))} is playing here already")
         self._tokens.update(tokens)
         desk = self.desks.add(SeatDesk())
         sitting = dataclasses.replace(sitting, opponents=opponents)

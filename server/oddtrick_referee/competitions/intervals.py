@@ -20,7 +20,7 @@ def t_quantile(p: float, df: float) -> float:
     the Cornish-Fisher expansion (A&S 26.7.5) is used, whose relative error
     there is below 1e-8 for 1e-6 <= p <= 1 - 1e-6 (checked against scipy).
     """
-    if not 0.0 < p < 1.0:
+    if not 0.0 < p < 1.0:  # a caller's bug, said as math's functions say theirs: a ValueError
         raise ValueError(f"p must be strictly between 0 and 1, not {p!r}")
     if df == math.inf:
         return NormalDist().inv_cdf(p)

@@ -12,8 +12,9 @@ from typing import IO
 import trio
 
 from oddtrick._argparse import EntryArgument, EntryWords, positive_seconds
-from oddtrick.rules import ConfigError, Seat
-from oddtrick_referee._errors import (
+from oddtrick.rules import ConfigError, ParseError, Seat
+from oddtrick_referee._exceptions import RefereeError
+from oddtrick_referee.command_runner import (
     StopRequest,
     interrupted,
     run_command,
@@ -122,7 +123,7 @@ def _play(args: argparse.Namespace) -> int:
             seed=args.seed,
             deadline_s=args.deadline,
         )
-    except (ConfigError, ValueError, OSError) as error:
+    except (ConfigError, ParseError, RefereeError, OSError) as error:  # OSError: a bot file's path
         print(f"oddtrick play: {error}", file=sys.stderr)
         return 2
 

@@ -16,7 +16,8 @@ from oddtrick._names import entry_name_problem
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
-from oddtrick_referee._errors import (
+from oddtrick_referee._exceptions import OptionError
+from oddtrick_referee.command_runner import (
     StopRequest,
     interrupted,
     run_command,
@@ -37,7 +38,7 @@ from oddtrick_referee.play.table import TableRules
 
 def parse_entries(given: list[EntryArgument]) -> list[Entry]:
     """``--bot NAME=SPEC [option.NAME=VALUE…]`` and ``--remote NAME[=TOKEN0,TOKEN1]``, in the
-    order given, as tournament entries (ValueError with the tournament's message, and for a
+    order given, as tournament entries (OptionError with the tournament's message, and for a
     name the referee would refuse as a bot name, before anything is started or written)."""
     entries = [
         parse_entry(entry.text, options=entry.options)
@@ -48,7 +49,7 @@ def parse_entries(given: list[EntryArgument]) -> list[Entry]:
     for entry in entries:
         problem = entry_name_problem(entry.name, duplicate=True)
         if problem:
-            raise ValueError(problem)
+            raise OptionError(problem)
     return entries
 
 

@@ -122,7 +122,8 @@ class Standings:
     when it was not asked for."""
 
     def row(self, entry: str) -> StandingRow:
-        """The row of ``entry`` (KeyError if it is not in the tournament)."""
+        """The row of ``entry`` (KeyError, as a mapping's lookup, if it is not in the tournament:
+        the callers ask for entries of the standings only, so it is a bug if it happens)."""
         for row in self.rows:
             if row.entry == entry:
                 return row

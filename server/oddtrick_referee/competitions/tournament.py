@@ -41,8 +41,8 @@ from oddtrick._log_records import log_text
 from oddtrick._run import bot_factory
 from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, MatchFormat, Seat
-from oddtrick_referee._errors import unwrapped
-from oddtrick_referee._exceptions import EntryFailed, ResultRefused
+from oddtrick_referee._exceptions import EntryFailed, OptionError, ResultRefused
+from oddtrick_referee.command_runner import unwrapped
 from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.access import Refusal
 from oddtrick_referee.competitions.competition import Competition, DealPoints, DuplicateSet, PlayedTable
@@ -579,12 +579,12 @@ def _identities(
         if refused is None:
             continue
         if settings.bot_user:
-            raise ValueError(
+            raise OptionError(
                 f"local entry {entry.name!r}: {refused}: open it to other users ({refused.fix}) "
                 "or choose another --bot-user"
             )
         if problem := sandbox.problem():
-            raise ValueError(
+            raise OptionError(
                 f"local entry {entry.name!r}: {refused}, and it cannot run as root in a sandbox: "
                 f"{problem}; or open the path to other users ({refused.fix}), or give --bot-user"
             )

@@ -14,7 +14,8 @@ from pathlib import Path
 import grpc
 import trio
 
-from oddtrick_referee._errors import (
+from oddtrick_referee._exceptions import CannotListen, OptionError
+from oddtrick_referee.command_runner import (
     StopRequest,
     interrupted,
     run_command,
@@ -97,7 +98,7 @@ def keep_page_up(address: tuple[str, int], data_dir: Path, tournament_id: str, s
     host, port = address
     try:
         sock = bind_web(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
-    except (OSError, ValueError) as error:
+    except (OptionError, CannotListen) as error:
         print(f"oddtrick tournament: the web page cannot stay up: {error}", file=sys.stderr)
         return status or 1
 

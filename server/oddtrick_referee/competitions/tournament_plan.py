@@ -10,7 +10,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import secrets
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
@@ -22,7 +21,9 @@ from oddtrick._names import entry_name_problem
 from oddtrick._options import OptionValue
 from oddtrick.deal_sets import DealSet, MatchDeals
 from oddtrick.rules import GameConfig
+from oddtrick_referee._exceptions import OptionError
 from oddtrick_referee.play.table import TableRules
+from oddtrick_referee.token_scheme import new_token
 
 SHIPPED = "shipped:"
 """The source of an entry that is one of the package's own bots (``shipped:random``)."""
@@ -43,7 +44,7 @@ class Entry:
     command: tuple[str, ...] | None = None
     source: str = ""
     """What the user gave (a bot file, a command line, or 'remote'), for the settings record."""
-    twin_token: str = dataclasses.field(default_factory=lambda: secrets.token_hex(24))
+    twin_token: str = dataclasses.field(default_factory=new_token)
     cwd: Path | None = None
     """Where a local entry's process runs: its bot file's folder, or for ``cmd:`` the
     folder the tournament was started from."""
@@ -90,21 +91,21 @@ def remote_entry(text: str, duplicate: bool) -> Entry:
     name, _, tokens_text = text.partition("=")
     name = name.strip()
     if not name or SLOT_MARK in name or "|" in name or "," in name:
-        raise ValueError(
+        raise OptionError(
             f"--remote expects NAME[=TOKEN…] with no {SLOT_MARK!r}, '|' or ',' in NAME, not {text!r}"
         )
     tokens = [token.strip() for token in tokens_text.split(",")] if tokens_text else []
     wanted = 2 if duplicate else 1
     if not tokens:
-        tokens = [secrets.token_hex(24) for _ in range(wanted)]
+        tokens = [new_token() for _ in range(wanted)]
     elif len(tokens) != wanted or not all(tokens) or len(set(tokens)) != wanted:
         if duplicate:
-            raise ValueError(
+            raise OptionError(
                 f"remote entry {name!r} plays each deal twice, as {name}{SLOT_MARK}0 and "
                 f"{name}{SLOT_MARK}1, each with its own token: give --remote {name}=TOKEN0,TOKEN1 "
                 f"(two different tokens), or --remote {name} to have them made"
             )
-        raise ValueError(f"remote entry {name!r} plays under one token with --no-duplicate: {name}=TOKEN")
+        raise OptionError(f"remote entry {name!r} plays under one token with --no-duplicate: {name}=TOKEN")
     if duplicate:
         return Entry(name, tokens[0], twin_token=tokens[1])
     return Entry(name, tokens[0])
@@ -123,22 +124,22 @@ def _parsed_entry(text: str, token: str | None) -> Entry:
     name, equals, target = text.partition("=")
     name = name.strip()
     if not equals or not name or not target.strip():
-        raise ValueError(f"--bot expects NAME=FILE.py[:Class] or NAME=cmd:COMMAND, not {text!r}")
+        raise OptionError(f"--bot expects NAME=FILE.py[:Class] or NAME=cmd:COMMAND, not {text!r}")
     if SLOT_MARK in name or "|" in name:
-        raise ValueError(f"entry names may not contain {SLOT_MARK!r} or '|': {name!r}")
+        raise OptionError(f"entry names may not contain {SLOT_MARK!r} or '|': {name!r}")
     target = target.strip()
-    token = token or secrets.token_hex(24)
+    token = token or new_token()
     if target.startswith("cmd:"):
         command = tuple(shlex.split(target[4:]))
         if not command:
-            raise ValueError(f"--bot {name}=cmd: needs a command after 'cmd:'")
+            raise OptionError(f"--bot {name}=cmd: needs a command after 'cmd:'")
         return Entry(name, token, command, target, cwd=Path.cwd())
     path_text, colon, attribute = target.rpartition(":")
     if not colon or not attribute.isidentifier():
         path_text, attribute = target, ""
     path = Path(path_text).resolve()
     if not path.is_file():
-        raise ValueError(f"bot file not found for {name!r}: {path_text}")
+        raise OptionError(f"bot file not found for {name!r}: {path_text}")
     # Safe-path mode (-P): the working folder never shadows the installed package.
     command = (
         sys.executable,
@@ -156,7 +157,7 @@ def in_process_entry(text: str, options: Mapping[str, OptionValue] | None = None
     for the operator's own code only, since nothing walls it off from the referee."""
     entry = parse_entry(text)
     if not entry.sdk or entry.command is None:
-        raise ValueError(f"--in-process expects NAME=FILE.py[:Class] (a bot of the SDK), not {text!r}")
+        raise OptionError(f"--in-process expects NAME=FILE.py[:Class] (a bot of the SDK), not {text!r}")
     return Entry(
         entry.name,
         entry.token,
@@ -169,7 +170,7 @@ def in_process_entry(text: str, options: Mapping[str, OptionValue] | None = None
 def shipped_entry(name: str, kind: str) -> Entry:
     """One of the package's own bots (``random``, ``heuristic``, ``pimc``) as an entry: played
     in the referee's process, as everything the package ships is trusted."""
-    return Entry(name, secrets.token_hex(24), source=f"{SHIPPED}{kind}", in_process=str(bots.bot_file(kind)))
+    return Entry(name, new_token(), source=f"{SHIPPED}{kind}", in_process=str(bots.bot_file(kind)))
 
 
 def _time_control(rules: TableRules) -> dict[str, Any]:
@@ -207,7 +208,7 @@ class TournamentSettings:
         for entry in self.entries:
             problem = entry_name_problem(entry.name, self.duplicate)
             if problem:
-                raise ValueError(problem)
+                raise OptionError(problem)
 
     def describe(self) -> dict[str, Any]:
         """What identifies the tournament: re-running with the same settings resumes it."""

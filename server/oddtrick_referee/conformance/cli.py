@@ -8,7 +8,7 @@ import shlex
 import sys
 
 from oddtrick._run import split_bot_spec
-from oddtrick_referee._errors import interrupted, run_command
+from oddtrick_referee.command_runner import interrupted, run_command
 from oddtrick_referee.conformance.runner import Options, run_conformance
 
 

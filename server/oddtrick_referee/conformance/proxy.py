@@ -8,7 +8,8 @@ enum values the bot cannot know, drop the connection. The referee itself stays
 the real one, so whatever the bot does is judged by the real rules.
 
 It runs on grpc's synchronous API in its own threads: two pumps per call, one
-each way, so that nothing it does can stall the referee's trio loop. What the
+each way, so that nothing it does can stall the referee's trio loop. The pumps are
+the proxy's own pool's, shut down (every pump ended) when the proxy stops. What the
 bot sends is read as bytes and relayed as it came, so that bytes that are no
 BotMessage get the referee's own answer (INVALID_ARGUMENT), as they would on
 a real arena.
@@ -30,8 +31,11 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2, referee_pb2_grpc
+from oddtrick_referee._exceptions import CannotListen
 
 _CLOSE = object()
+CALLS_AT_ONCE = 32
+"""Play calls the proxy serves at once (grpc's handler threads); each has two pumps."""
 UNKNOWN_ENUM = 77
 """An enum value no version of oddtrick.v1 defines: a bot must tolerate it."""
 
@@ -193,6 +197,9 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
             response_deserializer=referee_pb2.RefereeMessage.FromString,
         )
         self._server: grpc.Server | None = None
+        self._pumps = futures.ThreadPoolExecutor(max_workers=2 * CALLS_AT_ONCE, thread_name_prefix="pump")
+        """Two for each call grpc serves at once: a pump waits for a thread only while the
+        pumps of a call just ended finish, which they do at once."""
         self._stopping = False
         self.port = 0
         self.connected = threading.Condition(self._lock)
@@ -202,7 +209,9 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
     def start(self, host: str, port: int) -> int:
         # grpc logs a traceback for every call a bot breaks off; the report says what matters.
         logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="probe"))
+        server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=CALLS_AT_ONCE, thread_name_prefix="probe")
+        )
         play = grpc.stream_stream_rpc_method_handler(
             self.Play,
             request_deserializer=None,  # bytes: read here, so that garbage is relayed, not fatal
@@ -213,17 +222,19 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
         )
         self.port = server.add_insecure_port(f"{host}:{port}")
         if self.port == 0:
-            raise OSError(f"cannot listen on {host}:{port}")
+            raise CannotListen(f"cannot listen on {host}:{port}")
         server.start()
         self._server = server
         return self.port
 
     def stop(self) -> None:
+        """Stop serving: every call ends (the bot's and the referee's sides), then the pumps."""
         with self._lock:
             self._stopping = True
         if self._server is not None:
             self._server.stop(grace=1.0).wait()
         self._channel.close()
+        self._pumps.shutdown(wait=True)
 
     def begin(self, scenario: str, probes: Probes) -> None:
         """Record what follows under ``scenario`` and apply its probes."""
@@ -315,8 +326,8 @@ class ProbingProxy(referee_pb2_grpc.RefereeServicer):
             except grpc.RpcError as error:
                 to_bot.put(("end", error.code(), error.details() or ""))
 
-        threading.Thread(target=from_bot, daemon=True, name=f"probe up {connection.number}").start()
-        threading.Thread(target=from_referee, daemon=True, name=f"probe down {connection.number}").start()
+        self._pumps.submit(from_bot)
+        self._pumps.submit(from_referee)
         while True:
             item = to_bot.get()
             if isinstance(item, tuple):

@@ -27,11 +27,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from oddtrick_referee._exceptions import OptionError
+
 __all__ = ["ClockRule", "SeatClock", "TableClock", "replay_bank"]
 
 _TEXT = re.compile(r"^\s*(?P<initial>\d+(?:\.\d*)?|\.\d+)\s*\+\s*(?P<increment>\d+(?:\.\d*)?|\.\d+)\s*$")
 MAX_MS = 2**32 - 1
 """The protocol carries milliseconds as uint32: about 49 days."""
+_RANGE = "a clock's times must be between 0 and 4294967 seconds"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,21 +46,25 @@ class ClockRule:
 
     def __post_init__(self) -> None:
         if not (0 <= self.initial_ms <= MAX_MS and 0 <= self.increment_ms <= MAX_MS):
-            raise ValueError("a clock's times must be between 0 and 4294967 seconds")
+            raise OptionError(_RANGE)
         if self.initial_ms == 0 and self.increment_ms == 0:
-            raise ValueError("a clock of 0+0 leaves no time at all: give a bank or an increment, e.g. 60+0.5")
+            raise OptionError(
+                "a clock of 0+0 leaves no time at all: give a bank or an increment, e.g. 60+0.5"
+            )
 
     @classmethod
     def parse(cls, text: str) -> ClockRule:
         """``BANK+INCREMENT`` in seconds, ``60+0.5``: 60 s a seat a match and 0.5 s more a
-        decision (as chess writes a Fischer time control). ValueError says what is wrong."""
+        decision (as chess writes a Fischer time control). OptionError says what is wrong."""
         found = _TEXT.match(text)
         if found is None:
-            raise ValueError(
+            raise OptionError(
                 f"--clock expects BANK+INCREMENT in seconds, e.g. 60+0.5 (60 s a seat per match, "
                 f"0.5 s more per decision), not {text!r}"
             )
         initial, increment = (float(found[name]) for name in ("initial", "increment"))
+        if max(initial, increment) * 1000 > MAX_MS:  # also infinity, which cannot be rounded
+            raise OptionError(_RANGE)
         return cls(round(initial * 1000), round(increment * 1000))
 
     def __str__(self) -> str:
@@ -97,7 +104,7 @@ def clock_argument(text: str) -> ClockRule:
 
     try:
         return ClockRule.parse(text)
-    except ValueError as error:
+    except OptionError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 

@@ -217,4 +217,4 @@ def _plain(value: Any) -> Any:
         return {str(_plain(key)): _plain(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
-    raise TypeError(f"no JSON form for {type(value).__name__}")
+    raise TypeError(f"no JSON form for {type(value).__name__}")  # as json.dumps says it: a bug here

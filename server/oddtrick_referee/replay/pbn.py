@@ -36,7 +36,7 @@ def pbn_card(card: Card) -> str:
 
 
 def pbn_call(text_level: int, denomination: Denomination | None) -> str:
-    if denomination is None:
+    if denomination is None:  # the callers pass bids only: a bug if it happens
         raise ValueError("not a bid")
     return f"{text_level - 6}{'NT' if denomination is Denomination.NO_TRUMPS else denomination.letters}"
 

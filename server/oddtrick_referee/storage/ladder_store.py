@@ -4,8 +4,7 @@ It runs on SQLite (the embedded default) or PostgreSQL through
 :mod:`oddtrick_referee.storage.database`. The schema carries a version and is
 migrated forward when a store opens it, so a database made by an older
 oddtrick opens in a newer one. Tokens are never stored: only a salted SHA-256
-of each (tokens are 32 random bytes, so a slow password hash adds nothing),
-compared in constant time.
+of each, made and compared in constant time by token_scheme.py.
 
 Matches move ``planned → running → finished | forfeit | aborted``; the step to
 ``running`` is a conditional update (:meth:`LadderStore.claim_match`), so two
@@ -18,17 +17,15 @@ wait on each other; SQLite has one writer at a time), so no referee's update is 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import hmac
 import json
 import re
-import secrets
 import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from oddtrick_referee._exceptions import HouseBotTaken, LadderError
 from oddtrick_referee.storage.database import Cursor, Database, Row
+from oddtrick_referee.token_scheme import fingerprint, new_salt, new_token, salted_digest, verify_salted
 
 Step = str | Callable[[Cursor], None]
 """One step of a migration: a statement, or a function run in the migration's transaction."""
@@ -204,24 +201,6 @@ class RatingChange:
     faults: int = 0
 
 
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def hash_token(token: str, salt: str) -> str:
-    return hashlib.sha256(f"{salt}:{token}".encode()).hexdigest()
-
-
-def new_token() -> str:
-    """32 random bytes, URL-safe, never starting with ``-``: an entrant passes its token as
-    ``--token TOKEN``, and argparse takes a word starting with ``-`` for another option
-    (``--token: expected one argument``), which one token in 64 used to start with."""
-    while True:
-        token = secrets.token_urlsafe(32)
-        if not token.startswith("-"):
-            return token
-
-
 VERIFIED_CACHE_SIZE = 4096
 """Tokens :meth:`LadderStore.verify` remembers as good (name and token hash → token id)."""
 
@@ -261,9 +240,9 @@ class LadderStore:
                 "(the name a bot says in its Hello)"
             )
         token = new_token()
-        salt = secrets.token_hex(16)
+        salt = new_salt()
         rating = (self.initial_mu, self.initial_sigma)
-        values = (name, salt, hash_token(token, salt), int(house), now_ms, *rating)
+        values = (name, salt, salted_digest(token, salt), int(house), now_ms, *rating)
         if not house and name.lower().startswith("house-"):
             raise LadderError(f"{name!r}: names starting 'house-' are the ladder's own bots; choose another")
         with self.db.transaction() as cursor:
@@ -289,12 +268,12 @@ class LadderStore:
     def rotate_token(self, name: str) -> str:
         """A new token for an entrant; the old one stops working at once."""
         token = new_token()
-        salt = secrets.token_hex(16)
+        salt = new_salt()
         with self.db.transaction() as cursor:
             changed = cursor.execute(
                 "UPDATE ladder_entrants SET token_salt = ?, token_hash = ?"
                 " WHERE name = ? AND retired_ms IS NULL",
-                (salt, hash_token(token, salt), name),
+                (salt, salted_digest(token, salt), name),
             )
         self._forget(name)
         if not changed:
@@ -324,7 +303,7 @@ class LadderStore:
         referees starting at once cannot both take a name.
         """
         token = new_token()
-        salt = secrets.token_hex(16)
+        salt = new_salt()
         with self.db.transaction() as cursor:
             rows = cursor.rows(
                 "SELECT name, house, house_owner FROM ladder_entrants WHERE LOWER(name) = ?", (name.lower(),)
@@ -338,7 +317,7 @@ class LadderStore:
                     (
                         name,
                         salt,
-                        hash_token(token, salt),
+                        salted_digest(token, salt),
                         referee_id,
                         now_ms,
                         self.initial_mu,
@@ -355,7 +334,7 @@ class LadderStore:
             changed = cursor.execute(
                 "UPDATE ladder_entrants SET token_salt = ?, token_hash = ?, house_owner = ?,"
                 " retired_ms = NULL WHERE name = ? AND (house_owner IS NULL OR house_owner = ?)",
-                (salt, hash_token(token, salt), referee_id, name, referee_id),
+                (salt, salted_digest(token, salt), referee_id, name, referee_id),
             )
             if not changed:
                 raise HouseBotTaken(name, str(row["house_owner"]))
@@ -374,9 +353,8 @@ class LadderStore:
                 "SELECT token_salt, token_hash FROM ladder_entrants WHERE name = ? AND retired_ms IS NULL",
                 (name,),
             )
-        # Hash something even for an unknown name, so timing does not tell names apart.
-        salt, expected = (rows[0]["token_salt"], rows[0]["token_hash"]) if rows else ("x", "0" * 64)
-        if not (hmac.compare_digest(hash_token(token, salt), expected) and rows):
+        salt, expected = (rows[0]["token_salt"], rows[0]["token_hash"]) if rows else (None, None)
+        if not verify_salted(token, salt, expected):
             return None
         with self._verified_lock:
             if self._forgotten != forgotten and self._read_salts.get(name) != str(salt):
@@ -388,14 +366,14 @@ class LadderStore:
                 return str(salt)
             while len(self._verified) >= VERIFIED_CACHE_SIZE:
                 del self._verified[next(iter(self._verified))]
-            self._verified[(name, _digest(token))] = str(salt)
+            self._verified[(name, fingerprint(token))] = str(salt)
         return str(salt)
 
     def verified(self, name: str, token: str) -> str | None:
         """The token id :meth:`verify` found for this name and token before, if it is still
         remembered (memory only: safe on any thread, never blocks on the database)."""
         with self._verified_lock:
-            return self._verified.get((name, _digest(token)))
+            return self._verified.get((name, fingerprint(token)))
 
     def _forget(self, name: str) -> None:
         with self._verified_lock:

@@ -13,6 +13,7 @@ from typing import Any
 
 from oddtrick._options import shown
 from oddtrick._timing import DecisionTimes
+from oddtrick_referee._exceptions import OptionError
 from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 from oddtrick_referee.storage.sqlite import Store
 
@@ -100,7 +101,7 @@ class TournamentStore(Store):
             if {k: v for k, v in stored.items() if k not in left_out} != {
                 k: v for k, v in given.items() if k not in left_out
             }:
-                raise ValueError(
+                raise OptionError(
                     f"tournament {tournament_id!r} already exists with other settings; "
                     "use another --name to start a new one"
                 )
@@ -108,14 +109,14 @@ class TournamentStore(Store):
             sources = dict(entries)
             missing = [name for name, _ in joined if name not in sources]
             if missing:
-                raise ValueError(
+                raise OptionError(
                     f"tournament {tournament_id!r} here also has {', '.join(missing)}: to add entries "
                     "to it, name every entry already in it too; to play other bots on their own, "
                     "give --name NEW (or another --data-dir) to start a separate tournament"
                 )
             for name, source in joined:
                 if sources[name] != source:
-                    raise ValueError(
+                    raise OptionError(
                         f"entry {name!r} of tournament {tournament_id!r} is {_entry_text(source)}, not "
                         f"{_entry_text(sources[name])}; use another --name to start a new tournament"
                     )

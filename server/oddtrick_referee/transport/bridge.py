@@ -25,6 +25,8 @@ import grpc
 import trio
 from google.protobuf.message import DecodeError
 
+from oddtrick_referee._exceptions import CannotListen
+
 log = logging.getLogger("oddtrick.referee.transport")
 
 _SERVER_OPTIONS = [
@@ -340,7 +342,7 @@ async def grpc_server(
         ("grpc.http2.ping_timeout_ms", round(keepalive_s[1] * 1000)),
     ]
     if _port_in_use(address):
-        raise OSError(_in_use(address))
+        raise CannotListen(_in_use(address))
     handler = _PlayHandler(trio.lowlevel.current_trio_token(), on_stream, inbox_size)
     started: trio.Event = trio.Event()
     outcome: dict[str, Any] = {}
@@ -367,22 +369,35 @@ async def grpc_server(
         await stop.wait()
         await server.stop(stop_grace_s)
 
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="grpc-aio", daemon=True)
+    # The server's asyncio loop runs in a thread this block owns, joined at its end (and,
+    # when the block is cancelled while the server starts, once the server has started).
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="grpc-aio")
     thread.start()
-    await started.wait()
+    try:
+        await started.wait()
+    except BaseException:
+        with trio.CancelScope(shield=True):
+            await started.wait()
+        await _stop_and_join(thread, outcome)
+        raise
     if "error" in outcome:
-        await trio.to_thread.run_sync(thread.join)
+        await _stop_and_join(thread, outcome)
         error = outcome["error"]
         if "bind" in str(error).lower() or "in use" in str(error).lower():
-            raise OSError(_in_use(address))
-        raise OSError(f"cannot listen on {address}: {error}")
-    endpoint: GrpcEndpoint = outcome["endpoint"]
+            raise CannotListen(_in_use(address))
+        raise CannotListen(f"cannot listen on {address}: {error}")
     try:
-        yield endpoint
+        yield outcome["endpoint"]
     finally:
-        endpoint.loop.call_soon_threadsafe(outcome["stop"].set)
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(thread.join)
+        await _stop_and_join(thread, outcome)
+
+
+async def _stop_and_join(thread: threading.Thread, outcome: dict[str, Any]) -> None:
+    """Stop the server if it started, and wait for its thread to end, even when cancelled."""
+    if "stop" in outcome:
+        outcome["endpoint"].loop.call_soon_threadsafe(outcome["stop"].set)
+    with trio.CancelScope(shield=True):
+        await trio.to_thread.run_sync(thread.join)
 
 
 def _in_use(address: str) -> str:

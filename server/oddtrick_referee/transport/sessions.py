@@ -10,7 +10,6 @@ that the table handles in one place.
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import logging
 import secrets
 from collections import deque
@@ -34,10 +33,10 @@ from oddtrick._names import BOT_NAME_RULE, valid_bot_name
 from oddtrick.rules import GameKind, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee._exceptions import Refused
+from oddtrick_referee.token_scheme import same_token, verify_token
 from oddtrick_referee.transport.bridge import BotStream, Close
 from oddtrick_referee.transport.hello_limits import FailedHellos, address_of
 from oddtrick_referee.transport.seat_notice import Shortage, WaitNotices
-from oddtrick_referee.transport.tokens import verify_token
 
 log = logging.getLogger("oddtrick.referee.sessions")
 
@@ -135,7 +134,7 @@ class Credentials:
         if stored is not None:
             return verify_token(token, stored)
         expected = self._tokens.get(name)
-        return expected is not None and hmac.compare_digest(expected.encode(), token.encode())
+        return expected is not None and same_token(expected, token)
 
 
 class Session:

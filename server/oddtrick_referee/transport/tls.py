@@ -16,6 +16,8 @@ from pathlib import Path
 
 import grpc
 
+from oddtrick_referee._exceptions import OptionError
+
 
 @dataclasses.dataclass(frozen=True)
 class ServerTls:
@@ -26,11 +28,11 @@ class ServerTls:
     client_ca: Path | None = None
 
     def credentials(self) -> grpc.ServerCredentials:
-        """Load the files; ValueError (saying which file and why) if one cannot be used."""
+        """Load the files; OptionError (saying which file and why) if one cannot be used."""
         cert, key = _pem(self.cert, "--tls-cert"), _pem(self.key, "--tls-key")
         client_ca = _pem(self.client_ca, "--tls-client-ca") if self.client_ca is not None else None
         if b"PRIVATE KEY" not in key:
-            raise ValueError(f"--tls-key {self.key}: no PEM private key in it")
+            raise OptionError(f"--tls-key {self.key}: no PEM private key in it")
         return grpc.ssl_server_credentials(
             [(key, cert)], root_certificates=client_ca, require_client_auth=client_ca is not None
         )
@@ -40,9 +42,9 @@ def _pem(path: Path, option: str) -> bytes:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise ValueError(f"{option} {path}: {error.strerror or error}") from None
+        raise OptionError(f"{option} {path}: {error.strerror or error}") from None
     if b"-----BEGIN" not in data:
-        raise ValueError(f"{option} {path}: not a PEM file")
+        raise OptionError(f"{option} {path}: not a PEM file")
     return data
 
 
@@ -66,17 +68,17 @@ def add_tls_options(parser: argparse.ArgumentParser) -> None:
 
 
 def tls_from_args(args: argparse.Namespace) -> ServerTls | None:
-    """The TLS the options ask for (None: plaintext); ValueError if they are incomplete."""
+    """The TLS the options ask for (None: plaintext); OptionError if they are incomplete."""
     if args.tls_cert is None and args.tls_key is None:
         if args.tls_client_ca is not None:
-            raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
+            raise OptionError("--tls-client-ca needs --tls-cert and --tls-key")
         return None
     if args.tls_cert is None or args.tls_key is None:
-        raise ValueError("TLS needs both --tls-cert and --tls-key")
+        raise OptionError("TLS needs both --tls-cert and --tls-key")
     return ServerTls(args.tls_cert, args.tls_key, args.tls_client_ca)
 
 
 def server_credentials(args: argparse.Namespace) -> grpc.ServerCredentials | None:
-    """The options' TLS credentials, loaded (None: plaintext); ValueError with the reason."""
+    """The options' TLS credentials, loaded (None: plaintext); OptionError with the reason."""
     tls = tls_from_args(args)
     return tls.credentials() if tls is not None else None

@@ -9,53 +9,23 @@ hash and prints the token once; ``oddtrick tokens convert FILE`` turns a file
 of the earlier format (``{"name": "token"}``, tokens in plain text) into this
 one, which the referee otherwise refuses to load.
 
-Why one salted SHA-256 and not a slow password hash: tokens are random
-secrets, not passwords a person chose, and nobody guesses 256 random bits
-whatever the hash costs (API tokens at GitHub and PyPI are stored the same
-way). A slow hash would cost every Hello tens of milliseconds of the
-referee's CPU, which a stream of bad Hellos could turn against the tables in
-play. The salt keeps equal tokens from having equal hashes.
+How tokens are made, hashed and checked is token_scheme.py's (one scheme for the
+referee's every store of tokens).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
 from oddtrick_referee._exceptions import TokensFileError
+from oddtrick_referee.token_scheme import SCHEME, hash_token, new_token
 
 FORMAT = "oddtrick-tokens/2"
-_SCHEME = "sha256"
 MIN_TOKEN_LENGTH = 16
 """Shorter tokens (from a hand-written file of the earlier format) are refused at conversion."""
-
-
-def hash_token(token: str, salt: bytes | None = None) -> str:
-    salt = secrets.token_bytes(16) if salt is None else salt
-    digest = hashlib.sha256(salt + token.encode()).hexdigest()
-    return f"{_SCHEME}${salt.hex()}${digest}"
-
-
-def verify_token(token: str, stored: str) -> bool:
-    """Whether ``token`` is the one ``stored`` (from :func:`hash_token`) was made from."""
-    scheme, _, rest = stored.partition("$")
-    salt_hex, _, digest = rest.partition("$")
-    if scheme != _SCHEME or not digest:
-        return False
-    try:
-        salt = bytes.fromhex(salt_hex)
-    except ValueError:
-        return False
-    return hmac.compare_digest(hash_token(token, salt), stored)
-
-
-def new_token() -> str:
-    return secrets.token_hex(32)
 
 
 def load_token_hashes(path: Path) -> dict[str, str]:
@@ -77,7 +47,7 @@ def load_token_hashes(path: Path) -> dict[str, str]:
         raise TokensFileError(f"{path} is not a tokens file of format {FORMAT}")
     bots = data.get("bots")
     if not isinstance(bots, dict) or not all(
-        isinstance(value, str) and value.startswith(f"{_SCHEME}$") for value in bots.values()
+        isinstance(value, str) and value.startswith(f"{SCHEME}$") for value in bots.values()
     ):
         raise TokensFileError(f"{path}: 'bots' must map each bot name to a token hash")
     return dict(bots)

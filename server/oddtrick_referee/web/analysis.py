@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee._exceptions import BadJob, NotVisible
+from oddtrick_referee._exceptions import BadJob, NoSuchMatch, NotVisible
 from oddtrick_referee.web.data import MATCH_ID, WebData
 from oddtrick_referee.workers.kinds import analyse
 
@@ -110,7 +110,16 @@ def page_analysis(result: dict[str, Any]) -> dict[str, Any]:
 class Analyses:
     """The analyses of one data folder's finished matches, each computed once, one at a time
     by one thread (the solver uses every core; two at once would only slow both and the
-    pages), from a queue of at most ``waiting`` matches."""
+    pages), from a queue of at most ``waiting`` matches.
+
+    The thread is this object's: started with the first match queued, told to stop by
+    :meth:`close` (when the page stops serving), after which it solves nothing more. It is a
+    daemon all the same, as the one solve it may be in is the solver's C code, which cannot
+    be stopped: the page stops at once rather than after it, and nothing is lost (a result
+    is written whole or not at all, and solved again when asked)."""
+
+    _STOP = ""
+    """Queued by :meth:`close`: the solver's thread ends there (no match has an empty id)."""
 
     def __init__(self, data: WebData, waiting: int = MAX_WAITING) -> None:
         self.data = data
@@ -121,6 +130,7 @@ class Analyses:
         self._lock = threading.Lock()
         self._waiting: queue.Queue[str] = queue.Queue(waiting)
         self._solver: threading.Thread | None = None
+        self._closed = False
         self.stored: Callable[[str], Any | None] | None = None
         """A match's analysis recorded by a worker (``oddtrick web --database``), used rather
         than computing it here: a worker's cores, not the page's, did the solving."""
@@ -155,13 +165,13 @@ class Analyses:
     def status(self, match_id: str) -> dict[str, Any]:
         """The analysis, or why there is none, or that it is being computed (then started).
 
-        Raises :class:`KeyError` or :class:`NotVisible` as :meth:`WebData.log_text` does.
+        Raises :class:`NoSuchMatch` or :class:`NotVisible` as :meth:`WebData.log_text` does.
         """
         if not MATCH_ID.fullmatch(match_id):
-            raise KeyError(match_id)
+            raise NoSuchMatch(match_id)
         row = self.data.match(match_id)
         if row is None:
-            raise KeyError(match_id)
+            raise NoSuchMatch(match_id)
         if row.category != "finished":
             raise NotVisible(f"match {match_id} is not over")
         if row.status != "finished":
@@ -188,6 +198,8 @@ class Analyses:
         """Queue the match for the solver (once), starting the one thread that serves the
         queue on the first; ``busy`` when the queue is full."""
         with self._lock:
+            if self._closed:
+                return {"status": "busy", "message": BUSY}
             if match_id not in self._running:
                 try:
                     self._waiting.put_nowait(match_id)
@@ -195,15 +207,32 @@ class Analyses:
                     return {"status": "busy", "message": BUSY}
                 self._running.add(match_id)
                 if self._solver is None:
+                    # A daemon: see the class's docstring (tests/test_threads_owned.py lists it).
                     self._solver = threading.Thread(target=self._serve, name="oddtrick-analysis", daemon=True)
                     self._solver.start()
         return {"status": "pending", "message": PENDING}
 
+    def close(self) -> None:
+        """Stop solving: the matches still queued are dropped and the thread ends after the
+        one it may be solving (it is not waited for: see the class's docstring)."""
+        with self._lock:
+            self._closed = True
+            while True:
+                try:
+                    self._running.discard(self._waiting.get_nowait())
+                except queue.Empty:
+                    break
+            if self._solver is None:
+                return
+        self._waiting.put(self._STOP)  # room: the queue was just emptied, and nothing adds to it now
+
     def _serve(self) -> None:
-        """The solver's thread: the queued matches, one at a time, for as long as the page runs."""
+        """The solver's thread: the queued matches, one at a time, until :meth:`close`."""
         _lowest_priority()
         while True:
             match_id = self._waiting.get()
+            if match_id == self._STOP:
+                return
             try:
                 self._compute(match_id)
             finally:
@@ -214,7 +243,7 @@ class Analyses:
         try:
             # Read when solved, not when queued: a queued match holds no log text.
             text = self.data.log_text(match_id)
-        except (KeyError, NotVisible):
+        except (NoSuchMatch, NotVisible):
             return  # gone meanwhile: the next view says why
         try:
             found = page_analysis(analyse({"log_name": f"{match_id}.jsonl", "log_text": text}))

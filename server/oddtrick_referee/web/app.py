@@ -44,7 +44,7 @@ from starlette.staticfiles import StaticFiles
 
 from oddtrick.rules import GameKind
 from oddtrick.rules._words import fault_text
-from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
 from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.page import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.replay.pbn import match_to_pbn
@@ -123,7 +123,7 @@ async def _of_match(
     told: tuple[type[Exception], ...] = (NotVisible, *unreadable)
     try:
         return await anyio.to_thread.run_sync(read, match_id)
-    except KeyError:
+    except NoSuchMatch:
         return PlainTextResponse("no such match\n", 404)
     except told as error:
         return PlainTextResponse(f"{error}\n", 404)
@@ -158,6 +158,10 @@ class WebApp:
         """Whether the Play button shows (``oddtrick web --play``)."""
         self.runs: RunPages | None = None
         """The runs on workers of a database (``oddtrick web --database``)."""
+
+    def close(self) -> None:
+        """The page stops serving: what it started stops too (the analyses' solver)."""
+        self.analyses.close()
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(
@@ -223,7 +227,7 @@ class WebApp:
                 row=row,
                 downloads=row.status == "aborted",
             )
-        except (KeyError, NotVisible) as error:
+        except (NoSuchMatch, NotVisible) as error:
             return self.page("message.html", 404, title=f"Match {match_id}", message=str(error))
         return view
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import trio
 
-from oddtrick_referee._errors import (
+from oddtrick_referee._exceptions import CannotListen, DatabaseError, OptionError
+from oddtrick_referee.command_runner import (
     StopRequest,
     interrupted,
     run_command,
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
-from oddtrick_referee._exceptions import DatabaseError
 from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
@@ -131,7 +131,7 @@ def _web(args: argparse.Namespace) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     try:
         sock = bind_web(f"{host}:{args.port}")
-    except (OSError, ValueError) as error:
+    except (OptionError, CannotListen) as error:
         print(f"oddtrick web: {error}", file=sys.stderr)
         return 1
 

@@ -27,7 +27,7 @@ from typing import Any
 from oddtrick._log_records import log_text as written_log_text
 from oddtrick._log_records import records_from_text
 from oddtrick.rules import GameConfig, GameKind
-from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
 from oddtrick_referee.competitions.standings import compute_standings
 from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
 from oddtrick_referee.replay.model import MatchReplay, replay_records
@@ -198,13 +198,13 @@ class WebData:
     def log_text(self, match_id: str) -> str:
         """The match's log as written, if a spectator may see it.
 
-        Raises :class:`KeyError` for no such match, :class:`NotVisible` otherwise.
+        Raises :class:`NoSuchMatch` for no such match, :class:`NotVisible` otherwise.
         """
         if not MATCH_ID.fullmatch(match_id) or not self.index_path.exists():
-            raise KeyError(match_id)
+            raise NoSuchMatch(match_id)
         row = self.store.get(match_id)
         if row is None:
-            raise KeyError(match_id)
+            raise NoSuchMatch(match_id)
         problem = log_visibility(row)
         if problem:
             raise NotVisible(problem)
@@ -221,7 +221,7 @@ class WebData:
     def replay(self, match_id: str) -> MatchReplay:
         """The match re-created from its log (cached by the log's size: a log only grows).
 
-        Raises :class:`KeyError`, :class:`NotVisible` or :class:`ReplayError`.
+        Raises :class:`NoSuchMatch`, :class:`NotVisible` or :class:`ReplayError`.
         """
         text = self.log_text(match_id)
         key = (match_id, len(text))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
 from oddtrick_referee.competitions.standings import DealResult, deal_score_halves
 from oddtrick_referee.replay.sources import log_visibility
 from oddtrick_referee.replay.terminal import trumps_line
@@ -175,7 +175,7 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
     for table in line.tables:
         try:
             replay = data.replay(table.match_id)
-        except (KeyError, NotVisible, ReplayError):  # a log gone or unreadable: the points still stand
+        except (NoSuchMatch, NotVisible, ReplayError):  # a log gone or unreadable: the points still stand
             tables.append(table)
             continue
         played = next((h for h in replay.hands if h.number == hand), None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Iterator
 
-from oddtrick_referee._exceptions import NotVisible, ReplayError
+from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
 from oddtrick_referee.replay.pbn import PBN_VERSION, hand_to_pbn
 from oddtrick_referee.web.data import WebData
 
@@ -60,7 +60,7 @@ def tournament_zip(data: WebData, tournament_id: str, match_ids: list[str]) -> I
         for match_id in match_ids:
             try:
                 text = data.log_text(match_id)
-            except (KeyError, NotVisible) as error:
+            except (NoSuchMatch, NotVisible) as error:
                 withheld.append(
                     (match_id, str(error) if isinstance(error, NotVisible) else "not in the index")
                 )
@@ -68,7 +68,7 @@ def tournament_zip(data: WebData, tournament_id: str, match_ids: list[str]) -> I
             archive.writestr(f"{stem}/logs/{match_id}.jsonl", text)
             try:
                 match = data.replay(match_id)
-            except (KeyError, NotVisible, ReplayError) as error:
+            except (NoSuchMatch, NotVisible, ReplayError) as error:
                 withheld.append((match_id, f"in the logs only, not in the PBN: {error}"))
             else:
                 for hand in match.hands:

@@ -138,10 +138,12 @@ class ArenaLive:
             finally:
                 token.run_sync_soon(send.close)
 
-        # The blocking stream is read in a thread of its own, which ends when the call is
-        # cancelled (below, when the page goes away) or the match ends.
+        # The blocking stream is read in a thread of its own, one per viewer, owned by this
+        # follow: it ends when the match ends or the call is cancelled (below, when the page
+        # goes away), and is joined then, so no reader outlives its viewer.
         shown_as = _Shown()
-        threading.Thread(target=pump, name=f"watch {match_id}", daemon=True).start()
+        reader = threading.Thread(target=pump, name=f"watch {match_id}")
+        reader.start()
         try:
             async for response in receive:
                 for event in response.events:
@@ -151,4 +153,6 @@ class ArenaLive:
                         yield shown
         finally:
             call.cancel()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(reader.join)
             channel.close()

@@ -34,7 +34,8 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from oddtrick.rules import GameConfig, Seat
+from oddtrick.rules import ConfigError, GameConfig, ParseError, Seat
+from oddtrick_referee._exceptions import OptionError, SittingRefused
 from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent
 from oddtrick_referee.competitions.in_browser import Sitting, Sittings
 from oddtrick_referee.web.live import RefereeLive
@@ -136,7 +137,7 @@ class SeatPages:
             partner = opponent(str(DEFAULT_BOT), f"partner-{suffix}")
             opponents = opponent(str(DEFAULT_BOT), f"opponents-{suffix}")
             desk = self.sittings.start(Sitting(config, seat, partner, opponents, f"guest-{suffix}"))
-        except (ValueError, RuntimeError) as error:
+        except (ParseError, ConfigError, OptionError, SittingRefused) as error:
             return self._form(str(error))
         return RedirectResponse(f"/play/{desk.token}", status_code=303)
 

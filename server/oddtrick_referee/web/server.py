@@ -13,10 +13,11 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
+from oddtrick_referee._exceptions import CannotListen, OptionError
 from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.page import LeaderboardSource, Page
 from oddtrick_referee.referee import Referee
-from oddtrick_referee.web.app import create_app
+from oddtrick_referee.web.app import WebApp, create_app
 from oddtrick_referee.web.guard import HostCheck, configured_hosts
 from oddtrick_referee.web.live import ArenaLive, LiveSource, RefereeLive
 from oddtrick_referee.web.progress import Progress, state_progress
@@ -27,16 +28,16 @@ log = logging.getLogger("oddtrick.web")
 
 
 def parse_address(text: str, default_host: str = "127.0.0.1") -> tuple[str, int]:
-    """``PORT`` or ``HOST:PORT`` → (host, port); raises ValueError with what is expected."""
+    """``PORT`` or ``HOST:PORT`` → (host, port); raises OptionError with what is expected."""
     host, colon, port = text.rpartition(":")
     if not colon:
         host, port = default_host, text
     try:
         number = int(port)
     except ValueError:
-        raise ValueError(f"not a web address: {text!r} (expected PORT or HOST:PORT, e.g. 8000)") from None
+        raise OptionError(f"not a web address: {text!r} (expected PORT or HOST:PORT, e.g. 8000)") from None
     if not 0 <= number <= 65535:
-        raise ValueError(f"not a port: {number} (0-65535)")
+        raise OptionError(f"not a port: {number} (0-65535)")
     return host or default_host, number
 
 
@@ -44,17 +45,20 @@ def bind_web(address: str) -> socket.socket:
     """A listening address for the page, bound now, so a port in use is a plain error at start.
 
     ``address`` is ``PORT`` or ``HOST:PORT`` (the host defaults to 127.0.0.1);
-    raises ValueError for a malformed one and OSError naming the address when
+    raises OptionError for a malformed one and CannotListen naming the address when
     it cannot be bound.
     """
     host, port = parse_address(address)
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    except OSError as error:  # no IPv6 here, say
+        raise CannotListen(f"cannot serve the web page on {host}:{port}: {error.strerror or error}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
     except OSError as error:
         sock.close()
-        raise OSError(
+        raise CannotListen(
             f"cannot serve the web page on {host}:{port}: {error.strerror or error} "
             "(choose another port, or 0 for any free one)"
         ) from None
@@ -76,6 +80,7 @@ async def serve_web(
     """
     sock = bind_web(where) if isinstance(where, str) else where
     host, port = sock.getsockname()[:2]
+    web = getattr(getattr(app, "state", None), "web", None)  # the pages', closed when serving ends
     app = HostCheck(app, host, configured_hosts() if hosts is None else hosts)
     url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     config = Config()
@@ -88,7 +93,11 @@ async def serve_web(
         def started(self, binds: list[str] | None = None) -> None:
             task_status.started(url)
 
-    await serve(app, config, task_status=_Status())
+    try:
+        await serve(app, config, task_status=_Status())
+    finally:
+        if isinstance(web, WebApp):
+            web.close()
 
 
 @asynccontextmanager

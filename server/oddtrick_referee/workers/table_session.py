@@ -16,15 +16,19 @@ is given back), the next job starts a fresh session.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import functools
 import os
 import queue
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import trio
 
-from oddtrick_referee._errors import run_command
+from oddtrick_referee.command_runner import run_command
 from oddtrick_referee.competitions.standings import Standings
 from oddtrick_referee.competitions.tournament import Progress, Tournament, TournamentSettings, run_tournament
 from oddtrick_referee.competitions.tournament_plan import TableRun
@@ -50,7 +54,9 @@ class Session:
         self._current: concurrent.futures.Future[None] | None = None
         self._ended = threading.Event()
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._main, name=f"session-{key[:12]}", daemon=True)
+        self._cancel: Callable[[], None] | None = None
+        """Cancels the session's trio run from another thread (set once the run has begun)."""
+        self._thread = threading.Thread(target=self._main, name=f"session-{key[:12]}")
         self._thread.start()
 
     @property
@@ -66,28 +72,39 @@ class Session:
         future.result()
 
     def close(self, wait: float = 15.0) -> None:
-        """End the session (its bots exit), wait for it up to ``wait`` seconds, remove its folder."""
+        """End the session (its bots exit) and its thread: after ``wait`` seconds a session
+        still playing is cancelled (its bots are stopped) and waited for; remove its folder."""
         self._items.put(None)
         self._thread.join(timeout=wait)
+        while self._thread.is_alive():
+            with contextlib.suppress(trio.RunFinishedError):
+                if self._cancel is not None:
+                    self._cancel()
+            self._thread.join(timeout=1.0)
         self._folder.cleanup()
 
     def _main(self) -> None:
         try:
             with Path(os.devnull).open("w") as quiet:
-                run_command(
-                    lambda: run_tournament(
-                        self.settings,
-                        self.data_dir,
-                        progress_stream=quiet,
-                        progress=Progress(0, quiet),
-                        play=self._play,
-                    )
-                )
+                run_command(self._run, quiet)
         except BaseException as error:  # a bot that died, a referee that could not start
             self._error = error
         finally:
             self._ended.set()
             self._fail_waiting()
+
+    async def _run(self, quiet: TextIO) -> None:
+        """The local tournament, until :meth:`close` (or a cancel from it)."""
+        token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as scope:
+            self._cancel = functools.partial(token.run_sync_soon, scope.cancel)
+            await run_tournament(
+                self.settings,
+                self.data_dir,
+                progress_stream=quiet,
+                progress=Progress(0, quiet),
+                play=self._play,
+            )
 
     def _fail_waiting(self) -> None:
         error = self._error or RuntimeError("the session ended")

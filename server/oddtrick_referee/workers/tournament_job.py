@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee._errors import interrupted, sole_error
 from oddtrick_referee._exceptions import BadJob, EntrantExited, EntryFailed, HandBack
+from oddtrick_referee.command_runner import interrupted, sole_error
 from oddtrick_referee.competitions.distributed import entry_of_record, hash_problem, run_of_record
 from oddtrick_referee.competitions.distributed_results import pack_log
 from oddtrick_referee.competitions.tournament import TournamentSettings

@@ -110,6 +110,8 @@ class _Beater(threading.Thread):
     beat never waits behind the worker's other statements."""
 
     def __init__(self, beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO) -> None:
+        # Stopped and joined when the job ends (:func:`_work`); a daemon all the same, so that a
+        # second Ctrl-C stops the worker at once while a beat waits on a database out of reach.
         super().__init__(name=f"beat-{lease.id}", daemon=True)
         self._beats, self._settings, self._lease, self._out = beats, settings, lease, out
         self._stopped = threading.Event()

@@ -19,10 +19,10 @@ import trio
 
 from oddtrick._argparse import EntryArgument, EntryWords, positive_seconds
 from oddtrick._terminal import plural
-from oddtrick.deal_sets import DEALS_FROM_HELP, read_deal_set
+from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set
 from oddtrick.rules import ConfigError
-from oddtrick_referee._errors import StopRequest, run_command, sigterm_stops_like_ctrl_c
-from oddtrick_referee._exceptions import DatabaseError, LadderError
+from oddtrick_referee._exceptions import CannotListen, DatabaseError, LadderError, OptionError, RefereeError
+from oddtrick_referee.command_runner import StopRequest, run_command, sigterm_stops_like_ctrl_c
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
@@ -503,7 +503,7 @@ def _history(args: argparse.Namespace) -> int:
 
 def _pairs(args: argparse.Namespace) -> int:
     if args.min_together < 1 or args.limit < 1:
-        return _fail("pairs", ValueError("--min-together and --limit must be at least 1"))
+        return _fail("pairs", OptionError("--min-together and --limit must be at least 1"))
     try:
         store = _store(args)
         entrants = store.entrants(include_retired=True)
@@ -531,7 +531,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         settings = _ladder_settings(args)
         trio.run(check_house_bots, settings)
-    except (ConfigError, ValueError, OSError) as error:
+    except (ConfigError, DealSetError, RefereeError, OSError) as error:  # OSError: a bot file's path
         return _fail("serve", error)
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
@@ -543,7 +543,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         web = bind_web(args.web) if args.web is not None else None
-    except (OSError, ValueError) as error:
+    except (OptionError, CannotListen) as error:
         return _fail("serve", error)
 
     def web_ready(url: str) -> None:
@@ -570,10 +570,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
-    """The ladder ``serve``'s options describe; ValueError (or ConfigError, OSError) says what is wrong."""
+    """The ladder ``serve``'s options describe; OptionError (ConfigError, DealSetError) says what is wrong."""
     ignored = [f"--{name}" for name in ("format", "deals", "target") if getattr(args, name) is not None]
     if ignored:
-        raise ValueError(f"{', '.join(ignored)}: every ladder match plays --match-deals deals; drop them")
+        raise OptionError(f"{', '.join(ignored)}: every ladder match plays --match-deals deals; drop them")
     config = config_from_args(args)
     house = default_house_bots(args.house_bots)
     if args.house_bot:
@@ -581,11 +581,11 @@ def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
     tls = server_credentials(args)
     deal_set = read_deal_set(args.deals_from) if args.deals_from is not None else None
     if args.match_deals < 1:
-        raise ValueError("--match-deals must be at least 1")
+        raise OptionError("--match-deals must be at least 1")
     if args.keep_house_logs is not None and not args.keep_house_logs >= 0:
-        raise ValueError("--keep-house-logs must be a number of days, 0 or more")
+        raise OptionError("--keep-house-logs must be a number of days, 0 or more")
     if args.analyse and not (args.database or "").startswith(("postgresql://", "postgres://")):
-        raise ValueError("--analyse needs a PostgreSQL --database: the work queue lives there")
+        raise OptionError("--analyse needs a PostgreSQL --database: the work queue lives there")
     return LadderSettings(
         config=config,
         deals=args.match_deals,
@@ -631,7 +631,7 @@ def _house_bot(given: EntryArgument) -> HouseBot:
 
     entry = parse_entry(given.text)
     if not entry.sdk or entry.command is None or entry.cwd is None:
-        raise ValueError(
+        raise OptionError(
             f"--house-bot takes NAME=FILE.py[:Class] (an SDK bot), not a cmd: program: {given.text}"
         )
     return HouseBot(entry.name, entry.command, entry.cwd, options=given.options)

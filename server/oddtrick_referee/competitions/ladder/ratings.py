@@ -88,7 +88,7 @@ class Rater:
     """Turns a match's outcome into new ratings."""
 
     def __init__(self, settings: RatingSettings) -> None:
-        if settings.method not in METHODS:
+        if settings.method not in METHODS:  # set in code, never from an option: a bug if it happens
             raise ValueError(f"unknown rating method {settings.method!r}: one of {', '.join(METHODS)}")
         self.settings = settings
         # tau is added once per match by rate_match, not at every deal.

@@ -39,8 +39,8 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
-from oddtrick_referee._errors import sole_error
-from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, ResultRefused
+from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, OptionError, ResultRefused
+from oddtrick_referee.command_runner import sole_error
 from oddtrick_referee.competitions import sandbox
 from oddtrick_referee.competitions.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.entrants import (
@@ -783,7 +783,7 @@ async def check_house_bots(settings: LadderSettings) -> None:
         else:
             problem = None
         if problem is not None:
-            raise ValueError(f"house bot {bot.name!r}: {problem}; the ladder did not start")
+            raise OptionError(f"house bot {bot.name!r}: {problem}; the ladder did not start")
 
 
 async def _run_house_bot(

@@ -1,9 +1,14 @@
-"""One error, not a tree of them: what a person sees when the referee stops.
+"""Running a command under trio: how it starts, how it stops, and the one error it ends with.
 
-Every trio nursery wraps what escapes it in an exception group, so one failure
-(a busy port, Ctrl-C, a bot that died) reaches the command line inside several
-groups and prints as a forty-line traceback. :func:`unwrapped` takes the one
-error back out, so the commands can say it in a line.
+:func:`run_command` is the one ``trio.run`` of every command: Ctrl-C lands at a
+checkpoint of the main task, and :func:`sigterm_stops_like_ctrl_c` makes SIGTERM stop it
+the same way (:class:`StopRequest` says which it was).
+
+One error, not a tree of them, is what a person sees when it stops: every trio nursery
+wraps what escapes it in an exception group, so one failure (a busy port, Ctrl-C, a bot
+that died) reaches the command line inside several groups and prints as a forty-line
+traceback. :func:`unwrapped` and :func:`sole_error` take the one error back out, so the
+commands can say it in a line; :func:`interrupted` finds a Ctrl-C inside a group.
 """
 
 from __future__ import annotations
