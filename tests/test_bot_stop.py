@@ -202,9 +202,7 @@ async def test_a_ladder_shows_a_draining_entrant_which_finishes_its_match_and_ta
             outcomes = [o for o in ladder.outcomes if "alice" in o.lineup.names]
             ladder.referee.finish()
         finally:
-            if bot.process.poll() is None:
-                bot.process.kill()
-            bot.process.wait()
+            reap(bot.process)
             assert bot.process.stderr is not None
             bot.process.stderr.close()
     assert (before.connected, before.draining) == (True, False)

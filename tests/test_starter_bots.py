@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 import trio
-from process_support import reap
+from process_support import reap, stop_beside_referee
 from referee_support import (
     PATIENCE_S,
     check_hidden_information,
@@ -210,13 +210,7 @@ def start_starter(command: str, address: str, name: str, seats: int, output: Pat
 
 
 async def ended(process: subprocess.Popen[bytes]) -> int:
-    process.terminate()
-    try:
-        return await trio.to_thread.run_sync(process.wait, 15)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    return await stop_beside_referee(process)
 
 
 async def test_a_starter_with_too_few_seats_says_why_then_plays(starter: str, tmp_path: Path) -> None:

@@ -206,7 +206,7 @@ def with_options(target: Any, options: Mapping[str, OptionValue]) -> Any:
         )
     values = checked(target, options)
     digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:12]
-    qualname = f"{target.__name__}_options_{digest}"
+    qualname = f"_{target.__name__}_options_{digest}"  # private: no API page lists it
     derived = type(target.__name__, (target,), {**values, "__module__": target.__module__})
     derived.__qualname__ = qualname
     # Found by name in its module, as pickle looks a class up: a process pool (oddtrick sprt
