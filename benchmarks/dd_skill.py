@@ -46,7 +46,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from oddtrick_referee.competitions.dd_skill_logs import missing_extra, tournament_dd_samples
+from oddtrick_referee.competitions.scoring.dd_skill_logs import missing_extra, tournament_dd_samples
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 ROOT = Path(__file__).resolve().parent.parent

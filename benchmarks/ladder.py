@@ -38,7 +38,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from oddtrick.rules import GameConfig  # noqa: E402
 from oddtrick_referee.competitions.ladder.service import Ladder, LadderSettings, open_store, run_ladder  # noqa: E402
-from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament  # noqa: E402
+from oddtrick_referee.competitions.tournaments.tournament import (  # noqa: E402
+    TournamentSettings,
+    parse_entry,
+    run_tournament,
+)
 from oddtrick_referee.play import table as table_module  # noqa: E402
 from oddtrick_referee.play.table import TableRules  # noqa: E402
 from oddtrick_referee.transport import sessions as sessions_module  # noqa: E402

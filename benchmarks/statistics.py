@@ -53,7 +53,7 @@ else:
     from oddtrick.duplicate import deal_config, play_deal, play_pair
     from oddtrick.rules import GameConfig, GameState, Side
     from oddtrick.sprt import SprtState
-    from oddtrick_referee.competitions.standings import DealResult, compute_standings, t_quantile
+    from oddtrick_referee.competitions.scoring.standings import DealResult, compute_standings, t_quantile
 
     def random_points(config: GameConfig, seed: str, rng: random.Random) -> list[tuple[int, int]]:
         """One deal played twice by four random players (the rules engine alone,

@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from worker_support import Worker  # noqa: E402
 
 from oddtrick.duplicate import deal_config  # noqa: E402
-from oddtrick_referee.competitions.distributed import tournament_jobs  # noqa: E402
-from oddtrick_referee.competitions.tournament_plan import TournamentSettings, parse_entry  # noqa: E402
+from oddtrick_referee.competitions.on_workers.distributed import tournament_jobs  # noqa: E402
+from oddtrick_referee.competitions.tournaments.tournament_plan import TournamentSettings, parse_entry  # noqa: E402
 from oddtrick_referee.storage.run_store import RunStore  # noqa: E402
 from oddtrick_referee.storage.work_queue import open_queue  # noqa: E402
 from oddtrick_referee.workers.table_session import close_session  # noqa: E402

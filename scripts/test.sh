@@ -18,7 +18,7 @@
 #   - protoc (Debian's protobuf-compiler): the Go and Rust starter bots generate
 #     their protocol code with it (Go, Rust, Java, Node come with the machine).
 #   - bubblewrap (Debian's bubblewrap): the sandbox for local bots that must run as
-#     root (server/oddtrick_referee/competitions/sandbox.py says why this tool).
+#     root (server/oddtrick_referee/competitions/entries/sandbox.py says why this tool).
 # Under CI=true a missing component is an error, never a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -24,8 +24,8 @@ from oddtrick import OptionError, with_options
 from oddtrick._log_records import ActionRecord, MatchStart, read_records
 from oddtrick._options import declared, parse_value
 from oddtrick.bots.pimc_bot import PimcBot
-from oddtrick_referee.competitions import launcher
-from oddtrick_referee.competitions.launcher import OPTIONS, PASSED
+from oddtrick_referee.competitions.entries import launcher
+from oddtrick_referee.competitions.entries.launcher import OPTIONS, PASSED
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 ROOT = Path(__file__).resolve().parents[1]

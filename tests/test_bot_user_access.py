@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from oddtrick_referee.competitions.access import refusal
+from oddtrick_referee.competitions.entries.access import refusal
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -171,7 +171,7 @@ def test_a_tournament_from_a_closed_folder_says_what_to_do(tmp_path: Path) -> No
     assert f"(chmod o+x {closed}) or choose another --bot-user" in lines[0]
     assert "PermissionError" not in refused_run.stderr
 
-    from oddtrick_referee.competitions import sandbox
+    from oddtrick_referee.competitions.entries import sandbox
 
     if sandbox.problem() is not None:  # (the line then says what to install)
         pytest.skip(sandbox.problem() or "")

@@ -13,8 +13,8 @@ from pathlib import Path
 import trio
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
-from oddtrick_referee.competitions.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.ladder.service import team_a_scores
+from oddtrick_referee.competitions.tournaments.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.play.table import Fault, SeatRecord, TableRules
 from tests.referee_support import in_thread, log_records, referee_running, run_sdk_bot
 

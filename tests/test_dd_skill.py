@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from oddtrick_referee.competitions.dd_skill import dd_samples, dd_skill, summarise
-from oddtrick_referee.competitions.dd_skill_logs import entry_namer
-from oddtrick_referee.competitions.standings import compute_standings, t_quantile
+from oddtrick_referee.competitions.scoring.dd_skill import dd_samples, dd_skill, summarise
+from oddtrick_referee.competitions.scoring.dd_skill_logs import entry_namer
+from oddtrick_referee.competitions.scoring.standings import compute_standings, t_quantile
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ["--bot", f"random={ROOT / 'sample_bots' / 'random_bot.py'}"]

@@ -23,7 +23,7 @@ from oddtrick.duplicate import deal_config, play_pair
 from oddtrick.rules import PACK, Card, Deal, GameConfig, GameState, Phase, Seat
 from oddtrick.sprt import scores_of
 from oddtrick_referee import check_log, read_log
-from oddtrick_referee.competitions.tournament import parse_entry, plan_runs, run_tournament
+from oddtrick_referee.competitions.tournaments.tournament import parse_entry, plan_runs, run_tournament
 from oddtrick_referee.play.matchlog import logged_action
 from oddtrick_referee.replay.model import replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn

@@ -30,8 +30,8 @@ from worker_support import DEADLINE, Worker, until
 
 from oddtrick import __version__
 from oddtrick_referee._exceptions import ResultRefused
-from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
-from oddtrick_referee.competitions.distributed_results import ResultCheck, _log_text
+from oddtrick_referee.competitions.on_workers.distributed import TOURNAMENT_SET
+from oddtrick_referee.competitions.on_workers.distributed_results import ResultCheck, _log_text
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue, parse_version
 

@@ -31,9 +31,14 @@ import trio
 
 from oddtrick.rules import GameConfig
 from oddtrick.v1 import game_pb2, referee_pb2
-from oddtrick_referee.competitions import entrants, sandbox, tournament
-from oddtrick_referee.competitions.entrants import LAUNCHER, bot_identity, refusal_for
-from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+from oddtrick_referee.competitions.entries import entrants, sandbox
+from oddtrick_referee.competitions.entries.entrants import LAUNCHER, bot_identity, refusal_for
+from oddtrick_referee.competitions.tournaments import tournament
+from oddtrick_referee.competitions.tournaments.tournament import (
+    TournamentSettings,
+    parse_entry,
+    run_tournament,
+)
 from oddtrick_referee.play.table import TableRules
 
 GUARD_S = 90.0

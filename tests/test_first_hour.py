@@ -17,7 +17,7 @@ from referee_support import GUARD_S, SeededBot, in_thread, log_records, referee_
 from oddtrick._client import BotRefused, ClientOptions, run_bot_async
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee import MatchSpec, RefereeSettings, TableRules, check_log, running_referee
-from oddtrick_referee.competitions.standings import FaultCounts, compute_standings
+from oddtrick_referee.competitions.scoring.standings import FaultCounts, compute_standings
 from oddtrick_referee.play.table import Fault
 
 RANDOM_BOT = Path(__file__).resolve().parents[1] / "sample_bots" / "random_bot.py"

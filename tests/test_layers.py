@@ -58,9 +58,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "oddtrick_referee.cli",
             "oddtrick_referee.serve",
             "oddtrick_referee.options",
-            "oddtrick_referee.competitions.demo",
-            "oddtrick_referee.competitions.play_command",
-            "oddtrick_referee.competitions.tournament_command",
+            "oddtrick_referee.competitions.tournaments.demo",
+            "oddtrick_referee.competitions.people.play_command",
+            "oddtrick_referee.competitions.tournaments.tournament_command",
             "oddtrick_referee.competitions.ladder.cli",
             "oddtrick_referee.conformance.cli",
             "oddtrick_referee.replay.cli",
@@ -90,13 +90,13 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("oddtrick_referee.workers.kinds", "oddtrick.analysis"): (
         "an analysis job needs the strong extra (endplay), only on the workers that do one"
     ),
-    ("oddtrick_referee.competitions.dd_skill_logs", "oddtrick.analysis"): (
+    ("oddtrick_referee.competitions.scoring.dd_skill_logs", "oddtrick.analysis"): (
         "the double-dummy skill needs the strong extra (endplay)"
     ),
     ("oddtrick_referee.web.analysis", "oddtrick.double_dummy"): (
         "the replay page's analysis needs the strong extra (endplay); the page says so without it"
     ),
-    ("oddtrick_referee.competitions.tournament_command", "oddtrick.analysis"): (
+    ("oddtrick_referee.competitions.tournaments.tournament_command", "oddtrick.analysis"): (
         "`--dd-skill` needs the strong extra (endplay)"
     ),
 }

@@ -19,7 +19,11 @@ from process_support import reap
 
 from oddtrick.rules import GameConfig
 from oddtrick_referee._exceptions import EntrantExited
-from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+from oddtrick_referee.competitions.tournaments.tournament import (
+    TournamentSettings,
+    parse_entry,
+    run_tournament,
+)
 from oddtrick_referee.play.table import TableRules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -226,7 +230,7 @@ async def test_a_bot_that_looks_for_the_referees_secrets_finds_none(tmp_path: Pa
 async def test_sdk_bots_get_their_token_through_a_pipe_not_the_command_line(tmp_path: Path) -> None:
     settings = plan(f"one={RANDOM_BOT}", f"two={RANDOM_BOT}")
     entry = settings.entries[0]
-    from oddtrick_referee.competitions.tournament import local_processes
+    from oddtrick_referee.competitions.tournaments.tournament import local_processes
 
     for process in local_processes(entry, "127.0.0.1:1", settings, tmp_path):
         assert entry.token not in " ".join(process.command)
@@ -237,7 +241,7 @@ async def test_sdk_bots_get_their_token_through_a_pipe_not_the_command_line(tmp_
 
 
 def test_the_launcher_kills_the_bot_when_the_referees_end_of_its_pipe_closes() -> None:
-    from oddtrick_referee.competitions.entrants import LAUNCHER
+    from oddtrick_referee.competitions.entries.entrants import LAUNCHER
 
     watch_read, watch_write = os.pipe()
     launcher = subprocess.Popen(

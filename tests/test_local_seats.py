@@ -31,9 +31,9 @@ from oddtrick.bots.random_bot import RandomBot
 from oddtrick.rules import Card, GameConfig, GameKind, MatchFormat, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee import MatchSpec, TableRules, check_log
-from oddtrick_referee.competitions.standings import Standings
-from oddtrick_referee.competitions.tournament import Progress, Tournament, run_tournament
-from oddtrick_referee.competitions.tournament_plan import shipped_entry
+from oddtrick_referee.competitions.scoring.standings import Standings
+from oddtrick_referee.competitions.tournaments.tournament import Progress, Tournament, run_tournament
+from oddtrick_referee.competitions.tournaments.tournament_plan import shipped_entry
 from oddtrick_referee.play.local_seat import BotPlayer, LocalEntrant, LocalPlayer, bot_entrant
 from oddtrick_referee.play.records import Fault
 from tests.test_tournament import settings

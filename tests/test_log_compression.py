@@ -24,7 +24,7 @@ from oddtrick._logfile import GZIP_MAGIC, is_compressed, open_log
 from oddtrick.analysis import analyze_logs
 from oddtrick_referee import RefereeSettings, running_referee
 from oddtrick_referee.arena import _log_lines
-from oddtrick_referee.competitions.scored import scored_table
+from oddtrick_referee.competitions.scoring.scored import scored_table
 from oddtrick_referee.play.matchlog import check_log, compress_log, read_log, recover_compression
 from oddtrick_referee.replay.model import replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn

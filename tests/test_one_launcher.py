@@ -4,7 +4,7 @@ Every call in the SDK and the referee that starts a process (``subprocess``, tri
 ``open_process``/``run_process``, asyncio's ``create_subprocess_*``, ``os.fork``,
 ``os.exec*``, ``os.spawn*``, ``os.system``, ``os.posix_spawn``, a process pool,
 ``multiprocessing``) is found with ``ast``; a failure names the file and the line.
-``competitions/entrants.py`` (which runs the launcher) and ``competitions/launcher.py``
+``competitions/entries/entrants.py`` (which runs the launcher) and ``competitions/entries/launcher.py``
 (which starts the bot) may; the few others are listed with why none of them starts a bot.
 """
 
@@ -17,9 +17,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = (ROOT / "sdk" / "oddtrick", ROOT / "server" / "oddtrick_referee")
 COMPETITIONS = ROOT / "server" / "oddtrick_referee" / "competitions"
-LAUNCHERS = (COMPETITIONS / "entrants.py", COMPETITIONS / "launcher.py")
+LAUNCHERS = (COMPETITIONS / "entries" / "entrants.py", COMPETITIONS / "entries" / "launcher.py")
 NOT_BOTS = {
-    COMPETITIONS / "sandbox.py": "tries bubblewrap once on `true` at start, to say why it cannot sandbox",
+    COMPETITIONS
+    / "entries"
+    / "sandbox.py": "tries bubblewrap once on `true` at start, to say why it cannot sandbox",
     ROOT
     / "server"
     / "oddtrick_referee"

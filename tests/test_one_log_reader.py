@@ -35,12 +35,12 @@ OPENERS = {"open_log", "log_lines", "read_log_text", "unpacked", "last_bytes"}
 
 EXCEPTED: dict[tuple[str, str], str] = {
     (
-        "server/oddtrick_referee/competitions/distributed_results.py",
+        "server/oddtrick_referee/competitions/on_workers/distributed_results.py",
         "imports unpacked",
     ): "a worker's logs travel gzipped in its result: they are unpacked, bounded, to files "
     "as they are, never parsed (the tournament reads them with the reader afterwards)",
     (
-        "server/oddtrick_referee/competitions/distributed_results.py",
+        "server/oddtrick_referee/competitions/on_workers/distributed_results.py",
         "reads path.read_bytes() in pack_log",
     ): "packs a log's bytes, as they are, into a worker's result",
     (

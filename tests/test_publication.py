@@ -15,10 +15,10 @@ import trio
 from oddtrick.deal_sets import read_deal_set
 from oddtrick.rules import GameConfig
 from oddtrick.v1 import arena_pb2, arena_pb2_grpc
-from oddtrick_referee.competitions.publication import PlannedTable, deal_keys, publishable
-from oddtrick_referee.competitions.standings import Standings
-from oddtrick_referee.competitions.tournament import Progress, Tournament, run_tournament
-from oddtrick_referee.competitions.tournament_plan import parse_entry, plan_runs, run_deals
+from oddtrick_referee.competitions.scoring.publication import PlannedTable, deal_keys, publishable
+from oddtrick_referee.competitions.scoring.standings import Standings
+from oddtrick_referee.competitions.tournaments.tournament import Progress, Tournament, run_tournament
+from oddtrick_referee.competitions.tournaments.tournament_plan import parse_entry, plan_runs, run_deals
 from tests.test_deal_sets import DEAL_1, DEAL_2, game, pbn
 from tests.test_tournament import RANDOM_BOT, settings
 

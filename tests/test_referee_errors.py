@@ -67,12 +67,15 @@ def test_the_errors_keep_the_builtin_kinds_callers_catch() -> None:
 
 
 BUILTIN_RAISES: dict[tuple[str, str], tuple[int, str]] = {
-    ("competitions/standings.py", "ValueError"): (11, "input the runner could not have made: a bug in it"),
-    ("competitions/standings.py", "KeyError"): (
+    ("competitions/scoring/standings.py", "ValueError"): (
+        11,
+        "input the runner could not have made: a bug in it",
+    ),
+    ("competitions/scoring/standings.py", "KeyError"): (
         1,
         "Standings.row, a lookup as a mapping's, of an entry it has",
     ),
-    ("competitions/intervals.py", "ValueError"): (
+    ("competitions/scoring/intervals.py", "ValueError"): (
         2,
         "a quantile outside its domain, as math's functions say it",
     ),
@@ -85,7 +88,7 @@ BUILTIN_RAISES: dict[tuple[str, str], tuple[int, str]] = {
         1,
         "a value the export has no JSON form for, as json.dumps says it",
     ),
-    ("competitions/launcher.py", "OSError"): (
+    ("competitions/entries/launcher.py", "OSError"): (
         1,
         "a C library call's failure with its errno, as os raises it",
     ),
@@ -99,7 +102,7 @@ BUILTIN_RAISES: dict[tuple[str, str], tuple[int, str]] = {
         "taking a session that is not idle: callers count them first",
     ),
     ("arena.py", "AssertionError"): (3, "after grpc's abort, which raises: never reached"),
-    ("competitions/tournament.py", "AssertionError"): (
+    ("competitions/tournaments/tournament.py", "AssertionError"): (
         1,
         "after a loop that returns or raises: never reached",
     ),
@@ -140,4 +143,4 @@ def test_builtin_errors_are_raised_only_where_listed_with_a_reason() -> None:
 
 
 def test_the_scan_finds_a_builtin_raise() -> None:
-    assert builtin_raises()[("competitions/standings.py", "ValueError")] == 11
+    assert builtin_raises()[("competitions/scoring/standings.py", "ValueError")] == 11

@@ -20,8 +20,12 @@ import trio
 
 from oddtrick.rules import GameConfig
 from oddtrick_referee._exceptions import EntrantExited
-from oddtrick_referee.competitions import sandbox
-from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+from oddtrick_referee.competitions.entries import sandbox
+from oddtrick_referee.competitions.tournaments.tournament import (
+    TournamentSettings,
+    parse_entry,
+    run_tournament,
+)
 from oddtrick_referee.play.table import TableRules
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,8 +22,8 @@ from referee_support import PATIENCE_S, RawBot
 from oddtrick._log_records import log_text as read_log_text
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._exceptions import ResultRefused
-from oddtrick_referee.competitions.scored import disagreement, scored_table
-from oddtrick_referee.competitions.tournament import (
+from oddtrick_referee.competitions.scoring.scored import disagreement, scored_table
+from oddtrick_referee.competitions.tournaments.tournament import (
     Tournament,
     TournamentSettings,
     parse_entry,

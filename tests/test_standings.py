@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from oddtrick_referee.competitions.standings import (
+from oddtrick_referee.competitions.scoring.standings import (
     DealResult,
     FaultCounts,
     Forfeit,

@@ -8,9 +8,9 @@ import io
 import pytest
 
 from oddtrick._terminal import console, suits
-from oddtrick_referee.competitions.standings import FaultCounts, compute_standings
-from oddtrick_referee.competitions.standings_table import print_standings
-from oddtrick_referee.competitions.tournament import Progress
+from oddtrick_referee.competitions.scoring.standings import FaultCounts, compute_standings
+from oddtrick_referee.competitions.scoring.standings_table import print_standings
+from oddtrick_referee.competitions.tournaments.tournament import Progress
 
 RED = "\x1b[31m"
 

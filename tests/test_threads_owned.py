@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee.competitions.tournament import TournamentSettings
-from oddtrick_referee.competitions.tournament_plan import shipped_entry
+from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings
+from oddtrick_referee.competitions.tournaments.tournament_plan import shipped_entry
 from oddtrick_referee.workers.table_session import Session
 
 ROOT = Path(__file__).resolve().parents[1]

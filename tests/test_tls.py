@@ -17,7 +17,11 @@ from tls_support import make_certificates
 
 from oddtrick.rules import GameConfig
 from oddtrick_referee import check_log
-from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+from oddtrick_referee.competitions.tournaments.tournament import (
+    TournamentSettings,
+    parse_entry,
+    run_tournament,
+)
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.transport.tls import ServerTls
 

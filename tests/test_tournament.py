@@ -17,7 +17,7 @@ from process_support import stop
 
 from oddtrick.rules import GameConfig, GameState
 from oddtrick_referee import check_log, read_log
-from oddtrick_referee.competitions.tournament import (
+from oddtrick_referee.competitions.tournaments.tournament import (
     Entry,
     TournamentSettings,
     parse_entry,
@@ -239,7 +239,7 @@ def test_a_tournament_is_its_time_control_too_and_one_stored_before_it_was_resum
 ) -> None:
     """The same bots at 1 s a decision are another tournament than at 5 s: rerun with
     --deadline changed, it must not resume the other and print the wrong time control."""
-    from oddtrick_referee.competitions.resume import differences, options
+    from oddtrick_referee.competitions.tournaments.resume import differences, options
     from oddtrick_referee.play.clock import ClockRule
 
     entries = (parse_entry(f"one={RANDOM_BOT}"), parse_entry(f"two={RANDOM_BOT}"))

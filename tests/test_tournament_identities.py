@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee.competitions.tournament import (
+from oddtrick_referee.competitions.tournaments.tournament import (
     TournamentSettings,
     parse_entry,
     remote_entry,

@@ -18,7 +18,7 @@ import pytest
 import trio
 
 from oddtrick.rules import Card, GameConfig, Seat, deal_cards
-from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow
+from oddtrick_referee.competitions.tournaments.page import Leaderboard, LeaderboardRow
 from oddtrick_referee.play.matchlog import read_log
 from oddtrick_referee.web.app import create_app
 from oddtrick_referee.web.server import serve_web
@@ -332,7 +332,11 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]
     """A small duplicate tournament, played once: its data folder and its standings."""
     import io
 
-    from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, run_tournament
+    from oddtrick_referee.competitions.tournaments.tournament import (
+        TournamentSettings,
+        parse_entry,
+        run_tournament,
+    )
     from oddtrick_referee.play.table import TableRules
 
     data_dir = tmp_path_factory.mktemp("cup")

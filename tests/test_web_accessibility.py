@@ -80,7 +80,7 @@ def axe_problems(page: Any) -> list[str]:
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, dict[str, str]]:
     """A data folder with a finished duplicate tournament and a ladder's ratings beside it."""
     chromium_path()
-    from oddtrick_referee.competitions.tournament import run_tournament
+    from oddtrick_referee.competitions.tournaments.tournament import run_tournament
 
     data_dir = tmp_path_factory.mktemp("a11y")
     trio.run(lambda: run_tournament(_plan("a11y cup", "a11y", 2, 2), data_dir, progress_stream=io.StringIO()))

@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from oddtrick.rules import GameConfig
-from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow, RatingPoint
+from oddtrick_referee.competitions.tournaments.page import Leaderboard, LeaderboardRow, RatingPoint
 from oddtrick_referee.replay.model import replay_log
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.app import create_app
@@ -39,7 +39,7 @@ async def web_on(data_dir: Path, **options: Any) -> AsyncIterator[str]:
 
 
 def _plan(name: str, seed: str, deals: int, set_size: int) -> Any:
-    from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry
+    from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings, parse_entry
     from oddtrick_referee.play.table import TableRules
 
     return TournamentSettings(
@@ -57,7 +57,7 @@ def _plan(name: str, seed: str, deals: int, set_size: int) -> Any:
 @pytest.fixture(scope="module")
 def cup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """A Contract Whist duplicate tournament of four deals (two sets of two), played to its end."""
-    from oddtrick_referee.competitions.tournament import run_tournament
+    from oddtrick_referee.competitions.tournaments.tournament import run_tournament
 
     data_dir = tmp_path_factory.mktemp("deals-cup")
     standings = trio.run(
@@ -72,8 +72,8 @@ async def _play_one_table_then_stop_its_twin_as_it_begins(
     """The tournament's play, in an order no timing can change: the set's first table is
     played and recorded, then its twin begins and is stopped at once, as a tournament
     stopped while the twin was being played leaves it (the set is never released)."""
-    from oddtrick_referee.competitions.competition import PlayedTable, scored
-    from oddtrick_referee.competitions.tournament_plan import plan_runs
+    from oddtrick_referee.competitions.tournaments.competition import PlayedTable, scored
+    from oddtrick_referee.competitions.tournaments.tournament_plan import plan_runs
 
     first, twin = plan_runs(tournament.settings, master_seed)
     await tournament.play_run(first, progress)
@@ -94,7 +94,7 @@ async def _play_one_table_then_stop_its_twin_as_it_begins(
 @pytest.fixture(scope="module")
 def halted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A duplicate tournament stopped while the set's second table was being played."""
-    from oddtrick_referee.competitions.tournament import run_tournament
+    from oddtrick_referee.competitions.tournaments.tournament import run_tournament
 
     data_dir = tmp_path_factory.mktemp("halted-cup")
     trio.run(

@@ -23,9 +23,9 @@ import trio
 from process_support import reap
 
 from oddtrick.rules import Card, GameConfig, Seat, deal_cards
-from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent
-from oddtrick_referee.competitions.in_browser import Sitting, Sittings
-from oddtrick_referee.competitions.seat_desk import SeatDesk
+from oddtrick_referee.competitions.people.at_terminal import DEFAULT_BOT, opponent
+from oddtrick_referee.competitions.people.in_browser import Sitting, Sittings
+from oddtrick_referee.competitions.people.seat_desk import SeatDesk
 from oddtrick_referee.play.matchlog import read_log
 from tests.test_replay import logged_hands
 from tests.web_support import browser_page, chromium_path

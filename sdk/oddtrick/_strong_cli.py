@@ -311,7 +311,7 @@ def _sprt(args: argparse.Namespace) -> int:
     if args.max_deals < 1 or args.jobs < 1:
         print("oddtrick sprt: --max-deals and --jobs must be 1 or more", file=sys.stderr)
         return 2
-    from oddtrick_referee.competitions.sprt_command import parse_entries
+    from oddtrick_referee.competitions.tournaments.sprt_command import parse_entries
 
     try:
         entries = parse_entries(args.entries)
@@ -380,7 +380,7 @@ def _sprt_through_referee(
     deal_set: DealSet | None,
 ) -> tuple[int, str | None]:
     """The test through a referee here, or on workers: the exit status and the standings' text."""
-    from oddtrick_referee.competitions.sprt_command import play_sprt, play_sprt_on_workers
+    from oddtrick_referee.competitions.tournaments.sprt_command import play_sprt, play_sprt_on_workers
 
     if args.workers:
         status, outcome = play_sprt_on_workers(args, entries, config, state, report)

@@ -13,15 +13,15 @@ from oddtrick._names import valid_bot_name
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, Seat
 from oddtrick_referee._exceptions import OptionError, RefereeError, TokensFileError
-from oddtrick_referee.competitions.dd_skill_logs import missing_extra
-from oddtrick_referee.competitions.demo import run_demo
-from oddtrick_referee.competitions.distributed_command import submit_tournament
 from oddtrick_referee.competitions.ladder.cli import add_ladder_command
-from oddtrick_referee.competitions.play_command import add_play_command
-from oddtrick_referee.competitions.tournament import TournamentSettings, parse_entry, remote_entry
-from oddtrick_referee.competitions.tournament_command import play_tournament
-from oddtrick_referee.competitions.tournament_plan import in_process_entry, plan_runs
-from oddtrick_referee.competitions.tournament_workers_cli import (
+from oddtrick_referee.competitions.on_workers.distributed_command import submit_tournament
+from oddtrick_referee.competitions.people.play_command import add_play_command
+from oddtrick_referee.competitions.scoring.dd_skill_logs import missing_extra
+from oddtrick_referee.competitions.tournaments.demo import run_demo
+from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings, parse_entry, remote_entry
+from oddtrick_referee.competitions.tournaments.tournament_command import play_tournament
+from oddtrick_referee.competitions.tournaments.tournament_plan import in_process_entry, plan_runs
+from oddtrick_referee.competitions.tournaments.tournament_workers_cli import (
     add_status_command,
     add_workers_options,
     workers_problem,

@@ -25,7 +25,7 @@ import trio
 
 from oddtrick import Bot, BotView
 from oddtrick.rules import Action, Seat
-from oddtrick_referee.competitions.entrants import BotProcess, identity_for, popen_bot
+from oddtrick_referee.competitions.entries.entrants import BotProcess, identity_for, popen_bot
 from oddtrick_referee.conformance.checks import Outcome, Run, evaluate
 from oddtrick_referee.conformance.proxy import Probes, ProbingProxy
 from oddtrick_referee.conformance.report import Report

@@ -1,7 +1,7 @@
 """What a competition records of its matches: the rows the stores keep and the standings read.
 
 Plain values below both: the tournament's store writes and reads them, and the standings
-(``competitions/standings.py``) compute from them, so storage never imports a competition.
+(``competitions/scoring/standings.py``) compute from them, so storage never imports a competition.
 """
 
 from __future__ import annotations

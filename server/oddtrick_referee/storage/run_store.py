@@ -7,7 +7,7 @@ its master seed. Its work is the rows of ``work`` whose payload names it
 match logs' text apart (``result->'logs'``). Nothing here says what a result
 counts for: the store hands a job's result as it was recorded (:meth:`RunStore.result`),
 and the standings read each table off its log
-(:mod:`oddtrick_referee.competitions.distributed_results`), refusing
+(:mod:`oddtrick_referee.competitions.on_workers.distributed_results`), refusing
 (:meth:`RunStore.refuse`) a result the logs do not bear out.
 """
 

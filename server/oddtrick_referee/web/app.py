@@ -45,8 +45,8 @@ from starlette.staticfiles import StaticFiles
 from oddtrick.rules import GameKind
 from oddtrick.rules._words import fault_text
 from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
-from oddtrick_referee.competitions.in_browser import Sittings
-from oddtrick_referee.competitions.page import LeaderboardSource, RatingHistory, RatingPoint
+from oddtrick_referee.competitions.people.in_browser import Sittings
+from oddtrick_referee.competitions.tournaments.page import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.web.analysis import Analyses
 from oddtrick_referee.web.bots import bot_page

@@ -7,7 +7,7 @@ other bot under its own name. Only matches a spectator may see count: the index 
 lists a sealed play by its players (:meth:`MatchStore.list_matches`).
 
 Against each opponent, a tournament's record is its pairing's result as the standings
-decide it (:func:`~oddtrick_referee.competitions.standings.compute_standings` on that
+decide it (:func:`~oddtrick_referee.competitions.scoring.standings.compute_standings` on that
 pairing's deals, duplicate deals compared): one play of a duplicate deal is not a
 result. Other matches (ladder, ``serve``) count by their own result.
 """
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from oddtrick._timing import DecisionTimes, Histogram
-from oddtrick_referee.competitions.page import Leaderboard, RatingPoint
-from oddtrick_referee.competitions.standings import FaultCounts, compute_standings
+from oddtrick_referee.competitions.scoring.standings import FaultCounts, compute_standings
+from oddtrick_referee.competitions.tournaments.page import Leaderboard, RatingPoint
 from oddtrick_referee.storage.match_index import bot_name
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.data import MatchRow, WebData, _row

@@ -16,10 +16,10 @@ from oddtrick_referee.command_runner import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
-from oddtrick_referee.competitions.in_browser import Sittings
 from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
-from oddtrick_referee.competitions.page import LeaderboardSource
+from oddtrick_referee.competitions.people.in_browser import Sittings
+from oddtrick_referee.competitions.tournaments.page import LeaderboardSource
 from oddtrick_referee.storage.database import open_database
 from oddtrick_referee.storage.ladder_store import LadderStore
 from oddtrick_referee.storage.run_store import RunStore

@@ -28,8 +28,8 @@ from oddtrick._log_records import log_text as written_log_text
 from oddtrick._log_records import records_from_text
 from oddtrick.rules import GameConfig, GameKind
 from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
-from oddtrick_referee.competitions.standings import compute_standings
-from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
+from oddtrick_referee.competitions.scoring.standings import compute_standings
+from oddtrick_referee.competitions.tournaments.tournament_plan import SLOT_MARK
 from oddtrick_referee.replay.model import MatchReplay, replay_records
 from oddtrick_referee.replay.sources import log_visibility, missing_log, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore, bot_name

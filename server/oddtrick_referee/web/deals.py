@@ -2,7 +2,7 @@
 traveller of duplicate bridge), and the list of every deal with its two results.
 
 The difference shown for a deal is the one the standings add up:
-:func:`~oddtrick_referee.competitions.standings.deal_score_halves` computes both. A deal
+:func:`~oddtrick_referee.competitions.scoring.standings.deal_score_halves` computes both. A deal
 is shown only once every play of its set may be seen (the rule of
 :func:`~oddtrick_referee.replay.sources.log_visibility`): the twin of a play still running
 shows cards the other table has yet to see.
@@ -14,7 +14,7 @@ import dataclasses
 from typing import Any
 
 from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
-from oddtrick_referee.competitions.standings import DealResult, deal_score_halves
+from oddtrick_referee.competitions.scoring.standings import DealResult, deal_score_halves
 from oddtrick_referee.replay.sources import log_visibility
 from oddtrick_referee.replay.terminal import trumps_line
 from oddtrick_referee.storage.tournament_store import TournamentStore

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from oddtrick_referee.competitions.distributed_results import ResultCheck, status_report
+from oddtrick_referee.competitions.on_workers.distributed_results import ResultCheck, status_report
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.workers.kinds import ANALYSIS
 

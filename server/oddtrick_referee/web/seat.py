@@ -36,8 +36,8 @@ from starlette.routing import Route
 
 from oddtrick.rules import ConfigError, GameConfig, ParseError, Seat
 from oddtrick_referee._exceptions import OptionError, SittingRefused
-from oddtrick_referee.competitions.at_terminal import DEFAULT_BOT, opponent
-from oddtrick_referee.competitions.in_browser import Sitting, Sittings
+from oddtrick_referee.competitions.people.at_terminal import DEFAULT_BOT, opponent
+from oddtrick_referee.competitions.people.in_browser import Sitting, Sittings
 from oddtrick_referee.web.live import RefereeLive
 
 _GAMES = {"classic": "classic Whist", "contract": "Contract Whist"}

@@ -14,8 +14,8 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 
 from oddtrick_referee._exceptions import CannotListen, OptionError
-from oddtrick_referee.competitions.in_browser import Sittings
-from oddtrick_referee.competitions.page import LeaderboardSource, Page
+from oddtrick_referee.competitions.people.in_browser import Sittings
+from oddtrick_referee.competitions.tournaments.page import LeaderboardSource, Page
 from oddtrick_referee.referee import Referee
 from oddtrick_referee.web.app import WebApp, create_app
 from oddtrick_referee.web.guard import HostCheck, configured_hosts

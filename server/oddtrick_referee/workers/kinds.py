@@ -19,7 +19,7 @@ from typing import Any
 
 from oddtrick import __version__
 from oddtrick_referee._exceptions import BadJob
-from oddtrick_referee.competitions.distributed import TOURNAMENT_SET
+from oddtrick_referee.competitions.on_workers.distributed import TOURNAMENT_SET
 from oddtrick_referee.storage.analysis_jobs import ANALYSIS as ANALYSIS  # the old names work
 from oddtrick_referee.storage.analysis_jobs import ANALYSIS_FIRST_VERSION
 from oddtrick_referee.storage.analysis_jobs import MAX_LOG_BYTES as MAX_LOG_BYTES

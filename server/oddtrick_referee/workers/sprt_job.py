@@ -9,7 +9,7 @@ use it.
 
 from __future__ import annotations
 
-from oddtrick_referee.competitions.distributed_results import ResultCheck, sprt_progress
+from oddtrick_referee.competitions.on_workers.distributed_results import ResultCheck, sprt_progress
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue
 

@@ -29,9 +29,14 @@ from typing import TextIO
 import trio
 
 from oddtrick_referee.command_runner import run_command
-from oddtrick_referee.competitions.standings import Standings
-from oddtrick_referee.competitions.tournament import Progress, Tournament, TournamentSettings, run_tournament
-from oddtrick_referee.competitions.tournament_plan import TableRun
+from oddtrick_referee.competitions.scoring.standings import Standings
+from oddtrick_referee.competitions.tournaments.tournament import (
+    Progress,
+    Tournament,
+    TournamentSettings,
+    run_tournament,
+)
+from oddtrick_referee.competitions.tournaments.tournament_plan import TableRun
 
 JOBS_PER_SESSION = 200
 """Jobs one session plays before it is started afresh (its SQLite file and logs grow with them)."""

@@ -2,7 +2,7 @@
 
 The job's runs (both plays of a duplicate set, or a batch of SPRT deal pairs)
 are played by a single-process tournament inside the worker
-(:func:`~oddtrick_referee.competitions.tournament.run_tournament`, kept running
+(:func:`~oddtrick_referee.competitions.tournaments.tournament.run_tournament`, kept running
 between jobs of the same run by :mod:`.table_session`): a local referee on a
 loopback port, the entries started as local processes, sealed sets released
 once both plays are stored, every match logged. Nothing of that is rewritten
@@ -24,10 +24,10 @@ from typing import Any
 from oddtrick.rules import GameConfig
 from oddtrick_referee._exceptions import BadJob, EntrantExited, EntryFailed, HandBack
 from oddtrick_referee.command_runner import interrupted, sole_error
-from oddtrick_referee.competitions.distributed import entry_of_record, hash_problem, run_of_record
-from oddtrick_referee.competitions.distributed_results import pack_log
-from oddtrick_referee.competitions.tournament import TournamentSettings
-from oddtrick_referee.competitions.tournament_plan import TableRun
+from oddtrick_referee.competitions.on_workers.distributed import entry_of_record, hash_problem, run_of_record
+from oddtrick_referee.competitions.on_workers.distributed_results import pack_log
+from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings
+from oddtrick_referee.competitions.tournaments.tournament_plan import TableRun
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.workers.table_session import session_for

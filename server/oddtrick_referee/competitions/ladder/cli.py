@@ -15,8 +15,6 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import trio
-
 from oddtrick._argparse import EntryArgument, EntryWords, positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set
@@ -34,7 +32,7 @@ from oddtrick_referee.competitions.ladder.service import (
     default_house_bots,
     run_ladder,
 )
-from oddtrick_referee.competitions.tournament import parse_entry
+from oddtrick_referee.competitions.tournaments.tournament import parse_entry
 from oddtrick_referee.options import config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument, time_control
 from oddtrick_referee.play.table import TableRules
@@ -530,7 +528,7 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 def _serve(args: argparse.Namespace) -> int:
     try:
         settings = _ladder_settings(args)
-        trio.run(check_house_bots, settings)
+        run_command(check_house_bots, settings)
     except (ConfigError, DealSetError, RefereeError, OSError) as error:  # OSError: a bot file's path
         return _fail("serve", error)
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)

@@ -41,16 +41,15 @@ from oddtrick.rules import (
 from oddtrick.v1 import arena_pb2
 from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, OptionError, ResultRefused
 from oddtrick_referee.command_runner import sole_error
-from oddtrick_referee.competitions import sandbox
-from oddtrick_referee.competitions.competition import Competition, DuplicateSet, PlayedTable
-from oddtrick_referee.competitions.entrants import (
+from oddtrick_referee.competitions.entries import sandbox
+from oddtrick_referee.competitions.entries.entrants import (
     BotProcess,
     Identity,
     bot_identity,
     refusal_for,
     run_bot_process,
 )
-from oddtrick_referee.competitions.entry_options import (
+from oddtrick_referee.competitions.entries.entry_options import (
     declare_options,
     in_process_problem,
     options_env,
@@ -60,7 +59,8 @@ from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderbo
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
 from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
-from oddtrick_referee.competitions.page import Page
+from oddtrick_referee.competitions.tournaments.competition import Competition, DuplicateSet, PlayedTable
+from oddtrick_referee.competitions.tournaments.page import Page
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules

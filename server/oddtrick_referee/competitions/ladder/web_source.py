@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating
-from oddtrick_referee.competitions.page import Leaderboard, LeaderboardRow, RatingPoint
+from oddtrick_referee.competitions.tournaments.page import Leaderboard, LeaderboardRow, RatingPoint
 from oddtrick_referee.storage.ladder_store import LadderStore
 
 _METHOD = {

@@ -20,8 +20,8 @@ import trio
 from oddtrick._options import VARIABLE, OptionValue, to_variable
 from oddtrick._run import bot_factory
 from oddtrick_referee._exceptions import OptionError
-from oddtrick_referee.competitions.entrants import BotProcess, Identity, check_bot_process
-from oddtrick_referee.competitions.tournament_plan import Entry
+from oddtrick_referee.competitions.entries.entrants import BotProcess, Identity, check_bot_process
+from oddtrick_referee.competitions.tournaments.tournament_plan import Entry
 from oddtrick_referee.front_door import FrontDoor
 
 

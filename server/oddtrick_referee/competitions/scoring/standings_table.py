@@ -10,7 +10,7 @@ from rich.text import Text
 
 from oddtrick._terminal import console
 from oddtrick._timing import TIME_NOTE, time_cells
-from oddtrick_referee.competitions.standings import (
+from oddtrick_referee.competitions.scoring.standings import (
     DD_LEGEND,
     FAULTS_LEGEND,
     Standings,

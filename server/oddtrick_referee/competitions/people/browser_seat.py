@@ -24,7 +24,7 @@ from oddtrick._in_process import BotSide
 from oddtrick.rules import Action, Call, Card, GameKind, HandResult, MatchResult, Phase, Seat, Trick
 from oddtrick.rules._words import contract_text
 from oddtrick.v1 import referee_pb2
-from oddtrick_referee.competitions.seat_desk import SeatDesk
+from oddtrick_referee.competitions.people.seat_desk import SeatDesk
 
 RANK_NAMES = {
     "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",

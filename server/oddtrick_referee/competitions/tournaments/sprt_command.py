@@ -24,9 +24,9 @@ from oddtrick_referee.command_runner import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
-from oddtrick_referee.competitions.distributed_command import submit_sprt
-from oddtrick_referee.competitions.sequential import Outcome, SequentialTest, player
-from oddtrick_referee.competitions.tournament import (
+from oddtrick_referee.competitions.on_workers.distributed_command import submit_sprt
+from oddtrick_referee.competitions.tournaments.sequential import Outcome, SequentialTest, player
+from oddtrick_referee.competitions.tournaments.tournament import (
     Entry,
     Progress,
     parse_entry,

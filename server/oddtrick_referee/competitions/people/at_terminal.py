@@ -28,8 +28,8 @@ from oddtrick._run import bot_factory, split_bot_spec
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._exceptions import OptionError
 from oddtrick_referee.command_runner import interrupted, run_command, sole_error
-from oddtrick_referee.competitions.entrants import BotProcess, identity_for, run_bot_process
-from oddtrick_referee.competitions.entry_options import (
+from oddtrick_referee.competitions.entries.entrants import BotProcess, identity_for, run_bot_process
+from oddtrick_referee.competitions.entries.entry_options import (
     declare_options,
     in_process_problem,
     options_env,

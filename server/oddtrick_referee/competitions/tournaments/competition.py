@@ -21,10 +21,10 @@ from oddtrick.deal_sets import MatchDeals
 from oddtrick.rules import GameConfig, Seat
 
 # What a finished table gives the standings is read off its log there, and nowhere else.
-from oddtrick_referee.competitions.scored import DealPoints as DealPoints
-from oddtrick_referee.competitions.scored import PlayedTable as PlayedTable
-from oddtrick_referee.competitions.scored import deal_points as deal_points
-from oddtrick_referee.competitions.scored import scored_record
+from oddtrick_referee.competitions.scoring.scored import DealPoints as DealPoints
+from oddtrick_referee.competitions.scoring.scored import PlayedTable as PlayedTable
+from oddtrick_referee.competitions.scoring.scored import deal_points as deal_points
+from oddtrick_referee.competitions.scoring.scored import scored_record
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, SeatedMatch

@@ -22,10 +22,10 @@ from oddtrick_referee.command_runner import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
-from oddtrick_referee.competitions.dd_skill_logs import tournament_dd_skill
-from oddtrick_referee.competitions.standings import Standings
-from oddtrick_referee.competitions.standings_table import print_standings
-from oddtrick_referee.competitions.tournament import Progress, TournamentSettings, run_tournament
+from oddtrick_referee.competitions.scoring.dd_skill_logs import tournament_dd_skill
+from oddtrick_referee.competitions.scoring.standings import Standings
+from oddtrick_referee.competitions.scoring.standings_table import print_standings
+from oddtrick_referee.competitions.tournaments.tournament import Progress, TournamentSettings, run_tournament
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.app import create_app
 from oddtrick_referee.web.server import bind_web, page_beside, serve_web

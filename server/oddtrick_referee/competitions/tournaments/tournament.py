@@ -43,10 +43,9 @@ from oddtrick._terminal import console
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick_referee._exceptions import EntryFailed, OptionError, ResultRefused
 from oddtrick_referee.command_runner import unwrapped
-from oddtrick_referee.competitions import sandbox
-from oddtrick_referee.competitions.access import Refusal
-from oddtrick_referee.competitions.competition import Competition, DealPoints, DuplicateSet, PlayedTable
-from oddtrick_referee.competitions.entrants import (
+from oddtrick_referee.competitions.entries import sandbox
+from oddtrick_referee.competitions.entries.access import Refusal
+from oddtrick_referee.competitions.entries.entrants import (
     BotProcess,
     Identity,
     bot_identity,
@@ -54,13 +53,19 @@ from oddtrick_referee.competitions.entrants import (
     run_bot_process,
     walls_warning,
 )
-from oddtrick_referee.competitions.entry_options import check_entries, declare_options, options_env
-from oddtrick_referee.competitions.page import Page
-from oddtrick_referee.competitions.publication import PlannedTable, deal_keys, publishable
-from oddtrick_referee.competitions.resume import announce
-from oddtrick_referee.competitions.scored import disagreement, scored_table
-from oddtrick_referee.competitions.standings import Standings, compute_standings
-from oddtrick_referee.competitions.tournament_plan import (
+from oddtrick_referee.competitions.entries.entry_options import check_entries, declare_options, options_env
+from oddtrick_referee.competitions.scoring.publication import PlannedTable, deal_keys, publishable
+from oddtrick_referee.competitions.scoring.scored import disagreement, scored_table
+from oddtrick_referee.competitions.scoring.standings import Standings, compute_standings
+from oddtrick_referee.competitions.tournaments.competition import (
+    Competition,
+    DealPoints,
+    DuplicateSet,
+    PlayedTable,
+)
+from oddtrick_referee.competitions.tournaments.page import Page
+from oddtrick_referee.competitions.tournaments.resume import announce
+from oddtrick_referee.competitions.tournaments.tournament_plan import (
     SLOT_MARK,
     TableRun,
     plan_runs,
@@ -68,10 +73,10 @@ from oddtrick_referee.competitions.tournament_plan import (
 )
 
 # The plan's values are the tournament's public face too: who enters, and how.
-from oddtrick_referee.competitions.tournament_plan import Entry as Entry
-from oddtrick_referee.competitions.tournament_plan import TournamentSettings as TournamentSettings
-from oddtrick_referee.competitions.tournament_plan import parse_entry as parse_entry
-from oddtrick_referee.competitions.tournament_plan import remote_entry as remote_entry
+from oddtrick_referee.competitions.tournaments.tournament_plan import Entry as Entry
+from oddtrick_referee.competitions.tournaments.tournament_plan import TournamentSettings as TournamentSettings
+from oddtrick_referee.competitions.tournaments.tournament_plan import parse_entry as parse_entry
+from oddtrick_referee.competitions.tournaments.tournament_plan import remote_entry as remote_entry
 from oddtrick_referee.front_door import FrontDoor
 from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.local_seat import bot_entrant

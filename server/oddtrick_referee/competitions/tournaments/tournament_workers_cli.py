@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from oddtrick_referee.competitions.distributed_command import status
+from oddtrick_referee.competitions.on_workers.distributed_command import status
 
 STATUS_COMMAND = "tournament-status"
 """The parser ``oddtrick tournament status …`` is read by (the word pair is turned into it)."""

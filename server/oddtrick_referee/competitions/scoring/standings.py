@@ -25,9 +25,9 @@ from typing import Any
 
 from oddtrick._options import OptionValue, options_text
 from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
-from oddtrick_referee.competitions.dd_skill import METHOD as DD_METHOD
-from oddtrick_referee.competitions.dd_skill import DdSkill
-from oddtrick_referee.competitions.intervals import t_quantile
+from oddtrick_referee.competitions.scoring.dd_skill import METHOD as DD_METHOD
+from oddtrick_referee.competitions.scoring.dd_skill import DdSkill
+from oddtrick_referee.competitions.scoring.intervals import t_quantile
 from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
 
 __all__ = [

@@ -19,7 +19,7 @@ knows every hand; read the figure in totals over many deals). Lower is
 better; a perfect double-dummy player loses 0.
 
 Pure computation on the analysis's plain data: no I/O (the logs are read and
-solved by :mod:`oddtrick_referee.competitions.dd_skill_logs`).
+solved by :mod:`oddtrick_referee.competitions.scoring.dd_skill_logs`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from oddtrick_referee.competitions.intervals import t_quantile
+from oddtrick_referee.competitions.scoring.intervals import t_quantile
 
 __all__ = ["DdSkill", "dd_samples", "dd_skill", "summarise"]
 

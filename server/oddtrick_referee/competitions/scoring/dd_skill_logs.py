@@ -2,7 +2,7 @@
 
 Finds the tournament's tables (its store), their logs (the referee's index),
 solves them with :func:`oddtrick.analysis.analyze_logs` (the ``strong``
-extra), and hands the figures to :mod:`oddtrick_referee.competitions.dd_skill`.
+extra), and hands the figures to :mod:`oddtrick_referee.competitions.scoring.dd_skill`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee.competitions.dd_skill import DdSkill, dd_samples, dd_skill
-from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
+from oddtrick_referee.competitions.scoring.dd_skill import DdSkill, dd_samples, dd_skill
+from oddtrick_referee.competitions.tournaments.tournament_plan import SLOT_MARK
 from oddtrick_referee.storage.match_index import MatchStore
 from oddtrick_referee.storage.tournament_store import TournamentStore
 

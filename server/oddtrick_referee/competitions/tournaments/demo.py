@@ -10,9 +10,9 @@ from pathlib import Path
 from oddtrick._terminal import plural
 from oddtrick.rules import GameConfig
 from oddtrick_referee.command_runner import interrupted, run_command, sole_error
-from oddtrick_referee.competitions.standings_table import print_standings
-from oddtrick_referee.competitions.tournament import TournamentSettings, run_tournament
-from oddtrick_referee.competitions.tournament_plan import shipped_entry
+from oddtrick_referee.competitions.scoring.standings_table import print_standings
+from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings, run_tournament
+from oddtrick_referee.competitions.tournaments.tournament_plan import shipped_entry
 from oddtrick_referee.play.table import TableRules
 
 

@@ -44,8 +44,8 @@ from typing import IO
 import trio
 
 from oddtrick_referee._exceptions import EntrantExited, OptionError
-from oddtrick_referee.competitions import access, sandbox
-from oddtrick_referee.competitions.access import Refusal, refusal
+from oddtrick_referee.competitions.entries import access, sandbox
+from oddtrick_referee.competitions.entries.access import Refusal, refusal
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 _KEPT_LINES = 40

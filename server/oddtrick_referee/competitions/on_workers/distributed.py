@@ -28,8 +28,8 @@ from typing import Any
 from oddtrick import __version__
 from oddtrick.rules import GameConfig
 from oddtrick_referee._exceptions import OptionError
-from oddtrick_referee.competitions.sequential import SequentialTest, pair_runs
-from oddtrick_referee.competitions.tournament_plan import (
+from oddtrick_referee.competitions.tournaments.sequential import SequentialTest, pair_runs
+from oddtrick_referee.competitions.tournaments.tournament_plan import (
     Entry,
     TableRun,
     TournamentSettings,

@@ -26,9 +26,9 @@ import trio
 from oddtrick.deal_sets import DealSet
 from oddtrick.rules import GameConfig
 from oddtrick.sprt import SprtState
-from oddtrick_referee.competitions.standings import DealResult, Standings
-from oddtrick_referee.competitions.tournament import Progress, Tournament
-from oddtrick_referee.competitions.tournament_plan import Entry, TableRun, TournamentSettings
+from oddtrick_referee.competitions.scoring.standings import DealResult, Standings
+from oddtrick_referee.competitions.tournaments.tournament import Progress, Tournament
+from oddtrick_referee.competitions.tournaments.tournament_plan import Entry, TableRun, TournamentSettings
 from oddtrick_referee.play.table import TableRules
 
 

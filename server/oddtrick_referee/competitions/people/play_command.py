@@ -21,7 +21,7 @@ from oddtrick_referee.command_runner import (
     sigterm_stops_like_ctrl_c,
     sole_error,
 )
-from oddtrick_referee.competitions.at_terminal import (
+from oddtrick_referee.competitions.people.at_terminal import (
     DEFAULT_BOT,
     Opponent,
     check_opponents,
@@ -29,8 +29,8 @@ from oddtrick_referee.competitions.at_terminal import (
     play_at_terminal,
     seat_table,
 )
-from oddtrick_referee.competitions.in_browser import Sitting, Sittings
-from oddtrick_referee.competitions.seat_desk import SeatDesk
+from oddtrick_referee.competitions.people.in_browser import Sitting, Sittings
+from oddtrick_referee.competitions.people.seat_desk import SeatDesk
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.referee import MatchRecord
 from oddtrick_referee.web.app import create_app
@@ -107,7 +107,7 @@ def _play(args: argparse.Namespace) -> int:
         partner = _bot(args.partner, "partner")
         opponents = _bot(args.opponents, "opponents")
         args.data_dir.mkdir(parents=True, exist_ok=True)  # (covered for the bots' options check)
-        trio.run(check_opponents, partner, opponents, args.data_dir)
+        run_command(check_opponents, partner, opponents, args.data_dir)
         name = args.name or _user_name()
         if args.web is not None:
             seat_table(seat, partner, opponents, name)  # a name clash is a usage error, said now

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from oddtrick.sprt import SprtState
 from oddtrick_referee._exceptions import DatabaseError
-from oddtrick_referee.competitions.distributed import (
+from oddtrick_referee.competitions.on_workers.distributed import (
     RUN_VERSION,
     TOURNAMENT_SET,
     distributable_problem,
@@ -28,17 +28,17 @@ from oddtrick_referee.competitions.distributed import (
     sprt_jobs,
     tournament_jobs,
 )
-from oddtrick_referee.competitions.distributed_results import (
+from oddtrick_referee.competitions.on_workers.distributed_results import (
     ResultCheck,
     sprt_progress,
     standings,
     status_report,
     write_logs,
 )
-from oddtrick_referee.competitions.sequential import SequentialTest
-from oddtrick_referee.competitions.standings import Standings
-from oddtrick_referee.competitions.standings_table import print_standings
-from oddtrick_referee.competitions.tournament_plan import TournamentSettings
+from oddtrick_referee.competitions.scoring.standings import Standings
+from oddtrick_referee.competitions.scoring.standings_table import print_standings
+from oddtrick_referee.competitions.tournaments.sequential import SequentialTest
+from oddtrick_referee.competitions.tournaments.tournament_plan import TournamentSettings
 from oddtrick_referee.storage.run_store import Run, RunStore, SetJob
 from oddtrick_referee.storage.work_queue import open_queue
 

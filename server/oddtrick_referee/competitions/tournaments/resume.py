@@ -17,7 +17,7 @@ from typing import Any
 
 from oddtrick._options import shown
 from oddtrick.rules import GameConfig
-from oddtrick_referee.competitions.tournament_plan import Entry, TournamentSettings, plan_runs
+from oddtrick_referee.competitions.tournaments.tournament_plan import Entry, TournamentSettings, plan_runs
 from oddtrick_referee.play.clock import ClockRule
 from oddtrick_referee.storage.tournament_store import StoredTournament
 

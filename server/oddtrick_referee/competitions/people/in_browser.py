@@ -27,9 +27,9 @@ import trio
 
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee._exceptions import SittingRefused
-from oddtrick_referee.competitions.at_terminal import Opponent, seat_table, start_opponents
-from oddtrick_referee.competitions.browser_seat import PagePlayer
-from oddtrick_referee.competitions.seat_desk import SeatDesk, SeatDesks
+from oddtrick_referee.competitions.people.at_terminal import Opponent, seat_table, start_opponents
+from oddtrick_referee.competitions.people.browser_seat import PagePlayer
+from oddtrick_referee.competitions.people.seat_desk import SeatDesk, SeatDesks
 from oddtrick_referee.play.local_seat import LocalEntrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import MatchRecord, MatchSpec, Referee, RefereeSettings, running_referee

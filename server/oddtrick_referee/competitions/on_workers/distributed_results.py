@@ -32,10 +32,10 @@ from oddtrick._logfile import LogFileError, unpacked
 from oddtrick.rules import Seat
 from oddtrick.sprt import SprtState
 from oddtrick_referee._exceptions import DatabaseError, LogUnreadable, ResultRefused
-from oddtrick_referee.competitions.scored import PlayedTable, disagreement, scored_table
-from oddtrick_referee.competitions.sequential import pair_scores
-from oddtrick_referee.competitions.standings import Standings, compute_standings
-from oddtrick_referee.competitions.tournament_plan import SLOT_MARK
+from oddtrick_referee.competitions.scoring.scored import PlayedTable, disagreement, scored_table
+from oddtrick_referee.competitions.scoring.standings import Standings, compute_standings
+from oddtrick_referee.competitions.tournaments.sequential import pair_scores
+from oddtrick_referee.competitions.tournaments.tournament_plan import SLOT_MARK
 from oddtrick_referee.play.clock import ClockRule, time_control
 from oddtrick_referee.storage.results import DealResult
 from oddtrick_referee.storage.run_store import Run, RunStore, SetJob, WorkerSeen

@@ -1,0 +1,1 @@
+"""A person's seat: at the terminal (`oddtrick play`) and in the browser (`play --web`, `web --play`)."""
