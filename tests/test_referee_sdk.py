@@ -40,6 +40,7 @@ PUBLIC_NAMES = [
     "GameState",
     "IllegalAction",
     "MatchFormat",
+    "OptionError",
     "Phase",
     "Rank",
     "Seat",
@@ -51,6 +52,7 @@ PUBLIC_NAMES = [
     "__version__",
     "play_local",
     "run",
+    "with_options",
 ]
 
 
