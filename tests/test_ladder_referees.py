@@ -6,7 +6,10 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import os
 import queue
+import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -145,7 +148,8 @@ def test_two_referees_share_one_ladder_and_its_bots_play_on_at_one_when_the_othe
             bot.wait_for("over at this table")  # a match at the other referee played to its end
         ladders["b"].wait_for("ladder match", count=2)
 
-        # The killed referee's match is aborted when it starts again, as a single ladder's is.
+        # The killed referee's match is aborted by the other's takeover or at its restart,
+        # whichever comes first; its restart releases its logs.
         ladders["a"] = serving("a")
         ladders["a"].wait_for("ladder listening")
         for bot in first_a + first_b:
@@ -219,3 +223,141 @@ def _check_no_entrant_beyond_its_streams(tmp_path: Path) -> None:
     for (name, where), found in spans.items():
         limit = {"a": 1, "b": 2, "both": 2}[where]
         assert _most_at_once(found) <= limit, f"{name} at more tables at once at {where} than its streams"
+
+
+TAKEN_OVER = "its referee stopped answering"
+BOUND_S = 30.0
+"""A silent referee's match is recorded aborted by a live one within this (docs/ladder.md:
+four missed 3 s beats, then at most one more beat of the live one)."""
+
+
+class TwoReferees:
+    """Two ``ladder serve`` processes on one fresh PostgreSQL database, with eight entrants
+    each holding one stream at both (one bot process listing A first, one B first)."""
+
+    def __init__(self, tmp_path: Path, postgres_url: str, name: str) -> None:
+        from postgres_support import fresh_database
+
+        self.tmp_path = tmp_path
+        database = fresh_database(postgres_url, name)
+        tokens = register(ladder_settings(tmp_path / "register", database=database), *ENTRANTS)
+        self.ports = {"a": free_port(), "b": free_port()}
+        self.address = {key: f"127.0.0.1:{port}" for key, port in self.ports.items()}
+        self.options = ("--database", database, "--house-bots", "0", "--match-deals", "2", "--grace", "5")
+        self.ladders = {
+            key: Serving(tmp_path / key, self.ports[key], options=self.options) for key in self.ports
+        }
+        for ladder in self.ladders.values():
+            ladder.wait_for("ladder listening")
+        both = {key: f"{self.address[key]},{self.address['b' if key == 'a' else 'a']}" for key in self.ports}
+        self.first_a = [BotWatch(both["a"], name, tokens[name]) for name in ENTRANTS]
+        self.first_b = [BotWatch(both["b"], name, tokens[name]) for name in ENTRANTS]
+        self.store = open_store(ladder_settings(tmp_path / "register", database=database))
+        self.a_id = (tmp_path / "a" / "ladder-referee-id").read_text().strip()
+
+    def a_mid_match(self) -> set[str]:
+        """Once every bot is connected and both referees play, A's match in play."""
+        for bot in self.first_a:
+            bot.wait_for(f"connected to {self.address['a']}")
+        self.ladders["a"].wait_for("ladder match", count=2)
+        self.ladders["b"].wait_for("ladder match", count=2)
+        return _in_play_at(self.store, self.a_id)
+
+    def taken_over_by_b(self, silent_since: float) -> float:
+        """Seconds from ``silent_since`` until B says it recorded A's match aborted (B says
+        other things meanwhile: the wait has a deadline of its own, twice the bound)."""
+        b = self.ladders["b"]
+        deadline = silent_since + 2 * BOUND_S
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = b.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            b.said.append(line)
+            assert line, f"the other referee exited (status {b.process.poll()}):\n{''.join(b.said)}"
+            if TAKEN_OVER in line:
+                return time.monotonic() - silent_since
+        raise AssertionError(f"the other referee did not take over within {2 * BOUND_S:.0f} s")
+
+    def close(self) -> None:
+        for bot in self.first_a + self.first_b:
+            if bot.process.poll() is None:
+                bot.stop()
+        for ladder in self.ladders.values():
+            if ladder.process.poll() is None:
+                os.killpg(ladder.process.pid, signal.SIGCONT)
+                ladder.process.terminate()
+                ladder.reap()
+
+    def check_unrated(self, match_ids: set[str]) -> None:
+        """These matches are recorded aborted by the heartbeat's takeover and moved no rating;
+        every other rating change is whole; no match is left running."""
+        rows = _matches(self.store)
+        status = {row["match_id"]: (row["status"], row["cause"]) for row in rows}
+        assert all(status[match_id] == ("aborted", TAKEN_OVER) for match_id in match_ids), status
+        assert not {"running", "planned"} & {state for state, _ in status.values()}
+        with self.store.db.transaction() as cursor:
+            marks = ", ".join("?" for _ in match_ids)
+            moved = cursor.rows(
+                f"SELECT match_id FROM ladder_ratings WHERE match_id IN ({marks})", sorted(match_ids)
+            )
+        assert moved == []
+        assert rating_history_breaks(self.store) == []
+        finished = [match_id for match_id, (state, _) in status.items() if state == "finished"]
+        assert sum(entrant.matches for entrant in self.store.entrants()) == 8 * len(finished)
+
+
+@pytest.mark.slow
+def test_a_referee_killed_for_good_has_its_match_aborted_by_the_other_and_its_bots_play_on(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """SIGKILL and its data folder deleted: it never comes back to abort its own match."""
+    two = TwoReferees(tmp_path, postgres_url, "ladder_killed_for_good")
+    try:
+        running = two.a_mid_match()
+        two.ladders["a"].kill()
+        killed_at = time.monotonic()
+        shutil.rmtree(tmp_path / "a")
+        took = two.taken_over_by_b(killed_at)
+        print(f"the killed referee's match was recorded aborted by the other {took:.2f} s after the kill")
+        assert took < BOUND_S
+        assert {str(row["match_id"]) for row in _matches(two.store) if row["status"] == "running"}.isdisjoint(
+            running
+        )
+        for bot in two.first_a:
+            bot.wait_for(f"connected to {two.address['b']}")
+            bot.wait_for("over at this table")  # a match at the other referee played to its end
+        two.ladders["b"].wait_for("over 2 deals")  # B records matches after the takeover
+        two.close()
+        two.check_unrated(running)
+    finally:
+        two.close()
+        two.store.db.close()
+
+
+@pytest.mark.slow
+def test_a_referee_stopped_past_its_expiry_finds_its_match_aborted_and_its_late_result_refused(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """SIGSTOP until the other referee has recorded A's match aborted, then SIGCONT: A's
+    result for it is refused, never rated, and its tables' logs are released."""
+    two = TwoReferees(tmp_path, postgres_url, "ladder_stopped_referee")
+    try:
+        [match_id] = two.a_mid_match()
+        os.killpg(two.ladders["a"].process.pid, signal.SIGSTOP)
+        stopped_at = time.monotonic()
+        took = two.taken_over_by_b(stopped_at)
+        print(f"the stopped referee's match was recorded aborted by the other {took:.2f} s after SIGSTOP")
+        os.killpg(two.ladders["a"].process.pid, signal.SIGCONT)
+        said = two.ladders["a"].wait_for(f"ladder match {match_id}")[0]
+        assert "its result was refused, not rated" in said, said
+        two.close()
+        two.check_unrated({match_id})
+        index = MatchStore(tmp_path / "a" / "oddtrick.sqlite3")
+        for number in (1, 2):
+            found = index.get(f"{match_id}-t{number}")
+            assert found is not None, f"{match_id}-t{number} missing from the stopped referee's index"
+            assert not log_withheld(found), f"{match_id}-t{number} still sealed"
+    finally:
+        two.close()
+        two.store.db.close()

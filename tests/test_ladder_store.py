@@ -384,6 +384,84 @@ def test_a_match_is_recorded_once_and_one_aborted_meanwhile_is_never_rated(store
     assert all(entrant.matches == 1 for entrant in store.entrants())
 
 
+def _silence(store: LadderStore, referee_id: str, for_ms: int) -> None:
+    """Move a referee's last heartbeat back, as if it had not beaten for ``for_ms``."""
+    with store.db.transaction() as cursor:
+        cursor.execute(
+            "UPDATE ladder_referees SET seen_ms = seen_ms - ? WHERE referee = ?", (for_ms, referee_id)
+        )
+
+
+def test_a_silent_referees_running_match_is_aborted_by_a_live_one_and_its_late_result_refused(
+    store: LadderStore,
+) -> None:
+    for name in RACE_NAMES:
+        store.register(name, now_ms=1)
+
+    def rate(current: dict[str, EntrantRecord]) -> list[RatingChange]:
+        return [RatingChange(name, 26.0, 8.0, "draw") for name in current]
+
+    store.beat("referee-a", "run-a", "host-a", 1)
+    store.beat("referee-b", "run-b", "host-b", 2)
+    store.open_match("mine", "c1", LINEUP, {}, [], "referee-a", now_ms=2)
+    store.open_match("theirs", "c2", LINEUP, {}, [], "referee-b", now_ms=3)
+    store.open_match("older", "c3", LINEUP, {}, [], "an-older-oddtrick", now_ms=4)
+    assert store.abort_abandoned("referee-a", 60_000, "its referee stopped answering", now_ms=5) == []
+    assert {row["referee"]: row["silent_ms"] < 60_000 for row in store.referees()} == {
+        "referee-a": True,
+        "referee-b": True,
+    }
+
+    _silence(store, "referee-b", 120_000)
+    _silence(store, "referee-a", 120_000)  # its own matches are never its to take over
+    found = store.abort_abandoned("referee-a", 60_000, "its referee stopped answering", now_ms=6)
+    assert found == [("theirs", "referee-b")]
+    assert store.abort_abandoned("referee-a", 60_000, "its referee stopped answering", now_ms=7) == []
+    status = {m.match_id: (m.status, m.cause, m.ended_ms) for m in store.matches()}
+    assert status == {
+        "mine": ("running", None, None),
+        "theirs": ("aborted", "its referee stopped answering", 6),
+        "older": ("running", None, None),  # a referee that never beat may be alive
+    }
+    # The silent referee comes back: its match stays aborted and its result is refused.
+    store.beat("referee-b", "run-b", "host-b", 2)
+    with pytest.raises(LadderError, match="theirs is not running"):
+        store.finish_match("theirs", "finished", "s", 0, "draw", [(1, 0)], rate, {}, now_ms=8)
+    assert store.over(["theirs", "mine"]) == {"theirs"}
+    assert store.rating_history("a1") == []
+    assert all(entrant.matches == 0 for entrant in store.entrants())
+
+
+def test_two_live_referees_racing_to_take_over_a_silent_ones_matches_record_each_once(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Each racer has its own connection, as two referee processes would."""
+    silent = LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0)
+    silent.beat("referee-dead", "run", "host", 1)
+    taken = [f"m{number}" for number in range(6)]
+    for number, match_id in enumerate(taken):
+        silent.open_match(match_id, f"c{number}", LINEUP, {}, [], "referee-dead", now_ms=number)
+    _silence(silent, "referee-dead", 120_000)
+    racers = [LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0) for _ in range(2)]
+    start = threading.Barrier(len(racers))
+    recorded: list[list[tuple[str, str]]] = [[] for _ in racers]
+
+    def race(index: int) -> None:
+        start.wait(timeout=60)
+        recorded[index] = racers[index].abort_abandoned(f"referee-{index}", 60_000, "silent", now_ms=99)
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(len(racers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = [match_id for found in recorded for match_id, _ in found]
+    assert sorted(every) == taken  # each once, by one racer or the other
+    assert {(m.status, m.cause) for m in silent.matches()} == {("aborted", "silent")}
+    for racer in [silent, *racers]:
+        racer.db.close()
+
+
 def test_two_referees_racing_to_claim_one_match_start_it_once(database_url: str, tmp_path: Path) -> None:
     """Each racer has its own connection, as two referee processes would."""
     first = LadderStore(open_database(database_url, tmp_path, "x.sqlite3"), 25.0, 8.0)
@@ -438,6 +516,8 @@ def test_a_database_made_by_the_first_schema_version_opens_migrated_with_its_dat
     assert (veteran.mu, veteran.matches, veteran.faults, veteran.forfeits) == (31.5, 40, 0, 0)
     # The matches it already held are found by the name filter of the new schema.
     assert [m.match_id for m in store.matches("b3")] == ["old"]
+    store.beat("referee-a", "run", "host", 1)  # and its referees beat
+    assert [row["referee"] for row in store.referees()] == ["referee-a"]
     with database.transaction() as cursor:
         assert cursor.rows("SELECT version FROM ladder_schema") == [{"version": SCHEMA_VERSION}]
     database.close()

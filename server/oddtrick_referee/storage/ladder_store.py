@@ -9,9 +9,11 @@ of each, made and compared in constant time by token_scheme.py.
 Matches move ``planned → running → finished | forfeit | aborted``; the step to
 ``running`` is a conditional update (:meth:`LadderStore.claim_match`), so two
 referees sharing one database can never both start the same match, and so is the
-step out of it, so no match is recorded or rated twice. Rating reads the entrants'
-rows locked (PostgreSQL's ``FOR UPDATE``, in name order so that two referees never
-wait on each other; SQLite has one writer at a time), so no referee's update is lost.
+step out of it, so no match is recorded or rated twice (nor once a live referee recorded
+it aborted because its own referee stopped beating: :meth:`LadderStore.abort_abandoned`).
+Rating reads the entrants' rows locked (PostgreSQL's ``FOR UPDATE``, in name order so
+that two referees never wait on each other; SQLite has one writer at a time), so no
+referee's update is lost.
 """
 
 from __future__ import annotations
@@ -108,8 +110,27 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
         "ALTER TABLE ladder_ratings ADD COLUMN before_sigma DOUBLE PRECISION",
         "CREATE UNIQUE INDEX IF NOT EXISTS ladder_ratings_by_number ON ladder_ratings (name, number)",
     ),
+    # 5: each referee's heartbeat (the database's clock), so that a live referee records
+    # aborted the running matches of one that stopped beating (LadderStore.abort_abandoned).
+    (
+        """CREATE TABLE IF NOT EXISTS ladder_referees (
+            referee     TEXT PRIMARY KEY,
+            run         TEXT NOT NULL,
+            host        TEXT NOT NULL,
+            pid         INTEGER NOT NULL,
+            started_ms  BIGINT NOT NULL,
+            seen_ms     BIGINT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS ladder_matches_by_status ON ladder_matches (status, claimed_by)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+DATABASE_NOW_MS = {
+    "sqlite": "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+    "postgresql": "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+}
+"""The database's clock in milliseconds since 1970, per dialect: heartbeats are written and
+judged by one clock, so referees on hosts whose clocks disagree never misjudge each other."""
 ENTRANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 """What a bot may be called on the ladder (the lobby's rule, without the tournaments' '~')."""
 
@@ -527,6 +548,64 @@ class LadderStore:
                 (now_ms, cause, *mine_params),
             )
         return [row["match_id"] for row in rows]
+
+    # ---------------------------------------------------------- referees
+
+    def beat(self, referee_id: str, run: str, host: str, pid: int) -> None:
+        """This referee is alive: its heartbeat row, seen now by the database's clock
+        (``run``, ``host`` and ``pid`` say which process it is, for the operator)."""
+        clock = DATABASE_NOW_MS[self.db.dialect]
+        with self.db.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO ladder_referees (referee, run, host, pid, started_ms, seen_ms)"
+                f" VALUES (?, ?, ?, ?, {clock}, {clock}) ON CONFLICT (referee) DO UPDATE SET"
+                " seen_ms = excluded.seen_ms, host = excluded.host, pid = excluded.pid,"
+                " started_ms = CASE WHEN ladder_referees.run = excluded.run"
+                " THEN ladder_referees.started_ms ELSE excluded.started_ms END, run = excluded.run",
+                (referee_id, run, host, pid),
+            )
+
+    def referees(self) -> list[Row]:
+        """Every referee that has beaten, with how long ago by the database's clock (``silent_ms``)."""
+        clock = DATABASE_NOW_MS[self.db.dialect]
+        with self.db.transaction() as cursor:
+            return cursor.rows(
+                f"SELECT referee, run, host, pid, started_ms, seen_ms, {clock} - seen_ms AS silent_ms"
+                " FROM ladder_referees ORDER BY referee"
+            )
+
+    def abort_abandoned(
+        self, referee_id: str, expiry_ms: int, cause: str, now_ms: int
+    ) -> list[tuple[str, str]]:
+        """Record aborted, as a restart does (:meth:`abort_unfinished`), every running match
+        of another referee whose heartbeat is older than ``expiry_ms``; return (match id,
+        its referee) for those this call recorded.
+
+        Each is one conditional update that checks again that the match is running, that
+        referee's and still silent, so of two live referees racing only one records it; a
+        referee heard from meanwhile keeps its match; and the silent one's result, if it
+        ever comes, is refused by :meth:`finish_match` (the match is no longer running).
+        A match of a referee that never beat (an older oddtrick) is left alone.
+        """
+        silent = f"SELECT referee FROM ladder_referees WHERE seen_ms < {DATABASE_NOW_MS[self.db.dialect]} - ?"
+        with self.db.transaction() as cursor:
+            found = cursor.rows(
+                "SELECT match_id, claimed_by FROM ladder_matches WHERE status = 'running'"
+                f" AND claimed_by <> ? AND claimed_by IN ({silent}) ORDER BY match_id",
+                (referee_id, expiry_ms),
+            )
+        aborted = []
+        for row in found:
+            with self.db.transaction() as cursor:
+                changed = cursor.execute(
+                    "UPDATE ladder_matches SET status = 'aborted', ended_ms = ?, cause = ?"
+                    " WHERE match_id = ? AND status = 'running'"
+                    f" AND claimed_by = ? AND claimed_by IN ({silent})",
+                    (now_ms, cause, row["match_id"], row["claimed_by"], expiry_ms),
+                )
+            if changed == 1:
+                aborted.append((str(row["match_id"]), str(row["claimed_by"])))
+        return aborted
 
     def over(self, match_ids: Collection[str]) -> set[str]:
         """Which of these matches are over (finished, forfeit or aborted): their deals are

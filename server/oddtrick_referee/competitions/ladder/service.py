@@ -39,7 +39,7 @@ from oddtrick.rules import (
     new_seed,
 )
 from oddtrick.v1 import arena_pb2
-from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, OptionError, ResultRefused
+from oddtrick_referee._exceptions import EntrantExited, HouseBotTaken, LadderError, OptionError, ResultRefused
 from oddtrick_referee.command_runner import sole_error
 from oddtrick_referee.competitions.entries import sandbox
 from oddtrick_referee.competitions.entries.entrants import (
@@ -55,6 +55,7 @@ from oddtrick_referee.competitions.entries.entry_options import (
     options_env,
     process_problem,
 )
+from oddtrick_referee.competitions.ladder.heartbeat import Heartbeat
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairing import Candidate, Lineup, choose_lineup
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
@@ -138,6 +139,12 @@ class LadderSettings:
     analyse: bool = False
     """``--analyse``: once a match's tables are released, submit each table's log as an
     ``analysis`` job to the work queue in ``database`` (PostgreSQL) for ``oddtrick worker``."""
+    heartbeat_s: float = 3.0
+    """How often this referee beats its heartbeat row in the database (heartbeat.py)."""
+    heartbeat_missed: int = 4
+    """Beats a referee may miss before a live one records its running matches aborted: long
+    enough that a busy moment is not taken for a death, short enough that a dead referee's
+    match is over within half a minute."""
 
     @property
     def referee_id(self) -> str:
@@ -210,6 +217,7 @@ class Ladder(Competition):
         self.store = store
         self.rater = Rater(settings.rating)
         self.referee_id = referee_id
+        self.heartbeat = Heartbeat(store, referee_id, settings.heartbeat_s, settings.heartbeat_missed)
         self._rng = random.Random(settings.seed)
         self._entrants: dict[str, EntrantRecord] = {}
         self._reserved: collections.Counter[str] = collections.Counter()
@@ -319,6 +327,7 @@ class Ladder(Competition):
         """
         await self.refresh()
         async with trio.open_nursery() as matches:
+            await matches.start(self.heartbeat.run)  # beaten before this referee claims a match
             matches.start_soon(self._refresh_periodically)
             while True:
                 changed = self.referee.lobby_changed
@@ -536,12 +545,16 @@ class Ladder(Competition):
                 return forfeit_changes(rater, lineup, ratings, absent, faults, deal_scores)
             return match_changes(rater, lineup, ratings, deal_scores, outcome, faults)
 
-        changes = await self.record(
-            lambda: self.store.finish_match(
-                match_id, status, seed, score_a, outcome, deals, rate, unrated, at, cause
-            ),
-            lambda _: self._publishable(match_id),
-        )
+        try:
+            changes = await self.record(
+                lambda: self.store.finish_match(
+                    match_id, status, seed, score_a, outcome, deals, rate, unrated, at, cause
+                ),
+                lambda _: self._publishable(match_id),
+            )
+        except LadderError as refused:
+            await self._refused(match_id, lineup, refused)
+            return
         for change in changes:
             entrant = self._entrants.get(change.name)
             if entrant is not None:
@@ -558,6 +571,16 @@ class Ladder(Competition):
             len(deals),
         )
         self._announce(MatchOutcome(match_id, status, lineup, score_a, outcome, cause or ""))
+
+    async def _refused(self, match_id: str, lineup: Lineup, refused: LadderError) -> None:
+        """A result the store refused: the match is no longer running (a live referee
+        recorded it aborted while this one was silent past its heartbeat's expiry). Nothing
+        is rated; the match is over, so its tables are released as a restart would."""
+        with trio.CancelScope(shield=True):
+            over = await trio.to_thread.run_sync(self.store.over, [match_id])
+            await self.publish(self._publishable(match_id) if over else [])
+        log.warning("ladder match %s: its result was refused, not rated: %s", match_id, refused)
+        self._announce(MatchOutcome(match_id, "refused", lineup, cause=str(refused)))
 
     def _publishable(self, match_id: str) -> list[str]:
         """The match's tables may be released once it is over (publication.py's rule): at
