@@ -123,7 +123,7 @@ def main(args: argparse.Namespace) -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         logs = args.logs or tournament_logs(Path(folder))
-        payloads = [analysis_payload(path, args.par) for path in logs]
+        payloads = [analysis_payload(path, args.par).to_dict() for path in logs]
         with postgres_server() as server:
             for count in range(1, args.workers + 1):
                 url = fresh_database(server, f"bench_{count}")

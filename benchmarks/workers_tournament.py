@@ -90,7 +90,7 @@ def overhead(url: str, set_size: int, repeats: int) -> None:
     beats = max(1, round(play_s / 2.0))
     spent: list[float] = []
     for n in range(repeats):
-        store.create(f"o-{n}", "tournament", {"n": n}, "s", "tournament-set", [job])
+        store.create(f"o-{n}", "tournament", {"n": n}, "s", "tournament-set", [job.to_dict()])
         began = time.perf_counter()
         lease = queue.lease("bench", ["tournament-set"], (9, 9), {"tournament-set": 10.0})
         assert lease is not None
@@ -195,9 +195,9 @@ def deaths(url: str, count: int, set_size: int) -> None:
         standby.stop()
         progress(f"death {n + 1}/{count}: leased elsewhere after {to_lease[-1]:.1f} s")
     tables = [(n, t) for n in range(count) for job in store.jobs(f"death-{n}") for t in job.tables]
-    keys = [(n, t["match_key"], t["set_number"], t["table_no"]) for n, t in tables]
+    keys = [(n, *t.key) for n, t in tables]
     expected = 2 * count
-    deals_played = sum(len(t["deals"]) for _, t in tables)
+    deals_played = sum(len(t.deals) for _, t in tables)
     queue.close()
     print(
         f"death_to_leased_elsewhere_s (p50, max of {count}): "

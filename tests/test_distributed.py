@@ -114,11 +114,7 @@ def status_json(url: str, name: str, *more: str) -> dict[str, Any]:
 
 
 def tables_played(work: WorkQueue, name: str) -> list[tuple[str, int, int]]:
-    return sorted(
-        (table["match_key"], table["set_number"], table["table_no"])
-        for job in run_jobs(work, name)
-        for table in job.tables
-    )
+    return sorted(table.key for job in run_jobs(work, name) for table in job.tables)
 
 
 def test_workers_give_the_standings_one_machine_gives_and_logs_that_check(

@@ -158,7 +158,7 @@ def test_a_tournament_table_whose_log_and_record_disagree_is_refused_and_played_
     assert why in refused
     recorded = TournamentStore(tmp_path / "oddtrick.sqlite3").table_runs(settings.tournament_id)
     assert len(recorded) == 2
-    assert changing[0].changed[0] not in {row["match_id"] for row in recorded}
+    assert changing[0].changed[0] not in {row.match_id for row in recorded}
     assert [row.deals for row in standings.rows] == [2, 2]
     assert all(not any(dataclasses.astuple(row.faults)) for row in standings.rows)
 

@@ -84,7 +84,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, dict[str,
 
     data_dir = tmp_path_factory.mktemp("a11y")
     trio.run(lambda: run_tournament(_plan("a11y cup", "a11y", 2, 2), data_dir, progress_stream=io.StringIO()))
-    match_id = TournamentStore(data_dir / "oddtrick.sqlite3").table_runs("a11y cup")[0]["match_id"]
+    match_id = TournamentStore(data_dir / "oddtrick.sqlite3").table_runs("a11y cup")[0].match_id
     source, _, database = ladder_with_two_rated_matches(data_dir)
     pages = {
         "home": "/",

@@ -153,20 +153,19 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
         entry = next(e for e in standings["entries"] if e["entry"] == first)
         assert sum(differences) / len(differences) == pytest.approx(entry["points_per_deal"])
 
-        table_0 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 0)
-        table_1 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 1)
-        status, page, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}?hand=2")
+        table_0 = next(r for r in runs if r.set_number == 1 and r.table_no == 0)
+        table_1 = next(r for r in runs if r.set_number == 1 and r.table_no == 1)
+        status, page, _ = await in_thread(get, f"{url}/matches/{table_0.match_id}?hand=2")
         assert status == 200
-        assert f'href="/matches/{table_1["match_id"]}?hand=2"' in page  # the twin play
+        assert f'href="/matches/{table_1.match_id}?hand=2"' in page  # the twin play
         assert '<span class="bot"><a href="/bots/rnd">rnd</a></span>' in page  # each seat's bot page
-        assert f'href="/matches/{table_0["match_id"]}/deals/2"' in page
-        status, traveller, _ = await in_thread(get, f"{url}/matches/{table_1['match_id']}/deals/2")
+        assert f'href="/matches/{table_0.match_id}/deals/2"' in page
+        status, traveller, _ = await in_thread(get, f"{url}/matches/{table_1.match_id}/deals/2")
         assert status == 200
-        missing, _, _ = await in_thread(get, f"{url}/matches/{table_0['match_id']}/deals/3")
+        missing, _, _ = await in_thread(get, f"{url}/matches/{table_0.match_id}/deals/3")
         unknown, unknown_body, _ = await in_thread(get, f"{url}/matches/no-such-match/deals/1")
         bad = [
-            (await in_thread(get, f"{url}/matches/{table_0['match_id']}/deals/{n}"))[0]
-            for n in ("x", "0", "-1")
+            (await in_thread(get, f"{url}/matches/{table_0.match_id}/deals/{n}"))[0] for n in ("x", "0", "-1")
         ]
     assert missing == unknown == 404
     assert bad == [404, 404, 404]
@@ -176,16 +175,16 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
     assert [row[0] for row in shown] == ["1", "2"]
     for row, run in zip(shown, (table_0, table_1), strict=True):
         _, ns, ew, contract, tricks, score, play = row
-        assert (ns, ew, play) == (run["ns_entry"], run["ew_entry"], run["match_id"])
-        hand = replay_log(next((data_dir / "logs").glob(f"**/{run['match_id']}.jsonl*"))).hands[1]
+        assert (ns, ew, play) == (run.ns_entry, run.ew_entry, run.match_id)
+        hand = replay_log(next((data_dir / "logs").glob(f"**/{run.match_id}.jsonl*"))).hands[1]
         assert tricks == f"{hand.result.tricks[0]}–{hand.result.tricks[1]}"
-        played = results[(1, 2, run["table_no"])]
+        played = results[(1, 2, run.table_no)]
         assert score == f"{played.ns_points}–{played.ew_points}"
         if hand.contract is None:
             assert contract == "thrown in: all four passed"
         else:
             assert contract.startswith(f"contract {hand.contract.level}{hand.contract.denomination.symbol}")
-    assert table_0["ns_entry"] == table_1["ew_entry"]  # partnerships swapped
+    assert table_0.ns_entry == table_1.ew_entry  # partnerships swapped
     assert f"<strong>{deals[1][5]}</strong>" in traveller
 
 
@@ -193,7 +192,7 @@ async def test_a_running_sets_twin_and_deals_are_not_shown(halted):
     store = TournamentStore(halted / "oddtrick.sqlite3")
     runs = store.table_runs("halted")
     assert len(runs) == 1  # one table recorded; its twin never ended
-    done = runs[0]["match_id"]
+    done = runs[0].match_id
     async with web_on(halted) as url:
         _, listed, _ = await in_thread(get, f"{url}/matches")
         others = [m for m in re.findall(r'data-match="([^"]+)"', listed) if m != done]
@@ -335,8 +334,8 @@ async def test_in_a_browser_the_links_to_both_tables_follow_the_hand_shown(cup):
 
     data_dir, _ = cup
     runs = TournamentStore(data_dir / "oddtrick.sqlite3").table_runs("pairs cup")
-    table_0 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 0)["match_id"]
-    table_1 = next(r for r in runs if r["set_number"] == 1 and r["table_no"] == 1)["match_id"]
+    table_0 = next(r for r in runs if r.set_number == 1 and r.table_no == 0).match_id
+    table_1 = next(r for r in runs if r.set_number == 1 and r.table_no == 1).match_id
 
     def drive(url: str) -> tuple[list[str | None], list[str | None], list[str]]:
         with browser_page() as page:

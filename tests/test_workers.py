@@ -102,7 +102,7 @@ def analysed_here(path: Path) -> object:
 def payload(path: Path, par: bool = False) -> dict[str, object]:
     from oddtrick_referee.workers.kinds import analysis_payload
 
-    return analysis_payload(path, par)
+    return analysis_payload(path, par).to_dict()
 
 
 # The queue's rules, through its API on a real server.
@@ -400,3 +400,23 @@ def test_a_worker_refuses_bad_options_with_the_reason(
     with pytest.raises(SystemExit):
         main(["worker", "--database", "postgresql://x/y", "--kinds", "tournaments"])
     assert "the kinds of work are analysis" in capsys.readouterr().err
+
+
+def test_a_tournament_set_whose_payload_cannot_be_read_fails_once_with_the_field_that_is_wrong(
+    work: WorkQueue, url: str
+) -> None:
+    from oddtrick_referee.competitions.on_workers.distributed import TOURNAMENT_SET
+
+    (job_id,) = work.submit(TOURNAMENT_SET, [{"run": "hand-made", "tournament": "cup", "runs": "both"}])
+    once = subprocess.run(
+        [sys.executable, "-m", "oddtrick", "worker", "--database", url, "--once"],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+    )
+    assert once.returncode == 0, once.stdout + once.stderr
+    assert f"leased job {job_id} (hand-made: a payload that cannot be read," in once.stdout
+    assert re.search(rf"job {job_id} failed after .* payload cannot be read: .*'entries'", once.stdout)
+    failed = job(work, job_id)
+    assert (failed.status, failed.attempts) == ("failed", 1)
+    assert "submit the run again" in (failed.error or "")

@@ -16,6 +16,7 @@ from oddtrick._timing import DecisionTimes
 from oddtrick.rules import MatchResult, Seat
 from oddtrick.v1 import game_pb2
 from oddtrick_referee.play.clock import ClockRule
+from oddtrick_referee.storage.results import SeatResult
 
 
 class Fault(enum.Enum):
@@ -95,17 +96,22 @@ class SeatRecord:
     def add_fault(self, fault: Fault) -> None:
         self.faults[fault] = self.faults.get(fault, 0) + 1
 
+    def result(self) -> SeatResult:
+        """The record as a finished table's value (a copy: this one may still change)."""
+        return SeatResult(
+            bot=self.bot_name,
+            faults={fault.value: count for fault, count in self.faults.items()},
+            refusals=self.refusals,
+            forfeited=self.forfeited,
+            decisions=self.decisions,
+            think_ms_total=self.think_ms_total,
+            think_ms_max=self.think_ms_max,
+            times=DecisionTimes.merged([self.times]),
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "bot": self.bot_name,
-            "faults": {fault.value: count for fault, count in self.faults.items()},
-            "refusals": self.refusals,
-            "forfeited": self.forfeited,
-            "decisions": self.decisions,
-            "think_ms_total": self.think_ms_total,
-            "think_ms_max": self.think_ms_max,
-            "times": self.times.to_dict(),
-        }
+        """As the log's last line and the stores keep it (:meth:`SeatResult.to_dict`)."""
+        return self.result().to_dict()
 
     def to_wire(self, seat: Seat) -> game_pb2.SeatRecord:
         return seat_record_to_wire(

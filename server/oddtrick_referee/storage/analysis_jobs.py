@@ -3,12 +3,14 @@ ladder (``ladder serve --analyse``) reach it, the ladder not importing the worke
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from oddtrick._log_records import log_text
 from oddtrick._logfile import LogTooLarge
 from oddtrick_referee._exceptions import BadJob
+from oddtrick_referee.storage.json_checks import RecordInvalid, checked, optional
 from oddtrick_referee.storage.work_queue import open_queue, parse_version
 
 ANALYSIS = "analysis"
@@ -21,7 +23,33 @@ MAX_LOG_BYTES = 16 * 1024 * 1024
 """The largest match log a job may carry (a 100-deal match log is well under 1 MiB)."""
 
 
-def analysis_payload(path: Path, par: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AnalysisPayload:
+    """One match log to analyse, its text carried in the job (see :func:`analysis_payload`)."""
+
+    log_name: str
+    log_text: str
+    par: bool = True
+    """Whether the analysis computes par (double-dummy) scores too."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"log_name": self.log_name, "log_text": self.log_text, "par": self.par}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AnalysisPayload:
+        """The payload as submitted; :class:`BadJob` saying which field is missing or wrong."""
+        what = "an analysis job's payload"
+        try:
+            return cls(
+                optional(data, "log_name", str, what, "log.jsonl"),
+                checked(data, "log_text", str, what),
+                optional(data, "par", bool, what, True),
+            )
+        except RecordInvalid as error:
+            raise BadJob(f"{error}: an analysis job carries log_name and log_text, both strings") from error
+
+
+def analysis_payload(path: Path, par: bool) -> AnalysisPayload:
     """The payload of one match log's analysis: the log's text travels in it.
 
     Workers then need nothing but the database: no shared folder, no path that
@@ -36,7 +64,7 @@ def analysis_payload(path: Path, par: bool) -> dict[str, Any]:
         raise BadJob(
             f"{path} holds more than {MAX_LOG_BYTES // (1024 * 1024)} MiB of text, too large to submit"
         ) from None
-    return {"log_name": path.name, "log_text": text, "par": par}
+    return AnalysisPayload(path.name, text, par)
 
 
 def submit_analyses(url: str, logs: list[Path], par: bool = True) -> list[int]:
@@ -44,7 +72,7 @@ def submit_analyses(url: str, logs: list[Path], par: bool = True) -> list[int]:
 
     Blocking (it reads the logs and writes the database): the ladder calls it on a worker thread.
     """
-    payloads = [analysis_payload(path, par) for path in logs]
+    payloads = [analysis_payload(path, par).to_dict() for path in logs]
     queue = open_queue(url)
     try:
         return queue.submit(ANALYSIS, payloads, parse_version(ANALYSIS_FIRST_VERSION))

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from oddtrick_referee._exceptions import WorkQueueError
+from oddtrick_referee.storage.results import TableResult
 from oddtrick_referee.storage.work_queue import WorkQueue, submit_in
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
@@ -51,7 +52,7 @@ class SetJob:
     attempts: int
     error: str | None
     done_by: str | None
-    tables: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    tables: list[TableResult] = dataclasses.field(default_factory=list)
     token: int = 0
     """The lease it was done under: a refusal of its result names it (WorkQueue.reopen)."""
     digest: str | None = None

@@ -33,6 +33,17 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
+@contextlib.contextmanager
+def read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection that cannot write, closed on exit: for a reader of a data folder that
+    may be a running referee's (the web page), which must change nothing in it."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
 def owner_only(path: Path) -> None:
     """Take away every permission of the group and of others, and nothing else: a file or
     folder the operator made read-only stays read-only."""

@@ -1,5 +1,9 @@
 """Tournament results in SQLite, written as each table finishes.
 
+The store persists and loads values (:class:`~.results.TableResult`, its seats'
+:class:`~.results.SeatResult`, :class:`~.results.DealResult`); what they add up to
+(faults, times, points per entry) is the standings' to compute, not SQL's.
+
 One transaction per finished table run writes its deals and faults, so a
 killed tournament loses at most the tables in progress; re-running the same
 tournament reads what is here and plays only what is missing.
@@ -12,9 +16,8 @@ import json
 from typing import Any
 
 from oddtrick._options import shown
-from oddtrick._timing import DecisionTimes
 from oddtrick_referee._exceptions import OptionError
-from oddtrick_referee.storage.results import DealResult, FaultCounts, Forfeit
+from oddtrick_referee.storage.results import DealResult, Forfeit, TableResult, seats_of
 from oddtrick_referee.storage.sqlite import Store
 
 _SCHEMA = """
@@ -178,26 +181,34 @@ class TournamentStore(Store):
             ).fetchall()
         return [(row[0], row[1], int(row[2])) for row in rows]
 
-    def table_runs(self, tournament_id: str) -> list[dict[str, Any]]:
-        """Every stored table of the tournament, in play order within each set (table 0, then
-        1): who sat North-South and East-West, the match that played it and its seat records.
-        The two tables of a duplicate set are the two rows with its (match_key, set_number)."""
+    def table_runs(self, tournament_id: str) -> list[TableResult]:
+        """Every stored table of the tournament with its deals, in play order within each set
+        (table 0, then 1). The two tables of a duplicate set share (match_key, set_number)."""
         with self._connect() as db:
             rows = db.execute(
                 "SELECT match_key, set_number, table_no, ns_entry, ew_entry, match_id, seats FROM table_runs "
                 "WHERE tournament_id = ? ORDER BY match_key, set_number, table_no",
                 (tournament_id,),
             ).fetchall()
+            points = db.execute(
+                "SELECT match_key, set_number, table_no, deal_number, ns_points, ew_points FROM deal_results "
+                "WHERE tournament_id = ? ORDER BY deal_number",
+                (tournament_id,),
+            ).fetchall()
+        deals: dict[tuple[str, int, int], list[tuple[int, int, int]]] = {}
+        for match_key, set_number, table_no, deal, ns_points, ew_points in points:
+            deals.setdefault((match_key, set_number, table_no), []).append((deal, ns_points, ew_points))
         return [
-            {
-                "match_key": row[0],
-                "set_number": int(row[1]),
-                "table_no": int(row[2]),
-                "ns_entry": row[3],
-                "ew_entry": row[4],
-                "match_id": row[5],
-                "seats": json.loads(row[6]),
-            }
+            TableResult(
+                match_key=row[0],
+                set_number=int(row[1]),
+                table_no=int(row[2]),
+                ns_entry=row[3],
+                ew_entry=row[4],
+                match_id=row[5],
+                seats=seats_of(json.loads(row[6]), f"table {row[5]} of {tournament_id!r}"),
+                deals=tuple(deals.get((row[0], row[1], row[2]), ())),
+            )
             for row in rows
         ]
 
@@ -210,35 +221,21 @@ class TournamentStore(Store):
             ).fetchone()
         return None if row is None else (str(row[0]), str(row[1]), int(row[2]), int(row[3]))
 
-    def record_run(
-        self,
-        tournament_id: str,
-        key: tuple[str, int, int],
-        ns_entry: str,
-        ew_entry: str,
-        match_id: str,
-        seats: dict[str, Any],
-        deals: list[tuple[int, int, int]],
-        now_ms: int,
-    ) -> None:
+    def record_run(self, tournament_id: str, table: TableResult, now_ms: int) -> None:
         """Store one finished table and its deals, all or nothing."""
-        match_key, set_number, table_no = key
         with self._lock, self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.execute(
                     "INSERT INTO table_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
-                        tournament_id, match_key, set_number, table_no,
-                        ns_entry, ew_entry, match_id, json.dumps(seats), now_ms,
+                        tournament_id, *table.key, table.ns_entry, table.ew_entry,
+                        table.match_id, json.dumps(table.seats_dict()), now_ms,
                     ),
                 )  # fmt: skip
                 db.executemany(
                     "INSERT INTO deal_results VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (tournament_id, match_key, set_number, table_no, deal, ns, ew)
-                        for deal, ns, ew in deals
-                    ],
+                    [(tournament_id, *table.key, deal, ns, ew) for deal, ns, ew in table.deals],
                 )
             except BaseException:
                 db.execute("ROLLBACK")
@@ -275,56 +272,6 @@ class TournamentStore(Store):
                 DealResult(key, first, second, set_number, deal, table, ns, ew, ns_points, ew_points)
             )
         return results
-
-    def bot_errors(self, tournament_id: str) -> dict[str, int]:
-        """Bot errors per bot name at the referee (``NAME~0``, ``NAME~1`` under duplicate)."""
-        counts: dict[str, int] = {}
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT seats FROM table_runs WHERE tournament_id = ?", (tournament_id,)
-            ).fetchall()
-        for (seats_json,) in rows:
-            for record in json.loads(seats_json).values():
-                errors = record["faults"].get("bot_error", 0)
-                if errors:
-                    counts[record["bot"]] = counts.get(record["bot"], 0) + errors
-        return counts
-
-    def faults(self, tournament_id: str, entry_of: dict[str, str]) -> dict[str, FaultCounts]:
-        """Fault counts per entry from every finished table (bot names map to entries)."""
-        counts: dict[str, dict[str, int]] = {}
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT seats FROM table_runs WHERE tournament_id = ?", (tournament_id,)
-            ).fetchall()
-        for (seats_json,) in rows:
-            for record in json.loads(seats_json).values():
-                entry = entry_of.get(record["bot"], record["bot"])
-                bucket = counts.setdefault(entry, {})
-                faults = record["faults"]
-                bucket["timeouts"] = bucket.get("timeouts", 0) + faults.get("timeout", 0)
-                bucket["illegal"] = bucket.get("illegal", 0) + faults.get("illegal", 0)
-                bucket["disconnected"] = bucket.get("disconnected", 0) + faults.get("disconnected", 0)
-                bucket["forfeits"] = bucket.get("forfeits", 0) + int(record["forfeited"])
-                bucket["refusals"] = bucket.get("refusals", 0) + record["refusals"]
-                bucket["bot_errors"] = bucket.get("bot_errors", 0) + faults.get("bot_error", 0)
-                bucket["clock"] = bucket.get("clock", 0) + faults.get("clock", 0)
-        return {entry: FaultCounts(**values) for entry, values in counts.items()}
-
-    def times(self, tournament_id: str, entry_of: dict[str, str]) -> dict[str, DecisionTimes]:
-        """Decision times (think time and lag apart) per entry from every finished table;
-        tables stored before the referee kept them count for nothing here."""
-        merged: dict[str, DecisionTimes] = {}
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT seats FROM table_runs WHERE tournament_id = ?", (tournament_id,)
-            ).fetchall()
-        for (seats_json,) in rows:
-            for record in json.loads(seats_json).values():
-                if "times" in record:
-                    entry = entry_of.get(record["bot"], record["bot"])
-                    merged.setdefault(entry, DecisionTimes()).merge(DecisionTimes.from_dict(record["times"]))
-        return merged
 
 
 def _described(entry: list[Any]) -> str:

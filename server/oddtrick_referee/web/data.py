@@ -17,7 +17,6 @@ import dataclasses
 import functools
 import json
 import re
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -28,11 +27,11 @@ from oddtrick._log_records import log_text as written_log_text
 from oddtrick._log_records import records_from_text
 from oddtrick.rules import GameConfig, GameKind
 from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
-from oddtrick_referee.competitions.scoring.standings import compute_standings
-from oddtrick_referee.competitions.tournaments.tournament_plan import SLOT_MARK
+from oddtrick_referee.competitions.scoring.counted import table_standings
 from oddtrick_referee.replay.model import MatchReplay, replay_records
 from oddtrick_referee.replay.sources import log_visibility, missing_log, safe_log_path
 from oddtrick_referee.storage.match_index import MatchStore, bot_name
+from oddtrick_referee.storage.sqlite import read_only
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.progress import Progress, table_progress
 
@@ -243,16 +242,13 @@ class WebData:
         """The data folder's tournaments, newest first (read-only: the folder may be a running referee's)."""
         if not self.index_path.exists():
             return []
-        db = sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True, timeout=30)
-        try:
+        with read_only(self.index_path) as db:
             known = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tournaments'")
             if known.fetchone() is None:
                 return []
             rows = db.execute(
                 "SELECT tournament_id, created_at, settings FROM tournaments ORDER BY created_at DESC"
             ).fetchall()
-        finally:
-            db.close()
         out = []
         for tournament_id, created_at, settings in rows:
             described = json.loads(settings)
@@ -292,18 +288,11 @@ class WebData:
         if chosen is None:
             return None
         store = TournamentStore(self.index_path)
-        entry_of = {}
-        for name in chosen["entries"]:
-            entry_of[name] = name
-            for slot in (0, 1):
-                entry_of[f"{name}{SLOT_MARK}{slot}"] = name
-        standings = compute_standings(
+        standings = table_standings(
             chosen["entries"],
-            store.deal_results(tournament_id),
-            store.faults(tournament_id, entry_of),
+            store.table_runs(tournament_id),
             store.forfeited_matches(tournament_id),
             chosen["duplicate"],
-            store.times(tournament_id, entry_of),
         )
         return {**chosen, "standings": standings.to_json()}
 

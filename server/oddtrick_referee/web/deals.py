@@ -11,12 +11,12 @@ shows cards the other table has yet to see.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
 from oddtrick_referee.competitions.scoring.standings import DealResult, deal_score_halves
 from oddtrick_referee.replay.sources import log_visibility
 from oddtrick_referee.replay.terminal import trumps_line
+from oddtrick_referee.storage.results import TableResult
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.data import WebData
 
@@ -81,16 +81,16 @@ def tournament_deals(data: WebData, tournament_id: str) -> TournamentDeals | Non
     duplicate = bool(chosen["duplicate"])
     store = TournamentStore(data.index_path)
     runs = store.table_runs(tournament_id)
-    sets: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    sets: dict[tuple[str, int], list[TableResult]] = {}
     for run in runs:
-        sets.setdefault((run["match_key"], run["set_number"]), []).append(run)
-    rows = data.store.get_many([run["match_id"] for run in runs])
+        sets.setdefault((run.match_key, run.set_number), []).append(run)
+    rows = data.store.get_many([run.match_id for run in runs])
     shown = {
         key
         for key, plays in sets.items()
-        if all(p["match_id"] in rows and not log_visibility(rows[p["match_id"]]) for p in plays)
+        if all(p.match_id in rows and not log_visibility(rows[p.match_id]) for p in plays)
     }
-    match_of = {(run["match_key"], run["set_number"], run["table_no"]): run["match_id"] for run in runs}
+    match_of = {run.key: run.match_id for run in runs}
     by_deal: dict[tuple[str, int, int], list[DealResult]] = {}
     for result in store.deal_results(tournament_id):
         if (result.match, result.set_number) in shown:
@@ -149,13 +149,11 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
         (
             run
             for run in store.table_runs(tournament_id)
-            if run["match_key"] == match_key
-            and run["set_number"] == set_number
-            and run["table_no"] != table_no
+            if run.match_key == match_key and run.set_number == set_number and run.table_no != table_no
         ),
         None,
     )
-    twin = None if twin_run is None else str(twin_run["match_id"])
+    twin = None if twin_run is None else twin_run.match_id
     if not _visible(data, [match_id] + ([twin] if twin else [])):
         # Nothing of the set is said, not even whether its other table has been played.
         return Traveller(tournament_id, None, match_id, None)
@@ -204,8 +202,8 @@ def tournament_play(data: WebData, match_id: str) -> tuple[str, str | None] | No
         return None
     tournament_id, match_key, set_number, table_no = found
     for run in store.table_runs(tournament_id):
-        if run["match_key"] == match_key and run["set_number"] == set_number and run["table_no"] != table_no:
-            twin = str(run["match_id"])
+        if run.match_key == match_key and run.set_number == set_number and run.table_no != table_no:
+            twin = run.match_id
             return tournament_id, twin if _visible(data, [twin]) else None
     return tournament_id, None
 

@@ -150,7 +150,7 @@ def submit_analysis(url: str, logs: list[Path], par: bool, required: str | None)
     """``oddtrick analyze --submit``: one analysis job per log, all or none."""
     version = parse_version(required or FIRST_VERSION[ANALYSIS])
     try:
-        payloads = [analysis_payload(path, par) for path in logs]
+        payloads = [analysis_payload(path, par).to_dict() for path in logs]
     except (OSError, EOFError, BadJob) as error:
         print(f"oddtrick analyze: {error}; nothing submitted", file=sys.stderr)
         return 2

@@ -1,10 +1,13 @@
 """The kinds of work a worker can do, each a function from a job's payload to its result.
 
 A kind's function gets the payload as submitted (and the worker's own
-:class:`Capacity`) and returns plain JSON data; it raises :class:`BadJob`
-when the payload itself is wrong (retrying it on another worker cannot help,
-so the job is marked failed), and :class:`HandBack` when this worker cannot
-do it (the job goes back to waiting, the attempt counted). A kind may also
+:class:`Capacity`), reads it into its kind's typed value (``from_dict``:
+:class:`~oddtrick_referee.storage.analysis_jobs.AnalysisPayload`,
+:class:`~oddtrick_referee.competitions.on_workers.job_payloads.SetPayload`) and returns
+plain JSON data; it raises :class:`BadJob` when the payload itself is wrong
+(retrying it on another worker cannot help, so the job is marked failed),
+and :class:`HandBack` when this worker cannot do it (the job goes back to
+waiting, the attempt counted). A kind may also
 have a step run once its result is recorded (:data:`AFTER`): a sequential
 test's job checks whether the test has decided and cancels what still waits.
 """
@@ -20,8 +23,9 @@ from typing import Any
 from oddtrick import __version__
 from oddtrick_referee._exceptions import BadJob
 from oddtrick_referee.competitions.on_workers.distributed import TOURNAMENT_SET
+from oddtrick_referee.competitions.on_workers.job_payloads import SetPayload
 from oddtrick_referee.storage.analysis_jobs import ANALYSIS as ANALYSIS  # the old names work
-from oddtrick_referee.storage.analysis_jobs import ANALYSIS_FIRST_VERSION
+from oddtrick_referee.storage.analysis_jobs import ANALYSIS_FIRST_VERSION, AnalysisPayload
 from oddtrick_referee.storage.analysis_jobs import MAX_LOG_BYTES as MAX_LOG_BYTES
 from oddtrick_referee.storage.analysis_jobs import analysis_payload as analysis_payload
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue
@@ -40,7 +44,8 @@ class Capacity:
 def describe(kind: str, payload: dict[str, Any]) -> str:
     """A few words for a progress line: what the job is about."""
     if kind == ANALYSIS:
-        return f"analysis of {payload.get('log_name', '?')}"
+        name = payload.get("log_name") if isinstance(payload, dict) else None
+        return f"analysis of {name if isinstance(name, str) else '?'}"
     if kind == TOURNAMENT_SET:
         return tournament_job.describe(payload)
     return kind
@@ -50,14 +55,13 @@ def analyse(payload: dict[str, Any], capacity: Capacity | None = None) -> Any:
     """What ``oddtrick analyze --json`` prints for the log carried in the payload."""
     from oddtrick.analysis import AnalysisError, analyze_logs
 
-    text, name = payload.get("log_text"), payload.get("log_name", "log.jsonl")
-    if not isinstance(text, str) or not isinstance(name, str):
-        raise BadJob("an analysis job carries log_name and log_text, both strings")
+    job = AnalysisPayload.from_dict(payload)
+    name = job.log_name
     with tempfile.TemporaryDirectory(prefix="oddtrick-work-") as folder:
-        path = Path(folder) / Path(name).name
-        path.write_text(text, encoding="utf-8")
+        path = Path(folder) / (Path(name).name or "log.jsonl")
+        path.write_text(job.log_text, encoding="utf-8")
         try:
-            result = analyze_logs([path], par=bool(payload.get("par", True)))
+            result = analyze_logs([path], par=job.par)
         except (AnalysisError, ValueError, KeyError) as error:
             raise BadJob(f"{name}: {error}") from error
     for log in result.get("logs", []):
@@ -67,7 +71,7 @@ def analyse(payload: dict[str, Any], capacity: Capacity | None = None) -> Any:
 
 def play_set(payload: dict[str, Any], capacity: Capacity | None = None) -> Any:
     """A duplicate set of a distributed tournament, or a batch of a test's deal pairs."""
-    return tournament_job.play_job(payload, (capacity or Capacity()).tables)
+    return tournament_job.play_job(SetPayload.from_dict(payload), (capacity or Capacity()).tables)
 
 
 KINDS: dict[str, Callable[[dict[str, Any], Capacity], Any]] = {ANALYSIS: analyse, TOURNAMENT_SET: play_set}

@@ -21,52 +21,46 @@ import math
 from pathlib import Path
 from typing import Any
 
-from oddtrick.rules import GameConfig
 from oddtrick_referee._exceptions import BadJob, EntrantExited, EntryFailed, HandBack
 from oddtrick_referee.command_runner import interrupted, sole_error
-from oddtrick_referee.competitions.on_workers.distributed import entry_of_record, hash_problem, run_of_record
 from oddtrick_referee.competitions.on_workers.distributed_results import pack_log
+from oddtrick_referee.competitions.on_workers.job_payloads import SetPayload
 from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings
 from oddtrick_referee.competitions.tournaments.tournament_plan import TableRun
-from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.workers.table_session import session_for
 
 
-def _settings(payload: dict[str, Any], runs: list[TableRun], tables: int) -> TournamentSettings:
-    for record in payload["entries"]:
-        if problem := hash_problem(record):
+def _settings(payload: SetPayload, tables: int) -> TournamentSettings:
+    for record in payload.entries:
+        if problem := record.hash_problem():
             raise HandBack(problem, not_here=True)
     try:
-        entries = tuple(entry_of_record(record) for record in payload["entries"])
-        config = GameConfig.from_dict(payload["config"])
-        rules = TableRules.from_record(payload["rules"])
+        entries = tuple(record.entry() for record in payload.entries)
     except (KeyError, TypeError, ValueError) as error:
-        raise BadJob(f"a tournament job's entries, game or rules cannot be read: {error}") from error
-    size = max(run.deals for run in runs)
+        raise BadJob(f"a tournament job's entries cannot be started: {error}") from error
+    size = max(run.deals for run in payload.runs)
     return TournamentSettings(
         entries=entries,
-        config=config,
-        deals=size * math.ceil(len(runs) / 2),
+        config=payload.config,
+        deals=size * math.ceil(len(payload.runs) / 2),
         duplicate=True,
         set_size=size,
-        tables=max(1, min(tables, len(runs))),
-        rules=rules,
-        name=payload["tournament"],
-        seed=payload["tournament"],
+        tables=max(1, min(tables, len(payload.runs))),
+        rules=payload.rules,
+        name=payload.tournament,
+        seed=payload.tournament,
     )
 
 
-def play_job(payload: dict[str, Any], tables: int) -> dict[str, Any]:
+def play_job(payload: SetPayload, tables: int) -> dict[str, Any]:
     """Play the job's runs here (in the session of its run, :mod:`.table_session`);
     return the tables' records and their logs."""
-    try:
-        runs = [run_of_record(record) for record in payload["runs"]]
-    except (KeyError, TypeError) as error:
-        raise BadJob(f"a tournament job's runs cannot be read: {error}") from error
-    settings = _settings(payload, runs, tables)
+    settings = _settings(payload, tables)
+    runs = list(payload.runs)
+    described = payload.to_dict()
     key = json.dumps(
-        [payload["tournament"], payload["entries"], payload["config"], payload["rules"], settings.tables],
+        [*(described[field] for field in ("tournament", "entries", "config", "rules")), settings.tables],
         sort_keys=True,
     )
     session = session_for(key, settings, runs)
@@ -83,32 +77,26 @@ def play_job(payload: dict[str, Any], tables: int) -> dict[str, Any]:
 
 
 def _result(settings: TournamentSettings, data_dir: Path, runs: list[TableRun]) -> dict[str, Any]:
+    """The job's tables (:meth:`TableResult.to_dict`) and their logs, packed."""
     store = TournamentStore(data_dir / "oddtrick.sqlite3")
     wanted = {run.key for run in runs}
-    deals: dict[tuple[str, int, int], list[list[int]]] = {}
-    for deal in store.deal_results(settings.tournament_id):
-        key = (deal.match, deal.set_number, deal.table)
-        deals.setdefault(key, []).append([deal.deal_number, deal.ns_points, deal.ew_points])
-    tables = []
+    tables = [table for table in store.table_runs(settings.tournament_id) if table.key in wanted]
     logs = {}
-    for row in store.table_runs(settings.tournament_id):
-        key = (row["match_key"], row["set_number"], row["table_no"])
-        if key not in wanted:
-            continue
-        tables.append({**row, "deals": deals.get(key, [])})
-        log = data_dir / "logs" / f"{row['match_id']}.jsonl"
-        logs[row["match_id"]] = pack_log(log)
+    for table in tables:
+        log = data_dir / "logs" / f"{table.match_id}.jsonl"
+        logs[table.match_id] = pack_log(log)
         log.unlink()  # carried in the result now; the session's folder stays small
-    missing = wanted - {(t["match_key"], t["set_number"], t["table_no"]) for t in tables}
+    missing = wanted - {table.key for table in tables}
     if missing:
         raise HandBack(f"{len(missing)} of the job's tables were not played to their end")
-    return {"tables": tables, "logs": logs}
+    return {"tables": [table.to_dict() for table in tables], "logs": logs}
 
 
-def describe(payload: dict[str, Any]) -> str:
-    runs = payload.get("runs", [])
-    first = runs[0] if runs else {}
-    what = f"{first.get('match_key', '?').replace('|', ' v ')} set {first.get('set_number', '?')}"
-    if len(runs) > 2:
-        what = f"{len(runs) // 2} deal pairs from {what}"
-    return f"{payload.get('run', '?')}: {what}"
+def describe(payload: Any) -> str:
+    """A few words for the worker's line on leasing the job (a malformed payload says so:
+    the job fails with the reason once it is tried)."""
+    try:
+        return SetPayload.from_dict(payload).describe()
+    except BadJob:
+        run = payload.get("run") if isinstance(payload, dict) else None
+        return f"{run if isinstance(run, str) else '?'}: a payload that cannot be read"

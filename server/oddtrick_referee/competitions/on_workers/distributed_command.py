@@ -24,7 +24,6 @@ from oddtrick_referee.competitions.on_workers.distributed import (
     RUN_VERSION,
     TOURNAMENT_SET,
     distributable_problem,
-    entry_record,
     sprt_jobs,
     tournament_jobs,
 )
@@ -35,6 +34,7 @@ from oddtrick_referee.competitions.on_workers.distributed_results import (
     status_report,
     write_logs,
 )
+from oddtrick_referee.competitions.on_workers.job_payloads import EntryRecord
 from oddtrick_referee.competitions.scoring.standings import Standings
 from oddtrick_referee.competitions.scoring.standings_table import print_standings
 from oddtrick_referee.competitions.tournaments.sequential import SequentialTest
@@ -51,7 +51,7 @@ def _run_settings(settings: TournamentSettings, extra: dict[str, Any]) -> dict[s
     the oddtrick version whose workers alone may play it."""
     return {
         **settings.describe(),
-        "entries": [entry_record(entry) for entry in settings.entries],
+        "entries": [EntryRecord.of(entry).to_dict() for entry in settings.entries],
         "rules": settings.rules.to_record(),
         "oddtrick": RUN_VERSION,
         **extra,
@@ -85,7 +85,8 @@ def submit_tournament(settings: TournamentSettings, url: str, detach: bool, as_j
         return 2
     try:
         run, new = store.create(
-            settings.tournament_id, "tournament", run_settings, master_seed, TOURNAMENT_SET, jobs,
+            settings.tournament_id, "tournament", run_settings, master_seed, TOURNAMENT_SET,
+            [job.to_dict() for job in jobs],
             only_version=RUN_VERSION,
         )  # fmt: skip
         said = f"{len(jobs)} duplicate sets submitted" if new else "already submitted: following it"
@@ -180,7 +181,8 @@ def submit_sprt(
         return 2, None
     try:
         run, new = store.create(
-            settings.tournament_id, "sprt", run_settings, test.seed, TOURNAMENT_SET, jobs,
+            settings.tournament_id, "sprt", run_settings, test.seed, TOURNAMENT_SET,
+            [job.to_dict() for job in jobs],
             only_version=RUN_VERSION,
         )  # fmt: skip
         said = f"{len(jobs)} batches of deal pairs submitted" if new else "already submitted: following it"

@@ -6,25 +6,24 @@ A worker records each table's figures and its match log; only the log counts.
 is of the table the run planned (its seed, its seats, its deals) and that the
 figures recorded beside it say the same; a result that fails is refused (said in
 the log of this process, and in the job's error) and its set goes back to be
-played again (:meth:`RunStore.refuse`). The tables that pass are put into a
-tournament store of the single-process kind (a throw-away SQLite file) and read
-back by the very functions the single-process tournament reads its own with, so
-the two cannot disagree on how faults, times or deal scores add up.
+played again (:meth:`RunStore.refuse`). The tables that pass, as
+:class:`~oddtrick_referee.storage.results.TableResult` values, go to the very
+function the single-process tournament computes its standings with
+(:func:`~.counted.table_standings`), so the two cannot disagree on how faults,
+times or deal scores add up.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import dataclasses
 import gzip
 import io
 import logging
 import shutil
-import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +31,15 @@ from oddtrick._logfile import LogFileError, unpacked
 from oddtrick.rules import Seat
 from oddtrick.sprt import SprtState
 from oddtrick_referee._exceptions import DatabaseError, LogUnreadable, ResultRefused
+from oddtrick_referee.competitions.on_workers.job_payloads import run_from_dict
+from oddtrick_referee.competitions.scoring.counted import deal_results, table_result, table_standings
 from oddtrick_referee.competitions.scoring.scored import PlayedTable, disagreement, scored_table
-from oddtrick_referee.competitions.scoring.standings import Standings, compute_standings
+from oddtrick_referee.competitions.scoring.standings import Standings
 from oddtrick_referee.competitions.tournaments.sequential import pair_scores
-from oddtrick_referee.competitions.tournaments.tournament_plan import SLOT_MARK
+from oddtrick_referee.competitions.tournaments.tournament_plan import SLOT_MARK, TableRun
 from oddtrick_referee.play.clock import ClockRule, time_control
-from oddtrick_referee.storage.results import DealResult
+from oddtrick_referee.storage.results import TableResult
 from oddtrick_referee.storage.run_store import Run, RunStore, SetJob, WorkerSeen
-from oddtrick_referee.storage.tournament_store import TournamentStore
 
 log = logging.getLogger("oddtrick.workers")
 
@@ -48,42 +48,11 @@ def entry_names(run: Run) -> list[str]:
     return [record["name"] for record in run.settings["entries"]]
 
 
-@contextlib.contextmanager
-def _stored(run: Run, jobs: Sequence[SetJob]) -> Iterator[TournamentStore]:
-    with tempfile.TemporaryDirectory(prefix="oddtrick-standings-") as folder:
-        store = TournamentStore(Path(folder) / "standings.sqlite3")
-        store.open_tournament(run.name, {"entries": []}, run.master_seed, 0)
-        for job in jobs:
-            for table in job.tables:
-                store.record_run(
-                    run.name,
-                    (table["match_key"], table["set_number"], table["table_no"]),
-                    table["ns_entry"],
-                    table["ew_entry"],
-                    table["match_id"],
-                    table["seats"],
-                    [tuple(deal) for deal in table["deals"]],
-                    0,
-                )
-        yield store
-
-
 def standings(run: Run, jobs: Sequence[SetJob]) -> Standings:
-    """The standings of every table recorded, as :meth:`Tournament.standings` computes them."""
-    names = entry_names(run)
-    entry_of = {name: name for name in names}
-    for name in names:
-        for slot in (0, 1):
-            entry_of[f"{name}{SLOT_MARK}{slot}"] = name
-    with _stored(run, jobs) as store:
-        result = compute_standings(
-            names,
-            store.deal_results(run.name),
-            store.faults(run.name, entry_of),
-            [],
-            True,
-            store.times(run.name, entry_of),
-        )
+    """The standings of every table recorded, as :meth:`Tournament.standings` computes them
+    (:func:`~.counted.table_standings`, fed the tables read off the jobs' logs)."""
+    tables = [table for job in jobs for table in job.tables]
+    result = table_standings(entry_names(run), tables, [], True)
     rules = run.settings["rules"]
     clock = ClockRule.from_record(rules["clock"]) if rules.get("clock") else None
     options = {
@@ -92,21 +61,6 @@ def standings(run: Run, jobs: Sequence[SetJob]) -> Standings:
     return dataclasses.replace(
         result, time_control=time_control(rules["deadline_ms"] / 1000, clock), options=options or None
     )
-
-
-def deal_results(jobs: Sequence[SetJob]) -> list[DealResult]:
-    results = []
-    for job in jobs:
-        for table in job.tables:
-            first, second = table["match_key"].split("|", 1)
-            for deal, ns_points, ew_points in table["deals"]:
-                results.append(
-                    DealResult(
-                        table["match_key"], first, second, table["set_number"], deal, table["table_no"],
-                        table["ns_entry"], table["ew_entry"], ns_points, ew_points,
-                    )
-                )  # fmt: skip
-    return results
 
 
 @dataclasses.dataclass
@@ -123,7 +77,7 @@ class SprtProgress:
 def sprt_progress(run: Run, jobs: Sequence[SetJob]) -> SprtProgress:
     test = run.settings["sprt"]
     state = SprtState(test["h0"], test["h1"], test["alpha"], test["beta"])
-    scores = pair_scores(deal_results(jobs), entry_names(run)[0])
+    scores = pair_scores(deal_results(table for job in jobs for table in job.tables), entry_names(run)[0])
     fed: list[float] = []
     for number in range(1, test["max_pairs"] + 1):
         if number not in scores or state.verdict != "undecided":
@@ -153,32 +107,53 @@ def _log_text(logs: Any, match_id: str) -> str:
         raise ResultRefused(f"table {match_id}: its log is not gzip and base64: {error}") from error
 
 
-def _planned(run: dict[str, Any], table: PlayedTable) -> str | None:
+def _planned(run: TableRun, table: PlayedTable) -> str | None:
     """What the log shows otherwise than the run planned for this table: its seed, its
     deals, the bots in its seats (each entry under its name for the table's play)."""
-    if table.seed != run["seed"]:
+    if table.seed != run.seed:
         return "its log was dealt from another seed than the run planned for it"
-    if len(table.deals) != run["deals"]:
-        return f"its log has {len(table.deals)} deals, the run planned {run['deals']}"
-    sides = {Seat.NORTH: "ns_entry", Seat.SOUTH: "ns_entry", Seat.EAST: "ew_entry", Seat.WEST: "ew_entry"}
-    for seat, side in sides.items():
-        planned = f"{run[side]}{SLOT_MARK}{run['table_no']}"
+    if len(table.deals) != run.deals:
+        return f"its log has {len(table.deals)} deals, the run planned {run.deals}"
+    sides = {
+        Seat.NORTH: run.ns_entry,
+        Seat.SOUTH: run.ns_entry,
+        Seat.EAST: run.ew_entry,
+        Seat.WEST: run.ew_entry,
+    }
+    for seat, entry in sides.items():
+        planned = f"{entry}{SLOT_MARK}{run.table_no}"
         if table.seats[seat].bot_name != planned:
             return f"its log seats {table.seats[seat].bot_name} at {seat}, the run planned {planned}"
     return None
 
 
-def scored_result(job: SetJob, result: Any) -> list[dict[str, Any]]:
+def _reported(result: Any) -> tuple[list[Any], Any]:
+    """The tables a result reports (each a JSON object, its figures compared field by field
+    later) and its logs; :class:`ResultRefused` when it is not of that shape."""
+    tables = result.get("tables") if isinstance(result, dict) else None
+    if not isinstance(tables, list) or not all(isinstance(table, dict) for table in tables):
+        raise ResultRefused("the result cannot be read: it has no list of tables")
+    logs = result.get("logs")
+    if not isinstance(logs, dict):
+        raise ResultRefused("the result cannot be read: it has no logs")
+    return tables, logs
+
+
+def scored_result(job: SetJob, result: Any) -> list[TableResult]:
     """The tables a done job counts for, each read off its log; :class:`ResultRefused` when
     a log fails the rules' check, is not of the table the run planned, or the figures the
     worker recorded beside it say otherwise."""
-    planned = {(run["match_key"], run["set_number"], run["table_no"]): run for run in job.runs}
     try:
-        tables, logs = result["tables"], result["logs"]
+        planned = {run.key: run for run in (run_from_dict(record) for record in job.runs)}
+    except ValueError as error:  # the job's own payload: a worker would have refused it
+        raise ResultRefused(f"the job's planned runs cannot be read: {error}") from error
+    tables, logs = _reported(result)
+    try:
         keys = [(table["match_key"], table["set_number"], table["table_no"]) for table in tables]
+        same = sorted(keys) == sorted(planned)
     except (KeyError, TypeError) as error:
         raise ResultRefused(f"the result cannot be read: {type(error).__name__}: {error}") from error
-    if sorted(keys) != sorted(planned):
+    if not same:
         raise ResultRefused(f"the result has the tables {sorted(keys)}, the job planned {sorted(planned)}")
     counted = []
     for key, table in zip(keys, tables, strict=True):
@@ -190,17 +165,7 @@ def scored_result(job: SetJob, result: Any) -> list[dict[str, Any]]:
         )
         if differs:
             raise ResultRefused(f"table {match_id}: {differs}")
-        counted.append(
-            {
-                **{
-                    field: run[field]
-                    for field in ("match_key", "set_number", "table_no", "ns_entry", "ew_entry")
-                },
-                "match_id": match_id,
-                "seats": played.seat_dicts(),
-                "deals": [list(deal) for deal in played.deals],
-            }
-        )
+        counted.append(table_result(run, played))
     return counted
 
 
@@ -213,7 +178,7 @@ class ResultCheck:
     its job, the web page) replays each result once, and again only if it changed."""
 
     def __init__(self) -> None:
-        self._scored: dict[tuple[int, int, str], list[dict[str, Any]]] = {}
+        self._scored: dict[tuple[int, int, str], list[TableResult]] = {}
 
     def jobs(self, store: RunStore, run: Run) -> list[SetJob]:
         """Every job of ``run``; the done ones with the tables they count for, those whose

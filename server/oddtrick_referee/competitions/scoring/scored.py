@@ -34,6 +34,7 @@ from oddtrick.rules import GameState, Seat
 from oddtrick_referee._exceptions import ResultRefused
 from oddtrick_referee.play.matchlog import replay_log
 from oddtrick_referee.play.records import Fault, SeatRecord
+from oddtrick_referee.storage.results import SeatResult
 
 DealPoints = tuple[int, int, int]
 """(deal number, NS points, EW points), honours included."""
@@ -59,9 +60,13 @@ class PlayedTable:
     seed: str = ""
     """The seed the log revealed: the one its deals were dealt from."""
 
+    def seat_results(self) -> dict[str, SeatResult]:
+        """The seats' records as values, by seat (``N``, ``E``, ...)."""
+        return {str(seat): record.result() for seat, record in self.seats.items()}
+
     def seat_dicts(self) -> dict[str, Any]:
-        """The seats' records as a store keeps them (``SeatRecord.to_dict``), by seat."""
-        return {str(seat): record.to_dict() for seat, record in self.seats.items()}
+        """The seats' records as a store keeps them (``SeatResult.to_dict``), by seat."""
+        return {seat: record.to_dict() for seat, record in self.seat_results().items()}
 
     def faults(self) -> collections.Counter[str]:
         """Faults of every kind, by bot name."""

@@ -54,15 +54,16 @@ from oddtrick_referee.competitions.entries.entrants import (
     walls_warning,
 )
 from oddtrick_referee.competitions.entries.entry_options import check_entries, declare_options, options_env
+from oddtrick_referee.competitions.scoring.counted import (
+    bot_entries,
+    bot_errors,
+    table_result,
+    table_standings,
+)
 from oddtrick_referee.competitions.scoring.publication import PlannedTable, deal_keys, publishable
 from oddtrick_referee.competitions.scoring.scored import disagreement, scored_table
-from oddtrick_referee.competitions.scoring.standings import Standings, compute_standings
-from oddtrick_referee.competitions.tournaments.competition import (
-    Competition,
-    DealPoints,
-    DuplicateSet,
-    PlayedTable,
-)
+from oddtrick_referee.competitions.scoring.standings import Standings
+from oddtrick_referee.competitions.tournaments.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.tournaments.page import Page
 from oddtrick_referee.competitions.tournaments.resume import announce
 from oddtrick_referee.competitions.tournaments.tournament_plan import (
@@ -82,6 +83,7 @@ from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
 from oddtrick_referee.storage.data_dir import check_writable, storage_errors
+from oddtrick_referee.storage.results import TableResult
 from oddtrick_referee.storage.tournament_store import TournamentStore
 
 log = logging.getLogger("oddtrick.tournament")
@@ -170,12 +172,7 @@ class Tournament(Competition):
 
     def entry_of(self) -> dict[str, str]:
         """Bot names at the referee → entry names."""
-        names = {}
-        for entry in self.settings.entries:
-            names[entry.name] = entry.name
-            for slot in (0, 1):
-                names[f"{entry.name}{SLOT_MARK}{slot}"] = entry.name
-        return names
+        return bot_entries(entry.name for entry in self.settings.entries)
 
     def bot_name(self, entry: str, table_no: int) -> str:
         """Under duplicate, every entry plays table 0 as ``NAME~0`` and table 1 as ``NAME~1``."""
@@ -184,13 +181,12 @@ class Tournament(Competition):
         return entry
 
     def standings(self) -> Standings:
-        standings = compute_standings(
+        tables = self.store.table_runs(self.id)
+        standings = table_standings(
             [entry.name for entry in self.settings.entries],
-            self.store.deal_results(self.id),
-            self.store.faults(self.id, self.entry_of()),
+            tables,
             self.store.forfeited_matches(self.id),
             self.settings.duplicate,
-            self.store.times(self.id, self.entry_of()),
         )
         if self.settings.deal_set is not None:
             standings = dataclasses.replace(standings, deal_set=self.settings.deal_set.describe())
@@ -201,13 +197,13 @@ class Tournament(Competition):
             standings = dataclasses.replace(standings, in_process=", ".join(trusted))
         if options := {e.name: e.options for e in self.settings.entries if e.options}:
             standings = dataclasses.replace(standings, options=options)
-        note = self._bot_error_note()
+        note = self._bot_error_note(tables)
         return dataclasses.replace(standings, notes=(note,)) if note else standings
 
-    def _bot_error_note(self) -> str | None:
+    def _bot_error_note(self, tables: list[TableResult]) -> str | None:
         """One line saying where the tracebacks behind the E faults are: a local entry's
         process output is kept in DATA/bot-output/NAME.log; a remote one's is its own."""
-        bots = sorted(self.store.bot_errors(self.id))
+        bots = sorted(bot_errors(tables))
         if not bots:
             return None
         entry_of = self.entry_of()
@@ -330,7 +326,7 @@ class Tournament(Competition):
                 f"{absent} did not connect within {settings.remote_wait_s:g} s: forfeits v {present}"
             )
             return
-        await self._record(run, played.match_id, played.seat_dicts(), played.deals)
+        await self._record(run, table_result(run, played))
         progress.update(self._summary(run))
 
     async def _scored_play(self, spec: MatchSpec, progress: Progress) -> PlayedTable:
@@ -348,23 +344,12 @@ class Tournament(Competition):
                 progress.update(f"result refused, not counted: {refused}; played again", finished_one=False)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
-    async def _record(
-        self, run: TableRun, match_id: str, seats: dict[str, Any], deals: list[DealPoints]
-    ) -> None:
+    async def _record(self, run: TableRun, table: TableResult) -> None:
         """Store a finished table run; once both plays of its set are stored, release the set."""
 
         def write() -> set[tuple[str, int, int]]:
             with storage_errors(f"storing table run {self.run_id(run)}", self.store.path.parent):
-                self.store.record_run(
-                    self.id,
-                    run.key,
-                    run.ns_entry,
-                    run.ew_entry,
-                    match_id,
-                    seats,
-                    deals,
-                    int(time.time() * 1000),
-                )
+                self.store.record_run(self.id, table, int(time.time() * 1000))
             return self.store.finished_runs(self.id) if self.sealed else set()
 
         await self.record(write, self.publishable)
@@ -382,7 +367,7 @@ class Tournament(Competition):
             log.warning("table run %s, played before the stop, is not counted: %s", self.run_id(run), refused)
             return False
         log.info("table run %s was played before the stop; recording it from its log", self.run_id(run))
-        await self._record(run, played.match_id, played.seat_dicts(), played.deals)
+        await self._record(run, table_result(run, played))
         return True
 
     def _absent(self, run: TableRun, config: GameConfig) -> tuple[str, str]:
