@@ -81,8 +81,6 @@ def test_no_store_is_built_in_a_temporary_folder_to_compute_with() -> None:
         for line in stores_built_beside_temporary_folders(tree)
     ]
     assert found == [], f"compute from values (scoring/counted.py), not a throw-away store: {found}"
-        f"compute from values (competitions/scoring/counted.py), not a throw-away store: {found}"
-    )
 
 
 def test_the_guards_see_what_they_look_for() -> None:
