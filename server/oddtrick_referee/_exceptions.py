@@ -21,6 +21,7 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── ResultRefused (ValueError)  a table's result its own match log does not bear out
     ├── NoSuchMatch (KeyError)      no match of that id here (a page answers 404)
     ├── BadJob (ValueError)         a queued job's payload no worker can do
+    ├── RecordInvalid (ValueError)  a record read back (a row, a payload, a result) not of its form
     ├── HandBack                    a leased job this worker cannot do (given back)
     ├── NotVisible                  a spectator may not see this of a match
     ├── Refused                     a bot's handshake failed (with its gRPC status)
@@ -73,6 +74,11 @@ class WorkQueueError(DatabaseError):
 
 class DatabaseUnreachable(DatabaseError):
     """The database server could not be reached (down, restarting, cut off): worth another try."""
+
+
+class RecordInvalid(RefereeError, ValueError):
+    """A record read back (a store's row, a job's payload or result) is not of its form;
+    the message names the field that is missing or wrong."""
 
 
 class BadJob(RefereeError, ValueError):

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from oddtrick_referee._exceptions import RecordInvalid
 
-class RecordInvalid(ValueError):
-    """A record read back (a store's row, a job's payload or result) is not of its form;
-    the message names the field that is missing or wrong."""
+__all__ = ["RecordInvalid", "checked", "optional"]
 
 
 def checked(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...], what: str) -> Any:
