@@ -199,7 +199,7 @@ async def test_the_live_view_passes_mid_hand_and_at_the_hands_end(tmp_path: Path
             page.wait_for_function("() => document.querySelectorAll('#trick [data-card]').length === 2")
             go.set()
             page.wait_for_function(MATCH_OVER)
-            page.wait_for_function("() => document.querySelectorAll('.holding [data-card]').length === 52")
+            page.wait_for_function(DEAL_SHOWN)
             return {
                 "said": said,
                 "status": status,
@@ -239,6 +239,10 @@ async def test_the_live_view_passes_mid_hand_and_at_the_hands_end(tmp_path: Path
 
 
 MATCH_OVER = "() => document.getElementById('live-status').textContent.includes('over')"
+DEAL_SHOWN = (
+    "() => document.querySelectorAll('.holding [data-card], .holding [data-played-card]').length === 52"
+)
+"""The four hands as dealt, at the hand's end: the deal diagram, every card played."""
 SEAT_NAMES = {"N": "North", "E": "East", "S": "South", "W": "West"}
 
 

@@ -627,7 +627,9 @@ window.oddtrickOnEvent = (event) => {
   if (event.type !== "hand_ended") return;
   const shown = {};
   for (const seat of ["N", "E", "S", "W"]) {
-    shown[seat] = [...document.querySelectorAll("#hand-" + seat + " [data-card]")].map((n) => n.dataset.card);
+    const box = "#hand-" + seat;
+    const dealt = document.querySelectorAll(box + " [data-card], " + box + " [data-played-card]");
+    shown[seat] = [...dealt].map((n) => n.dataset.card || n.dataset.playedCard);
   }
   window.handEnds.push(shown);
 };
@@ -689,7 +691,8 @@ async def test_the_live_contract_view_highlights_the_leader_once_the_auction_is_
 
 async def test_the_live_view_shows_the_four_hands_at_each_hands_end(tmp_path):
     """A hand's end shows all four hands as dealt (hand_ended carries them), even at a
-    closed table, until the next hand is dealt: not four seats of "0 cards"."""
+    closed table, until the next hand is dealt: the deal diagram, its cards played (as the
+    replay shows the hand's last card), not four seats of "0 cards"."""
     seen, log_path = await _follow_a_contract_match(tmp_path, "live-hands")
     records = list(read_log(log_path))
     seed = records[-1]["seed"]

@@ -5,7 +5,7 @@
 | ``/`` | redirects to ``/matches`` |
 | ``/matches?status=&game=&bot=&page=`` | matches, newest first, filtered, 50 a page (sealed ones too) |
 | ``/matches/{id}?hand=&card=`` | the replay viewer at a position, or the live view, or why neither |
-| ``/matches/{id}/replay.json`` | the viewer's data for a finished match |
+| ``/matches/{id}/replay.json`` | a finished match's one JSON document (the viewer's data) |
 | ``/matches/{id}/analysis.json`` | its double-dummy analysis, ``pending`` or ``busy`` (web/analysis.py) |
 | ``/matches/{id}/log.jsonl`` | the match log, as written |
 | ``/matches/{id}/match.pbn`` | the match as PBN |
@@ -47,6 +47,7 @@ from oddtrick.rules._words import fault_text
 from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
 from oddtrick_referee.competitions.people.in_browser import Sittings
 from oddtrick_referee.competitions.tournaments.page import LeaderboardSource, RatingHistory, RatingPoint
+from oddtrick_referee.replay.json_export import match_to_json
 from oddtrick_referee.replay.pbn import match_to_pbn
 from oddtrick_referee.web.analysis import Analyses
 from oddtrick_referee.web.bots import bot_page
@@ -57,7 +58,7 @@ from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.runs import RunPages
 from oddtrick_referee.web.seat import SeatPages
-from oddtrick_referee.web.views import auction_rows, match_view, position_view
+from oddtrick_referee.web.views import auction_rows, hand_head, match_head, position_view
 
 STATIC = Path(__file__).parent / "static"
 _LONGEST_NAME = 1000
@@ -233,35 +234,35 @@ class WebApp:
 
     async def render_replay(self, match_id: str, request: Request) -> HTMLResponse:
         match = await anyio.to_thread.run_sync(self.data.replay, match_id)
-        view = match_view(match)
+        document = match_to_json(match)
         hand_number = _int(request.query_params.get("hand"), 1, 1, max(1, len(match.hands)))
         hand = match.hand(hand_number) if match.hands else None
         card = _int(request.query_params.get("card"), 0, 0, hand.positions if hand else 0)
-        position = position_view(match, hand, card) if hand else None
-        hand_view = view["hands"][hand_number - 1] if hand else None
         duplicate = await anyio.to_thread.run_sync(tournament_play, self.data, match_id)
         analysis = await anyio.to_thread.run_sync(self.analyses.status, match_id)
         return self.page(
             "match.html",
             title=f"Match {match_id}",
             match=match,
-            view=view,
-            view_json=_script_json(view),
+            view=match_head(match),
+            document=document,
+            document_json=_script_json(document),
             analysis=analysis,
             analysis_json=_script_json(analysis),
-            hand=hand_view,
-            position=position,
-            auction_rows=auction_rows(hand_view) if hand_view else [],
+            hand=hand_head(match, hand) if hand else None,
+            position=position_view(match, hand, card) if hand else None,
+            auction_rows=auction_rows(hand) if hand else [],
             card_number=card,
             tournament_play=duplicate,
         )
 
     async def replay_json(self, request: Request) -> Response:
+        """The match's one JSON document (``oddtrick export --json``'s): the page's data."""
         match_id = request.path_params["match_id"]
         match = await _of_match(self.data.replay, match_id, ReplayError)
         if isinstance(match, Response):
             return match
-        return Response(json.dumps(match_view(match), ensure_ascii=False), media_type="application/json")
+        return Response(json.dumps(match_to_json(match), ensure_ascii=False), media_type="application/json")
 
     async def analysis_json(self, request: Request) -> Response:
         """The match's double-dummy analysis, or why there is none, or ``pending`` while it is

@@ -1,88 +1,41 @@
-"""A replayed match as the viewer's data: plain JSON the page's script steps through.
+"""A finished match's page before its script runs: the heading, and the position the URL
+names drawn on the server, so the page reads without JavaScript.
 
-The rules engine has already decided everything (who won each trick, the
-running count, the scores); the script only removes played cards from the
-hands and groups plays into tricks, so what it shows is what the engine said.
+The page's script (``static/viewer.js``) draws every position itself from the match's
+one JSON document (``replay/json_export.py``'s events, folded); this module only writes
+the first one into the HTML, from the rules engine's own replay.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from oddtrick.rules import Card, MatchFormat, Seat
-from oddtrick.rules._words import fault_text, game_text, match_text, time_text
-from oddtrick_referee.replay.json_export import fault_json, faults_json
+from oddtrick.rules import MatchFormat, Seat
+from oddtrick.rules._words import fault_text, match_text, time_text
 from oddtrick_referee.replay.model import HandReplay, MatchReplay
 from oddtrick_referee.replay.terminal import trumps_line
 from oddtrick_referee.storage.match_index import bot_name
 
 
-def card_text(card: Card) -> str:
-    return str(card)
+def match_head(match: MatchReplay) -> dict[str, Any]:
+    """The page's heading and panels: the game, the players, the result."""
+    result = match.result
+    return {
+        "game": match.config.describe(),
+        "players": {str(seat): bot_name(name) for seat, name in match.players.items()},
+        "identities": {str(seat): name for seat, name in match.players.items()},
+        "result": None if result is None else match_text(result).removeprefix("match over: "),
+    }
 
 
-def hand_view(match: MatchReplay, hand: HandReplay, scores_before: tuple[int, int]) -> dict[str, Any]:
-    result = hand.result
-    game = hand.game_result
+def hand_head(match: MatchReplay, hand: HandReplay) -> dict[str, Any]:
+    """The heading of the hand the URL names, and its numbers of calls and cards."""
     return {
         "number": hand.number,
         "dealer": str(hand.dealer),
         "trumps": trumps_line(match, hand),
-        "deal": {str(seat): [card_text(c) for c in hand.deal[seat]] for seat in Seat},
-        "calls": [
-            {
-                "seat": str(step.seat),
-                "call": step.call.pretty,
-                "fault": step.fault,
-                "think_ms": step.think_ms,
-                "bot_think_ms": step.bot_think_ms,
-                "comment": step.comment or None,
-                "faults": [fault_json(fault) for fault in step.faults],
-            }
-            for step in hand.calls
-        ],
-        "first": None if hand.first_leader is None else str(hand.first_leader),
-        "plays": [
-            {
-                "seat": str(step.seat),
-                "card": card_text(step.card),
-                "trick": step.trick,
-                "winner": None if step.winner is None else str(step.winner),
-                "tricks": list(step.tricks),
-                "fault": step.fault,
-                "think_ms": step.think_ms,
-                "bot_think_ms": step.bot_think_ms,
-                "comment": step.comment or None,
-                "faults": [fault_json(fault) for fault in step.faults],
-            }
-            for step in hand.plays
-        ],
-        "result": None if result is None else result.describe(),
-        "scores_before": list(scores_before),
-        "scores_after": None if result is None else list(result.scores_after),
-        "game": None if game is None else game_text(game),
-    }
-
-
-def match_view(match: MatchReplay) -> dict[str, Any]:
-    """The whole match for the viewer's script."""
-    hands = []
-    scores = (0, 0)
-    for hand in match.hands:
-        hands.append(hand_view(match, hand, scores))
-        if hand.result is not None:
-            scores = hand.result.scores_after
-            if hand.result.game_won_by is not None and match.config.format is MatchFormat.RUBBER:
-                scores = (0, 0)
-    result = match.result
-    return {
-        "match_id": match.match_id,
-        "game": match.config.describe(),
-        "players": {str(seat): bot_name(name) for seat, name in match.players.items()},
-        "identities": {str(seat): name for seat, name in match.players.items()},
-        "hands": hands,
-        "result": None if result is None else match_text(result).removeprefix("match over: "),
-        "faults": faults_json(match),
+        "calls": len(hand.calls),
+        "plays": len(hand.plays),
     }
 
 
@@ -107,26 +60,20 @@ def score_text(scores: list[int] | tuple[int, int]) -> str:
     return f"NS {scores[0]} · EW {scores[1]}"
 
 
-def auction_rows(hand: dict[str, Any]) -> list[list[dict[str, str]]]:
+def auction_rows(hand: HandReplay) -> list[list[dict[str, str]]]:
     """The auction in West, North, East, South columns: each call's text (with its fault, if
     the referee made it for the seat) and its tooltip (the fault in words, the think time)."""
-    calls = hand["calls"]
-    if not calls:
+    if not hand.calls:
         return []
     blank = {"text": "", "title": ""}
-    cells = [blank] * "WNES".index(calls[0]["seat"]) + [
+    cells = [blank] * "WNES".index(str(hand.calls[0].seat)) + [
         {
-            "text": c["call"] + (f" ({c['fault']})" if c["fault"] else ""),
+            "text": c.call.pretty + (f" ({c.fault})" if c.fault else ""),
             "title": " · ".join(
-                part
-                for part in (
-                    *(f["text"] for f in c["faults"]),
-                    time_text(c["think_ms"], c["bot_think_ms"]),
-                )
-                if part
+                part for part in (*(f.text for f in c.faults), time_text(c.think_ms, c.bot_think_ms)) if part
             ),
         }
-        for c in calls
+        for c in hand.calls
     ]
     return [cells[i : i + 4] for i in range(0, len(cells), 4)]
 

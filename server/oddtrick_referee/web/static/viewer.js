@@ -46,29 +46,23 @@
     return node;
   }
 
-  function renderHolding(seat, cards, count) {
+  // A hand nobody may see yet: how many cards it holds (hidden cards are never sent).
+  function renderHidden(seat, count) {
     const box = $("hand-" + seat);
     box.replaceChildren();
-    if (!cards) {
-      if (count === undefined) return; // no hand dealt yet
-      const hidden = el("div", "hidden-hand", count + (count === 1 ? " card" : " cards"));
-      hidden.title = "hidden until the hand is over";
-      box.append(hidden);
-      return;
-    }
-    for (const [letter, symbol, col] of SUITS) {
-      const row = el("div", "suit");
-      row.append(el("span", "sym " + col, symbol));
-      const held = cards.filter((c) => c[1] === letter).sort((a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]));
-      if (!held.length) row.append(el("span", "void", "—"));
-      for (const card of held) row.append(cardEl(card, label(card)));
-      box.append(row);
-    }
+    if (count === undefined) return; // no hand dealt yet
+    const hidden = el("div", "hidden-hand", count + (count === 1 ? " card" : " cards"));
+    hidden.title = "hidden until the hand is over";
+    box.append(hidden);
   }
 
   function renderTable(state) {
     $("hand-title").textContent = state.title;
-    for (const seat of SEATS) renderHolding(seat, state.hands[seat], state.counts[seat]);
+    const gone = new Set(state.gone);
+    for (const seat of SEATS) {
+      if (state.deal[seat]) renderDeal(seat, state.deal[seat], gone);
+      else renderHidden(seat, state.counts[seat]);
+    }
     for (const seat of SEATS) {
       const slot = document.querySelector("#trick .slot-" + seat);
       slot.replaceChildren();
@@ -117,7 +111,7 @@
     renderDecision(state.last);
     renderComments(state.comments);
     $("result").textContent = state.result || "";
-    $("score").textContent = state.score || "";
+    $("score").textContent = scoreText(state.score);
     document.querySelectorAll(".seat").forEach((node) => node.classList.toggle("to-play", node.dataset.seat === state.toPlay));
   }
 
@@ -153,6 +147,96 @@
 
   const scoreText = (s) => "NS " + s[0] + " · EW " + s[1];
 
+  // ---------------------------------------------------------------- the fold
+  // The one path from a match to what the table shows. A match is its events, the export's
+  // document (replay/json_export.py): a finished match has them all, a live one gets them as
+  // they happen (the same objects, less what spectators are not told during play). Folding
+  // them makes each hand's positions: its start, then one after each call and each card; the
+  // events between (the auction's end, a trick won, the hand's end) complete the position
+  // before them. Positions are never changed once the next one is made: every list is new.
+  const START = {
+    hand: 0, title: "waiting for the first hand", deal: {}, counts: {}, gone: [], trick: [], done: [],
+    winner: null, tricks: [0, 0], calls: [], result: "", score: [0, 0], toPlay: null, auction: false,
+    last: null, comments: [], said: "",
+  };
+
+  function folder() {
+    const match = { classic: false, lastSeq: 0, over: false, hands: [] };
+    let s = START;
+    let newGame = false; // a rubber's next game starts at love
+    const after = (seat) => SEATS[(SEATS.indexOf(seat) + 1) % 4];
+    const current = () => match.hands[match.hands.length - 1];
+    const step = (changes) => { s = { ...s, ...changes }; current().positions.push(s); };
+    const amend = (changes) => {
+      s = { ...s, ...changes };
+      if (current()) current().positions[current().positions.length - 1] = s;
+    };
+    const said = (seat, action, what) => NAMES[seat] + " " + action + " " + what;
+    const comment = (where, e, action) => (e.comment ? s.comments.concat([{ where, seat: e.seat, action, comment: e.comment }]) : s.comments);
+    const fold = {
+      match_started(e) { match.classic = e.classic; },
+      hand_started(e) {
+        const deal = {};
+        const counts = {};
+        for (const seat of SEATS) { deal[seat] = e.hands && e.hands[seat] ? e.hands[seat] : null; counts[seat] = 13; }
+        match.hands.push({ number: e.hand, calls: 0, plays: [], positions: [] });
+        step({ ...START, hand: e.hand, title: e.title, deal, counts, score: newGame ? [0, 0] : s.score,
+          toPlay: after(e.dealer), auction: !match.classic, said: e.title });
+        newGame = false;
+      },
+      call_made(e) {
+        current().calls++;
+        step({ calls: s.calls.concat([e]), toPlay: after(e.seat), said: said(e.seat, "called", e.call),
+          comments: comment("auction", e, e.call) });
+      },
+      auction_ended(e) {
+        const what = e.contract || "thrown in: all four passed";
+        amend({ title: s.title.replace(/auction$/, what), toPlay: e.leader, auction: false,
+          said: e.contract ? "contract " + e.contract : what });
+      },
+      card_played(e) {
+        current().plays.push(e);
+        step({ trick: (s.trick.length === 4 ? [] : s.trick).concat([e]), winner: null,
+          counts: { ...s.counts, [e.seat]: s.counts[e.seat] - 1 }, gone: s.gone.concat([e.card]),
+          toPlay: after(e.seat), last: e, said: said(e.seat, "played", pretty(e.card)),
+          comments: comment("trick " + e.trick, e, pretty(e.card)) });
+      },
+      trick_completed(e) {
+        amend({ winner: e.winner, tricks: e.tricks, done: s.done.concat([{ plays: s.trick, winner: e.winner }]),
+          toPlay: e.winner, said: s.said + "; " + NAMES[e.winner] + " won the trick" });
+      },
+      hand_ended(e) {
+        // The four hands as dealt, shown from the hand's end (none if thrown in).
+        const deal = { ...s.deal };
+        for (const seat of SEATS) if (e.hands && e.hands[seat]) deal[seat] = e.hands[seat];
+        amend({ result: e.result, score: e.scores, toPlay: null, deal });
+      },
+      game_ended(e) { newGame = true; amend({ result: s.result + " · " + e.text }); },
+      match_ended(e) { match.over = true; amend({ result: s.result + " · " + e.text }); },
+    };
+    return {
+      match,
+      latest: () => s,
+      // One event, in its order; an event already folded (a reconnection sends all again) is not.
+      add(e) {
+        if (e.seq <= match.lastSeq) return false;
+        match.lastSeq = e.seq;
+        if (fold[e.type]) fold[e.type](e);
+        return true;
+      },
+    };
+  }
+
+  // What a screen reader says of a position: the call or card just made, the count, the
+  // score, whose turn it is.
+  function announce(s) {
+    const box = $("announce");
+    const turn = s.toPlay ? NAMES[s.toPlay] + (s.auction ? " to call" : " to play") : "";
+    const parts = [s.said, "Tricks NS " + s.tricks[0] + ", EW " + s.tricks[1], s.result, scoreText(s.score), turn];
+    const text = parts.filter((t) => t).join(". ");
+    if (box && box.textContent !== text) box.textContent = text;
+  }
+
   // ------------------------------------------------------------- replay
 
   const SVG = "http://www.w3.org/2000/svg";
@@ -167,15 +251,15 @@
 
   // The double-dummy analysis (web/analysis.py): a mark on each costly card, the card's
   // tricks before and after, and the hand's chart of North-South's tricks against par.
-  function analysisBoard(data, jump) {
+  function analysisBoard(matchId, hands, jump) {
     const box = $("analysis-data");
     let found = box ? JSON.parse(box.textContent) : { status: "none", message: "" };
     let onReady = () => {};
     let current = null; // the shown hand's analysis
-    const forHand = (hand) => (found.status === "ready" ? found.hands[String(data.hands[hand - 1].number)] : undefined);
+    const forHand = (hand) => (found.status === "ready" ? found.hands[String(hands[hand - 1].number)] : undefined);
 
     function poll() {
-      fetch("/matches/" + encodeURIComponent(data.match_id) + "/analysis.json", { cache: "no-store" })
+      fetch("/matches/" + encodeURIComponent(matchId) + "/analysis.json", { cache: "no-store" })
         .then((r) => (r.ok ? r.json() : { status: "none", message: "No analysis: the page could not fetch it." }))
         .then((next) => {
           found = next;
@@ -234,7 +318,7 @@
     return {
       set onReady(f) { onReady = f; },
       show(hand, card) {
-        const h = data.hands[hand - 1];
+        const h = hands[hand - 1];
         const a = forHand(hand);
         current = a;
         const status = $("analysis-status");
@@ -305,77 +389,45 @@
     $("table").dataset.bottom = bottom;
   }
 
-  function replay(data) {
+  // A finished match: all its events folded, then stepped through position by position.
+  function replay(doc) {
+    const folded = folder();
+    for (const e of doc.events) folded.add(e);
+    const hands = folded.match.hands;
     const params = new URLSearchParams(location.search);
     const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
-    let hand = clamp(parseInt(params.get("hand") || "1", 10) || 1, 1, data.hands.length);
-    let card = clamp(parseInt(params.get("card") || "0", 10) || 0, 0, data.hands[hand - 1].plays.length);
+    let hand = clamp(parseInt(params.get("hand") || "1", 10) || 1, 1, hands.length);
+    const current = () => hands[hand - 1];
+    let card = clamp(parseInt(params.get("card") || "0", 10) || 0, 0, current().plays.length);
     // Calls shown: the whole auction unless the URL (or a step back) is inside it.
-    const current = () => data.hands[hand - 1];
-    let call = current().calls.length;
+    let call = current().calls;
     if (card === 0 && params.has("call")) call = clamp(parseInt(params.get("call"), 10) || 0, 0, call);
     let timer = null;
+    const state = () => current().positions[call + card];
 
-    function state() {
-      const h = current();
-      const plays = h.plays.slice(0, card);
-      const gone = new Set(plays.map((p) => p.card));
-      const hands = {};
-      const counts = {};
-      for (const seat of SEATS) {
-        hands[seat] = h.deal[seat].filter((c) => !gone.has(c));
-        counts[seat] = hands[seat].length;
-      }
-      const last = plays[plays.length - 1];
-      const trick = last ? plays.filter((p) => p.trick === last.trick) : [];
-      const done = [];
-      for (let i = 0; i + 4 <= plays.length; i += 4) {
-        done.push({ plays: plays.slice(i, i + 4), winner: plays[i + 3].winner });
-      }
-      const atEnd = card === h.plays.length && h.result !== null;
-      const calls = h.calls.slice(0, call);
-      const comments = calls.filter((c) => c.comment).map((c) => ({ where: "auction", seat: c.seat, action: c.call, comment: c.comment }))
-        .concat(plays.filter((p) => p.comment).map((p) => ({ where: "trick " + p.trick, seat: p.seat, action: pretty(p.card), comment: p.comment })));
-      let toPlay = card < h.plays.length ? h.plays[card].seat : null;
-      if (call < h.calls.length) toPlay = h.calls[call].seat;
-      return {
-        title: "Hand " + h.number + " · dealer " + h.dealer + " · " + h.trumps,
-        hands, counts, trick, done, gone,
-        winner: last ? last.winner : null,
-        tricks: last ? last.tricks : [0, 0],
-        calls,
-        result: atEnd ? h.result + (h.game ? " · " + h.game : "") + (hand === data.hands.length && data.result ? " · " + data.result : "") : "",
-        score: scoreText(atEnd ? h.scores_after : h.scores_before),
-        toPlay,
-        last: last || null,
-        comments,
-      };
-    }
-
-    const board = analysisBoard(data, (k) => { card = k; call = current().calls.length; show(); });
+    const board = analysisBoard(doc.match_id, hands, (k) => { card = k; call = current().calls; show(); });
     board.onReady = () => show();
 
     function show() {
       const h = current();
       const s = state();
       renderTable(s);
-      for (const seat of SEATS) renderDeal(seat, h.deal[seat], s.gone);
       // Each trick of the list jumps to its end.
       document.querySelectorAll("#trick-list > li").forEach((li, t) => {
         const jump = el("button", "trick-jump", String(t + 1));
         jump.type = "button";
         jump.setAttribute("aria-label", "go to the end of trick " + (t + 1));
-        jump.addEventListener("click", () => { card = 4 * (t + 1); call = h.calls.length; show(); });
+        jump.addEventListener("click", () => { card = 4 * (t + 1); call = h.calls; show(); });
         li.prepend(jump, " ");
       });
       board.show(hand, card);
-      announce(h, s);
-      const inAuction = call < h.calls.length;
-      const where = inAuction ? "call " + call + "/" + h.calls.length : "card " + card + "/" + h.plays.length;
+      announce(s);
+      const inAuction = call < h.calls;
+      const where = inAuction ? "call " + call + "/" + h.calls : "card " + card + "/" + h.plays.length;
       $("position").textContent = "hand " + hand + " · " + where;
-      $("hand-picker").value = String(hand);
+      $("hand-picker").value = String(h.number);
       const scrubber = $("scrubber");
-      scrubber.max = String(h.calls.length + h.plays.length);
+      scrubber.max = String(h.calls + h.plays.length);
       scrubber.value = String(call + card);
       scrubber.setAttribute("aria-valuetext", where.replace("/", " of "));
       const url = new URL(location.href);
@@ -390,41 +442,30 @@
       });
     }
 
-    // What a screen reader says at each step: the card or call just made, tricks and score.
-    function announce(h, s) {
-      const box = $("announce");
-      if (!box) return;
-      let what = "hand " + h.number + ", the auction";
-      if (s.last) what = NAMES[s.last.seat] + " played " + pretty(s.last.card);
-      else if (s.calls.length) what = NAMES[s.calls[s.calls.length - 1].seat] + " called " + s.calls[s.calls.length - 1].call;
-      const won = s.trick.length === 4 && s.winner ? "; " + NAMES[s.winner] + " won the trick" : "";
-      box.textContent = what + won + ". Tricks NS " + s.tricks[0] + ", EW " + s.tricks[1] + ". " + (s.result ? s.result + ". " : "") + s.score;
-    }
-
-    const atLastStep = () => hand === data.hands.length && card === current().plays.length;
+    const atLastStep = () => hand === hands.length && card === current().plays.length;
     const moves = {
       forward() {
-        if (call < current().calls.length) call++;
+        if (call < current().calls) call++;
         else if (card < current().plays.length) card++;
-        else if (hand < data.hands.length) { hand++; card = 0; call = 0; }
+        else if (hand < hands.length) { hand++; card = 0; call = 0; }
       },
       back() {
         if (card > 0) card--;
         else if (call > 0) call--;
-        else if (hand > 1) { hand--; card = current().plays.length; call = current().calls.length; }
+        else if (hand > 1) { hand--; card = current().plays.length; call = current().calls; }
       },
       trickForward() {
-        call = current().calls.length;
+        call = current().calls;
         card = Math.min(current().plays.length, 4 * Math.floor(card / 4) + 4);
       },
       trickBack() {
-        call = current().calls.length;
+        call = current().calls;
         card = Math.max(0, 4 * Math.ceil(card / 4) - 4);
       },
-      start() { card = 0; call = current().calls.length; },
-      end() { card = current().plays.length; call = current().calls.length; },
-      nextHand() { if (hand < data.hands.length) { hand++; card = 0; call = current().calls.length; } },
-      previousHand() { if (hand > 1) { hand--; card = 0; call = current().calls.length; } },
+      start() { card = 0; call = current().calls; },
+      end() { card = current().plays.length; call = current().calls; },
+      nextHand() { if (hand < hands.length) { hand++; card = 0; call = current().calls; } },
+      previousHand() { if (hand > 1) { hand--; card = 0; call = current().calls; } },
     };
 
     // Autoplay: a step every second at 1×, from 0.25× to 8×; it stops at the match's end.
@@ -456,11 +497,11 @@
       button.addEventListener("click", () => { moves[button.dataset.step](); show(); });
     });
     $("hand-picker").addEventListener("change", (event) => {
-      hand = parseInt(event.target.value, 10); card = 0; call = current().calls.length; show();
+      hand = parseInt(event.target.value, 10); card = 0; call = current().calls; show();
     });
     $("scrubber").addEventListener("input", (event) => {
       const at = parseInt(event.target.value, 10);
-      const calls = current().calls.length;
+      const calls = current().calls;
       call = Math.min(at, calls);
       card = Math.max(0, at - calls);
       show();
@@ -492,95 +533,24 @@
 
   // --------------------------------------------------------------- live
 
+  // A match in progress: its events folded as they come, the newest position shown.
   function live(info) {
-    const s = {
-      title: "waiting for the first hand", hands: {}, counts: {}, trick: [], done: [], winner: null,
-      tricks: [0, 0], calls: [], result: "", score: scoreText([0, 0]), toPlay: null,
-      header: "", lastSeq: 0, classic: false, said: "",
-    };
-    // What a screen reader says as the play goes: the card or call just made, whose turn it is.
-    const turn = () => (s.toPlay ? NAMES[s.toPlay] + (s.auction ? " to call" : " to play") : "");
-    const say = (what) => { s.said = [what, turn()].filter((t) => t).join("; "); };
+    const folded = folder();
     const status = $("live-status");
     function over() {
       const link = el("a", "", "replay it card by card");
       link.href = location.pathname;
       status.replaceChildren("the match is over: ", link);
     }
-    function apply(e) {
-      if (e.seq <= s.lastSeq) return; // a reconnection sends everything again
-      s.lastSeq = e.seq;
-      switch (e.type) {
-        case "match_started":
-          s.classic = e.classic;
-          break;
-        case "hand_started": {
-          let what = "auction";
-          if (s.classic) {
-            if (e.turned) what = "trumps " + e.trumps + " (turned " + pretty(e.turned) + ")";
-            else if (e.cut) what = "trumps " + e.trumps + " (cut " + pretty(e.cut) + ")";
-            else what = e.trumps ? "trumps " + e.trumps + " (fixed rotation)" : "no trumps (fixed rotation)";
-          }
-          s.header = "Hand " + e.hand + " · dealer " + e.dealer + " · " + what;
-          s.title = s.header;
-          for (const seat of SEATS) { s.hands[seat] = e.hands[seat] ? e.hands[seat].slice() : null; s.counts[seat] = 13; }
-          s.trick = []; s.done = []; s.winner = null; s.tricks = [0, 0]; s.calls = []; s.result = "";
-          s.toPlay = SEATS[(SEATS.indexOf(e.dealer) + 1) % 4];
-          s.auction = !s.classic;
-          say(s.header);
-          break;
-        }
-        case "call_made":
-          s.calls.push({ seat: e.seat, call: e.call });
-          s.toPlay = SEATS[(SEATS.indexOf(e.seat) + 1) % 4];
-          say(NAMES[e.seat] + " called " + e.call);
-          break;
-        case "auction_ended":
-          s.title = s.header.replace(/auction$/, e.contract || "thrown in: all four passed");
-          s.toPlay = e.leader; // the declarer's left leads (null: thrown in, nobody plays)
-          s.auction = false;
-          say(e.contract ? "contract " + e.contract : "thrown in: all four passed");
-          break;
-        case "card_played":
-          if (s.trick.length === 4) { s.trick = []; s.winner = null; }
-          s.trick.push({ seat: e.seat, card: e.card });
-          s.counts[e.seat]--;
-          if (s.hands[e.seat]) s.hands[e.seat] = s.hands[e.seat].filter((c) => c !== e.card);
-          s.toPlay = SEATS[(SEATS.indexOf(e.seat) + 1) % 4];
-          say(NAMES[e.seat] + " played " + pretty(e.card));
-          break;
-        case "trick_completed":
-          s.winner = e.winner; s.tricks = e.tricks;
-          s.done.push({ plays: s.trick.slice(), winner: e.winner });
-          s.toPlay = e.winner;
-          say(s.said.split("; ")[0] + "; " + NAMES[e.winner] + " won the trick. Tricks NS " + e.tricks[0] + ", EW " + e.tricks[1]);
-          break;
-        case "hand_ended":
-          s.result = e.result; s.score = scoreText(e.scores); s.toPlay = null;
-          say(e.result + ". " + s.score);
-          // The four hands as dealt, shown until the next hand is dealt (none if thrown in).
-          for (const seat of SEATS) if (e.hands[seat]) s.hands[seat] = e.hands[seat].slice();
-          break;
-        case "game_ended":
-          s.result += " · " + e.text;
-          break;
-        case "match_ended":
-          s.result += " · " + e.text;
-          s.said = s.result;
-          over();
-          break;
-        default:
-          break;
-      }
-    }
     const source = new EventSource("/matches/" + encodeURIComponent(info.match_id) + "/events");
     source.onmessage = (message) => {
       const event = JSON.parse(message.data);
-      apply(event);
-      renderTable(s);
-      const announce = $("announce");
-      if (announce.textContent !== s.said) announce.textContent = s.said;
-      document.body.dataset.lastSeq = String(s.lastSeq);
+      if (folded.add(event)) {
+        renderTable(folded.latest());
+        announce(folded.latest());
+        if (folded.match.over) over();
+      }
+      document.body.dataset.lastSeq = String(folded.match.lastSeq);
       if (window.oddtrickOnEvent) window.oddtrickOnEvent(event);
     };
     source.addEventListener("end", () => {
