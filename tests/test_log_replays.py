@@ -42,7 +42,7 @@ from oddtrick.rules import (
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.play.matchlog import LOG_FORMAT
-from oddtrick_referee.play.outbox import MatchHeader, Outbox, Spectators
+from oddtrick_referee.play.outbox import MatchHeader, Outbox
 from oddtrick_referee.play.records import SeatRecord, TableRules
 from oddtrick_referee.replay.json_export import match_to_json
 from oddtrick_referee.replay.model import replay_records
@@ -225,22 +225,21 @@ def spectator_events(
     (``stop_after``: that many actions, then the match is stopped)."""
     state = GameState(config, seed)
     links = {seat: _Link(seat) for seat in Seat}
-    spectators = Spectators(f"m-{seed}")
+    header = MatchHeader(f"m-{seed}", "t", TableRules(5.0, open=open_table).to_wire(), 0)
+    players = tuple((seat, link.bot_name, link.bot_version) for seat, link in links.items())
+    outbox = Outbox(header, players, open_table=open_table, sealed=False)
+    spectators = outbox.spectators
     watcher = _Watcher()
     spectators.join(watcher)
-    header = MatchHeader(f"m-{seed}", "t", TableRules(5.0, open=open_table).to_wire(), 0)
     records = {seat: SeatRecord(link.bot_name) for seat, link in links.items()}
-    outbox = Outbox(
-        state, links, spectators, header=header, open_table=open_table, records=records, sealed=False
-    )
-    outbox.open_match()
-    outbox.tell((state.hand_started(),), {})
+    outbox.open_match(state)
+    outbox.tell(state, records, (state.hand_started(),), {})
     actions = 0
     for events in drive(state, Seeded(seed, frozenset(thrown_in))):
-        outbox.tell(events, {})
+        outbox.tell(state, records, events, {})
         actions += not isinstance(events[0], HandStarted)
         if stop_after is not None and actions == stop_after:
-            outbox.stopped("the referee stopped the match before its end")
+            outbox.stopped(state, records, links, "the referee stopped the match before its end")
             break
     spectators.publish()
     return [seen.wire() for seen in watcher.seen]

@@ -12,7 +12,7 @@ A new kind of player (a local bot, a scripted seat, a list of logged actions) is
 A log's actions are one (:class:`Logged`), driven by :func:`replay_actions`, which
 ends where the log does: no hand is dealt after the last logged action.
 The referee's remote seat is not one: its decision is awaited, has a deadline and may
-fault (``oddtrick_referee.play.decide``), so the table runs its own async loop over
+fault (``oddtrick_referee.play.table``), so the table runs its own async loop over
 :func:`next_turn` instead of :func:`drive`.
 """
 

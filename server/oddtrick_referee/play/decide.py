@@ -1,10 +1,11 @@
-"""One decision at a table: the request, its deadline, refusals, reconnects and faults.
+"""What one decision at a table comes to: the pieces the table's loop puts together.
 
-Each decision lives in its own cancel scope whose deadline is the referee's clock,
-never the bot's word. The bot's answer is read with the codec and applied to the
-rules (``GameState.step``), which say what it did; a refused answer leaves the state
-as it was. Whatever happens, the decision ends with an action: the bot's, or the
-fallback with the fault that forced it.
+Pure helpers, holding nothing of a match: the table (``table.py``) asks a seat, awaits
+its answers within the referee's deadline (never the bot's word), and applies them to
+the rules; these say what an answer is (the codec reads it: an action, or a refusal
+with its reason), what an accepted one or a fallback comes to (:class:`Decided`), what
+the seat is told of a refusal and what the log says of a decision. Whatever happens, a
+decision ends with an action: the bot's, or the fallback with the fault that forced it.
 """
 
 from __future__ import annotations
@@ -12,10 +13,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import time
-from collections.abc import Awaitable, Callable, Mapping
-
-import trio
 
 from oddtrick._codec import MalformedMessage, action_from_wire
 from oddtrick._codec_protocol import (
@@ -25,14 +22,11 @@ from oddtrick._codec_protocol import (
     refusal_reason_to_wire,
     refusal_to_wire,
 )
-from oddtrick._log_records import Refusal, SeatEvent
+from oddtrick._log_records import ActionRecord, Refusal
 from oddtrick.rules import PASS, Action, Card, GameState, IllegalAction, MatchEvent, Phase, Seat
 from oddtrick.v1 import referee_pb2
-from oddtrick_referee.play.clock import TableClock
-from oddtrick_referee.play.matchlog import MatchLogWriter
-from oddtrick_referee.play.outbox import Outbox
+from oddtrick_referee.play.matchlog import MatchLogWriter, action_text
 from oddtrick_referee.play.records import Fault, SeatRecord
-from oddtrick_referee.play.seat import TableSeat
 
 log = logging.getLogger("oddtrick.referee.table")
 
@@ -97,223 +91,100 @@ class DecisionRules:
     """Seats played by a person at a terminal: their deadline is :data:`PERSON_DEADLINE_S`."""
 
 
-class Decisions:
-    """Asks each seat in turn and returns what it decided (or what was decided for it)."""
+def next_request_id() -> int:
+    """A fresh request id: unique across the referee, hence within every session."""
+    return next(_request_ids)
 
-    def __init__(
-        self,
-        match_id: str,
-        state: GameState,
-        links: Mapping[Seat, TableSeat],
-        records: Mapping[Seat, SeatRecord],
-        outbox: Outbox,
-        clock: TableClock,
-        log_writer: MatchLogWriter,
-        rules: DecisionRules,
-    ) -> None:
-        self._match_id = match_id
-        self._state = state
-        self._links = links
-        self._records = records
-        self._outbox = outbox
-        self._clock = clock
-        self._log = log_writer
-        self._rules = rules
-        self.open: dict[Seat, tuple[referee_pb2.DecisionRequest, float]] = {}
-        """Each seat's request in progress and its deadline (a Resync repeats it)."""
-        self.added_latency_s: list[float] = []
-        """From an answer's arrival to the next request's send, per decision: the referee's cost."""
-        self._answer_arrived: float | None = None
-        self._fault = Fault.TIMEOUT
-        """Why the decision in progress would fall back, were its deadline to pass now."""
-        self.flush_others_after_request = False
-        """Send the other seats their events once the next request has left (a new hand's)."""
-        self._scope = trio.CancelScope()
-        """The scope :meth:`run` holds around the table's decisions: its deadline is the
-        open decision's. It is left in place once the answer is in, since nothing awaits
-        between an answer and the next request, which moves it: a deadline can only pass
-        while the table waits, and it waits only for a decision."""
-        self._asking: Seat | None = None
-        """The seat whose decision is open, while :attr:`_scope`'s deadline is its deadline."""
 
-    async def run(
-        self, turns: Callable[[], Awaitable[None]], decided: Callable[[Seat, Decided], None]
-    ) -> None:
-        """Run ``turns`` (the table's loop of :meth:`decide` calls) to its end; a decision
-        whose deadline passes ends with its fallback, handed to ``decided`` as the loop would.
+def decision_deadline_s(rules: DecisionRules, seat: Seat) -> float:
+    """The seat's deadline per decision before its time bank (a person's is a day)."""
+    return PERSON_DEADLINE_S if seat in rules.untimed else rules.deadline_s
 
-        One cancel scope lasts from one timeout to the next, its deadline moved to each
-        decision's: entering and closing a scope per decision is some fifty calls in trio,
-        hundreds of times a second per table; moving a deadline is a few.
-        """
-        while True:
-            with trio.CancelScope() as scope:
-                self._scope = scope
-                await turns()
-                return
-            seat, self._asking = self._asking, None
-            if seat is not None:  # else the deadline passed just after the answer came in
-                decided(seat, self._given_up(seat))
 
-    async def decide(self, seat: Seat) -> Decided:
-        """The seat's decision (within :meth:`run`): its answer, or the fallback for it."""
-        link = self._links[seat]
-        if link.forfeited:
-            return self._fall_back(seat, Fault.FORFEITED)
-        # A scope whose deadline passed as an answer came in is spent: :meth:`run` takes a
-        # fresh one before this request is sent.
-        await trio.lowlevel.checkpoint_if_cancelled()
-        deadline, sent = self._ask(seat)
-        self._fault = Fault.TIMEOUT
-        scope = self._scope
-        scope.deadline = deadline
-        if deadline <= trio.current_time():
-            scope.cancel()  # no time at all (an empty bank): as a scope entered past its deadline
-        self._asking = seat
-        try:
-            decided = await self._answer(seat, deadline, sent)
-        finally:
-            link.asked()
-            self.open.pop(seat, None)
-        self._asking = None
-        return decided if decided is not None else self._given_up(seat)
+def read_action(decision: referee_pb2.Decision) -> Action | Refused:
+    """The action an answer holds, or why it cannot be read."""
+    try:
+        return action_from_wire(decision.action)
+    except MalformedMessage as error:
+        return Refused(MALFORMED, f"malformed action: {error}")
 
-    def _given_up(self, seat: Seat) -> Decided:
-        """The decision ended without a legal answer (its deadline, a forfeit): the fallback
-        with the fault why."""
-        link = self._links[seat]
-        fault = self._fault
-        if fault is Fault.FORFEITED:
-            self._clock.forfeited(seat)
-        elif self._clock.expired(seat) and fault is Fault.TIMEOUT:
-            fault = Fault.CLOCK  # the bank, not the decision's deadline, ran out
-        decided = self._fall_back(seat, fault)
-        record = self._records[seat]
-        if fault is Fault.FORFEITED and not link.forfeited:
-            link.forfeit()
-            record.forfeited = True
-            self._log.write(SeatEvent("forfeit", self._state.hand_number, str(seat)))
-        log.info("%s (%s) %s: fallback %s", link.bot_name, seat.name.title(), fault.value, decided.action)
-        return decided
 
-    def _ask(self, seat: Seat) -> tuple[float, float]:
-        """Send the seat its request with its pending events: its deadline and when it was sent."""
-        link = self._links[seat]
-        request_id = next(_request_ids)
-        deadline_s = PERSON_DEADLINE_S if seat in self._rules.untimed else self._rules.deadline_s
-        deadline_s = self._clock.begin(seat, deadline_s)  # the bank, when it is less
-        deadline = trio.current_time() + deadline_s
-        link.ask(request_id)
-        message, request = self._outbox.request(
-            seat,
-            request_id,
-            self._state.legal_actions,
-            round(deadline_s * 1000),
-            match_id=self._match_id,
-            clock_left_ms=self._clock.left_ms(seat),
+def refused_by_rules(error: IllegalAction, action: Action) -> Refused:
+    """An action the rules refused (the state is unchanged), as the seat and the log say it."""
+    return Refused(refusal_reason_to_wire(error.reason), str(error), str(action))
+
+
+def refusal(
+    decision: referee_pb2.Decision, refused: Refused, left_ms: int, attempts_left: int
+) -> referee_pb2.RefereeMessage:
+    """What the seat is told of its refused answer: why, its time left and its attempts left."""
+    wire = refusal_to_wire(
+        decision.request_id,
+        refused.reason,  # type: ignore[arg-type]
+        refused.text,
+        decision.action,
+        time_left_ms=left_ms,
+        attempts_left=max(0, attempts_left),
+    )
+    return refusal_message(wire)
+
+
+def refusal_record(hand: int, seat: Seat, decision: referee_pb2.Decision, refused: Refused) -> Refusal:
+    """The log's line for a refused answer."""
+    reason = refusal_reason_name(refused.reason)
+    return Refusal(hand, str(seat), decision.request_id, reason, refused.text, refused.action)
+
+
+def accepted(
+    bot_name: str,
+    seat: Seat,
+    item: referee_pb2.Decision,
+    applied: tuple[Action, tuple[MatchEvent, ...]],
+    think: int,
+    max_comment_bytes: int,
+) -> Decided:
+    """An answer the rules took, ``think`` ms after its request left: what it decided."""
+    comment = cut_to_bytes(item.comment, max_comment_bytes) if item.HasField("comment") else None
+    bot_error = cut_to_bytes(item.bot_error, max_comment_bytes) if item.HasField("bot_error") else None
+    if bot_error is not None:
+        log.info("%s (%s) reports its code failed: %s", bot_name, seat, bot_error)
+    # The bot's own clock, at most the referee's measure, which contains
+    # it (rounding aside); informational, never trusted for the deadline.
+    own = item.bot_think_ms if item.HasField("bot_think_ms") else None
+    bot_think = None if own is None else min(own, think)
+    return Decided(applied[0], None, think, comment, bot_error, bot_think, applied[1])
+
+
+def count(record: SeatRecord, decided: Decided) -> None:
+    """Add one decision to the seat's record."""
+    if decided.fault is None:  # fallbacks are faults, not the bot's decisions
+        record.decisions += 1
+    if decided.think_ms is not None:
+        record.think_ms_total += decided.think_ms
+        record.think_ms_max = max(record.think_ms_max, decided.think_ms)
+        record.times.add(decided.think_ms, decided.bot_think_ms)
+    if decided.bot_error is not None:
+        record.add_fault(Fault.BOT_ERROR)
+
+
+def write_action(
+    log_writer: MatchLogWriter, hand: int, seat: Seat, decided: Decided, clock_ms: int | None
+) -> None:
+    """The log's action line for one decision (the short form when there is nothing more to say)."""
+    action, fault = action_text(decided.action), decided.fault
+    if fault is None and not decided.comment and decided.bot_error is None:
+        log_writer.write_action(hand, seat, action, decided.think_ms, decided.bot_think_ms, clock_ms)
+        return
+    log_writer.write(
+        ActionRecord(
+            hand,
+            str(seat),
+            action,
+            decided.think_ms,
+            decided.bot_think_ms,
+            fault.value if fault is not None else None,
+            decided.comment or None,
+            decided.bot_error,
+            clock_ms,
         )
-        # The message is the transport's from here on: never changed after sending.
-        self.open[seat] = (request, deadline)
-        link.send(message)
-        sent = time.perf_counter()
-        if self._answer_arrived is not None:
-            self.added_latency_s.append(sent - self._answer_arrived)
-            self._answer_arrived = None
-        if self.flush_others_after_request:
-            self.flush_others_after_request = False
-            self._outbox.flush_all()
-        return deadline, sent
-
-    async def _answer(self, seat: Seat, deadline: float, sent: float) -> Decided | None:
-        """Wait for a legal answer to the request, refusing the others (``None``: the seat
-        is forfeited); the caller's deadline cuts it short. :attr:`_fault` says why the
-        decision would fall back, as the wait goes."""
-        link = self._links[seat]
-        attempts = 0
-        while True:
-            if not link.connected and not link.answers_waiting:
-                self._fault = Fault.DISCONNECTED
-                if not await link.wait_for_return():
-                    self._fault = Fault.FORFEITED
-                    return None
-                continue
-            item = await link.answer()
-            if item is None:  # the stream ended: wait for the bot to come back
-                continue
-            attempts += 1  # the link passes no more than max_attempts answers
-            applied = self._try(seat, item)
-            if isinstance(applied, Refused):
-                self._records[seat].refusals += 1
-                self._fault = Fault.ILLEGAL
-                self._refuse(seat, item, applied, deadline, self._rules.max_attempts - attempts)
-                continue
-            return self._accepted(seat, item, applied[0], applied[1], sent)
-
-    def _accepted(
-        self,
-        seat: Seat,
-        item: referee_pb2.Decision,
-        action: Action,
-        events: tuple[MatchEvent, ...],
-        sent: float,
-    ) -> Decided:
-        arrived = time.perf_counter()
-        self._answer_arrived = arrived
-        think = round((arrived - sent) * 1000)
-        limit = self._rules.max_comment_bytes
-        comment = cut_to_bytes(item.comment, limit) if item.HasField("comment") else None
-        bot_error = cut_to_bytes(item.bot_error, limit) if item.HasField("bot_error") else None
-        if bot_error is not None:
-            log.info("%s (%s) reports its code failed: %s", self._links[seat].bot_name, seat, bot_error)
-        # The bot's own clock, at most the referee's measure, which contains
-        # it (rounding aside); informational, never trusted for the deadline.
-        own = item.bot_think_ms if item.HasField("bot_think_ms") else None
-        bot_think = None if own is None else min(own, think)
-        self._clock.answered(seat, think)
-        return Decided(action, None, think, comment, bot_error, bot_think, events)
-
-    def _fall_back(self, seat: Seat, fault: Fault) -> Decided:
-        """The action the referee takes for a seat that did not decide, with the fault why."""
-        action = fallback_action(self._state)
-        events = self._state.step(action, seat)
-        self._records[seat].add_fault(fault)
-        return Decided(action, fault, None, None, events=events)
-
-    def _try(
-        self, seat: Seat, decision: referee_pb2.Decision
-    ) -> Refused | tuple[Action, tuple[MatchEvent, ...]]:
-        """Apply the bot's answer: the action and what it did, or why it is refused (and
-        the state is unchanged)."""
-        try:
-            action = action_from_wire(decision.action)
-        except MalformedMessage as error:
-            return Refused(MALFORMED, f"malformed action: {error}")
-        try:
-            events = self._state.step(action, seat)
-        except IllegalAction as error:
-            return Refused(refusal_reason_to_wire(error.reason), str(error), str(action))
-        return action, events
-
-    def _refuse(
-        self,
-        seat: Seat,
-        decision: referee_pb2.Decision,
-        refused: Refused,
-        deadline: float,
-        attempts_left: int,
-    ) -> None:
-        reason, text = refused.reason, refused.text
-        left_ms = max(0, round((deadline - trio.current_time()) * 1000))
-        hand = self._state.hand_number
-        self._log.write(
-            Refusal(hand, str(seat), decision.request_id, refusal_reason_name(reason), text, refused.action)
-        )
-        refusal = refusal_to_wire(
-            decision.request_id,
-            reason,  # type: ignore[arg-type]
-            text,
-            decision.action,
-            time_left_ms=left_ms,
-            attempts_left=max(0, attempts_left),
-        )
-        self._links[seat].send(refusal_message(refusal))
+    )

@@ -47,7 +47,6 @@ from oddtrick._codec_protocol import (
 )
 from oddtrick._events import MatchOpened, MatchStopped, SpectatorEvent
 from oddtrick.rules import (
-    Action,
     AuctionEnded,
     CallMade,
     Card,
@@ -81,26 +80,25 @@ class MatchHeader:
 
 
 class Outbox:
-    """What every seat and spectator of one table is to be told."""
+    """What every seat and spectator of one table is to be told: the part of the table that
+    makes its messages. It keeps only its own (each seat's pending message, the hand's
+    public state, each seat's cards as dealt and played, the spectators' record); the
+    match's state, records and seats are the table's, passed to each call that reads them."""
 
     def __init__(
         self,
-        state: GameState,
-        links: Mapping[Seat, TableSeat],
-        spectators: Spectators,
-        *,
         header: MatchHeader,
+        players: tuple[tuple[Seat, str, str], ...],
+        *,
         open_table: bool,
-        records: Mapping[Seat, SeatRecord],
         sealed: bool,
     ) -> None:
         self._header = header
-        self._state = state
-        self._links = links
-        self.spectators = spectators
+        self._players = players
+        """Each seat's bot name and version, as the match start tells them."""
+        self.spectators = Spectators(header.match_id)
         self._open = open_table
         """Spectators see the four hands live (an exhibition)."""
-        self._records = records
         self._sealed = sealed
         """One play of a duplicate pair: the seed stays secret at its end."""
         self._outgoing = {seat: new_referee_message() for seat in Seat}
@@ -111,49 +109,62 @@ class Outbox:
 
     # ------------------------------------------------------------- the match
 
-    def match_started(self, seat: Seat | None) -> referee_pb2.MatchStarted:
+    def match_started(self, state: GameState, seat: Seat | None) -> referee_pb2.MatchStarted:
         """The match as ``seat`` (``None``: a spectator) is told of it."""
         header = self._header
         return match_started_to_wire(
             header.match_id,
             header.table_id,
-            self._state.config,
+            state.config,
             header.rules,
             seat,
-            [(s, link.bot_name, link.bot_version) for s, link in self._links.items()],
-            self._state.commitment,
+            list(self._players),
+            state.commitment,
             header.started_at_ms,
         )
 
-    def open_match(self) -> None:
+    def open_match(self, state: GameState) -> None:
         """Every seat and spectator is told of the match, first of all."""
         for seat in _SEATS:
-            self.queue(seat, match_started=self.match_started(seat))
-        players = tuple((seat, link.bot_name) for seat, link in self._links.items())
-        opened = MatchOpened(self._header.match_id, self._state.config, players)
-        self.spectators.record(opened, {"match_started": self.match_started(None)})
+            self.queue(seat, match_started=self.match_started(state, seat))
+        players = tuple((seat, name) for seat, name, _ in self._players)
+        opened = MatchOpened(self._header.match_id, state.config, players)
+        self.spectators.record(opened, {"match_started": self.match_started(state, None)})
 
-    def stopped(self, reason: str) -> None:
+    def stopped(
+        self,
+        state: GameState,
+        records: Mapping[Seat, SeatRecord],
+        links: Mapping[Seat, TableSeat],
+        reason: str,
+    ) -> None:
         """Every seat and spectator is told the match was stopped, with why and the score."""
-        public = self._state.view(None)
+        public = state.view(None)
         stopped = match_stopped_to_wire(
             public.scores,
             public.games_won,
             public.totals,
             len(public.hand_results),
-            [record.to_wire(seat) for seat, record in self._records.items()],
-            self._state.commitment,
+            [record.to_wire(seat) for seat, record in records.items()],
+            state.commitment,
             reason,
         )
         self.queue_all(MatchStopped(reason, public.totals), match_ended=stopped)
-        self.flush_all()
+        self.flush_all(links)
 
-    def resync(self, link: TableSeat, request: referee_pb2.DecisionRequest | None, time_left_ms: int) -> None:
+    def resync(
+        self,
+        state: GameState,
+        link: TableSeat,
+        request: referee_pb2.DecisionRequest | None,
+        time_left_ms: int,
+    ) -> None:
         """A seat taken back is sent the match and its hand instead of the events it missed."""
         seat = link.seat
         self._outgoing[seat] = new_referee_message()
-        hand = hand_state(self._state.view(seat))
-        link.send(resync_message(link.sequence, self.match_started(seat), hand, request, time_left_ms))
+        hand = hand_state(state.view(seat))
+        started = self.match_started(state, seat)
+        link.send(resync_message(link.sequence, started, hand, request, time_left_ms))
 
     # ------------------------------------------------------------- queueing
 
@@ -169,7 +180,13 @@ class Outbox:
         advance_hand(self._hand, added, cards_pb2.SEAT_UNSPECIFIED)
         self.spectators.record(seen, event)
 
-    def tell(self, events: Iterable[MatchEvent], decided: Mapping[str, Any]) -> None:
+    def tell(
+        self,
+        state: GameState,
+        records: Mapping[Seat, SeatRecord],
+        events: Iterable[MatchEvent],
+        decided: Mapping[str, Any],
+    ) -> None:
         """Turn the rules' events into each seat's and the spectators' events; ``decided``
         are the fields of how the action was decided (think time or fault)."""
         for event in events:  # the most frequent first
@@ -184,13 +201,12 @@ class Outbox:
             elif isinstance(event, AuctionEnded):
                 self.queue_all(event, auction_ended=auction_ended_to_wire(event.contract))
             elif isinstance(event, HandStarted):
-                self._deal(event)
+                self._deal(state, event)
             else:
-                self._score(event)
+                self._score(state, records, event)
 
-    def _deal(self, event: HandStarted) -> None:
+    def _deal(self, state: GameState, event: HandStarted) -> None:
         """Each seat its own cards; spectators the four hands at an open table only."""
-        state = self._state
         started = None
         for seat in _SEATS:
             view = state.view(seat)
@@ -208,57 +224,64 @@ class Outbox:
         self._hand = start_hand(started)
         self._hand.ClearField("cards")
 
-    def _score(self, event: MatchEvent) -> None:
+    def _score(self, state: GameState, records: Mapping[Seat, SeatRecord], event: MatchEvent) -> None:
         """A hand's, a game's or the match's end: the same for every seat (a thrown-in
         hand's cards hidden from all, as the event has it)."""
-        public = self._state.view(None)
+        public = state.view(None)
         if isinstance(event, HandEnded):
             self.queue_all(event, hand_ended=hand_result_to_wire(event.result, public.game_number, public))
         elif isinstance(event, GameEnded):
             self.queue_all(event, game_ended=game_result_to_wire(event.result, public.games_won))
         elif isinstance(event, MatchEnded):
-            seats = [record.to_wire(seat) for seat, record in self._records.items()]
-            seed = "" if self._sealed else self._state.seed
-            final = match_result_to_wire(event.result, public.scores, seats, seed, self._state.commitment)
+            seats = [record.to_wire(seat) for seat, record in records.items()]
+            seed = "" if self._sealed else state.seed
+            final = match_result_to_wire(event.result, public.scores, seats, seed, state.commitment)
             self.queue_all(event, match_ended=final)
 
     # -------------------------------------------------------------- sending
 
-    def take(self, seat: Seat) -> referee_pb2.RefereeMessage:
-        """The seat's pending message (its events so far, now numbered), leaving a fresh one."""
+    def take(self, seat: Seat, link: TableSeat) -> referee_pb2.RefereeMessage:
+        """The seat's pending message (its events so far, now numbered on ``link``), leaving
+        a fresh one."""
         message = self._outgoing[seat]
         self._outgoing[seat] = new_referee_message()
-        self._links[seat].number(message.update.events)
+        link.number(message.update.events)
         return message
 
     def request(
-        self, seat: Seat, request_id: int, legal: tuple[Action, ...], time_left_ms: int, **fields: Any
+        self,
+        state: GameState,
+        seat: Seat,
+        link: TableSeat,
+        request_id: int,
+        time_left_ms: int,
+        **fields: Any,
     ) -> tuple[referee_pb2.RefereeMessage, referee_pb2.DecisionRequest]:
         """The seat's pending events with a decision request: the hand's public state
-        with the seat's own cards."""
-        message = self.take(seat)
+        with the seat's own cards, and the actions the rules allow it now."""
+        message = self.take(seat, link)
         request = fill_request(
             message,
             request_id=request_id,
-            auction=self._state.phase is Phase.AUCTION,
-            legal=legal,
+            auction=state.phase is Phase.AUCTION,
+            legal=state.legal_actions,
             time_left_ms=time_left_ms,
             seat=seat,
-            last_sequence=self._links[seat].sequence,
+            last_sequence=link.sequence,
             hand=self._hand,
             own_cards=self._own_cards[seat],
             **fields,
         )
         return message, request
 
-    def flush(self, seat: Seat) -> None:
+    def flush(self, seat: Seat, link: TableSeat) -> None:
         """Send the seat's pending events, if any, without a request."""
         if self._outgoing[seat].update.events:
-            self._links[seat].send(self.take(seat))
+            link.send(self.take(seat, link))
 
-    def flush_all(self) -> None:
+    def flush_all(self, links: Mapping[Seat, TableSeat]) -> None:
         for seat in _SEATS:
-            self.flush(seat)
+            self.flush(seat, links[seat])
 
 
 class Spectators:

@@ -13,8 +13,8 @@ knows nothing else of it. Two families implement it:
 Both are sent the same messages, made by the outbox (``outbox.py``), the one place that
 decides what a seat is shown: a local seat can see no more than a remote one. Both answer
 with the same ``Decision`` messages, read by the same codec and held to the same
-deadline, attempts and faults (``decide.py``). A new kind of seat implements this
-protocol in ``play/`` (see docs/architecture.md, "Where to add… a kind of seat").
+deadline, attempts and faults by the table (``table.py``). A new kind of seat implements
+this protocol in ``play/`` (see docs/architecture.md, "Where to add… a kind of seat").
 """
 
 from __future__ import annotations

@@ -1,14 +1,17 @@
-"""One table running one match: the loop of decisions, reconnects, the end and the stop.
+"""One table running one match: the one object that owns it, and its loop of decisions.
 
-The table asks each seat in turn (:mod:`.decide`: deadlines, refusals, faults), and
-passes what the rules say each action did to the outbox (:mod:`.outbox`: each seat's
-messages and the spectators' record, hidden information decided there), to the
-spectators (:mod:`.spectators`) and to the match log (:mod:`.matchlog`).
+The table holds everything of the match (the rules' state, the seats, their records,
+the clock, the log) and drives it: it asks each seat in turn, awaits its answer within
+the referee's deadline, applies it to the rules and passes what it did on. Its parts
+keep nothing of that state: the outbox (:mod:`.outbox`: each seat's messages and the
+spectators' record, hidden information decided there) is handed the state with each
+call, and :mod:`.decide`'s helpers say what an answer, a refusal or a fallback comes to.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -18,25 +21,37 @@ import trio
 
 from oddtrick._codec_protocol import decided_fields, refusal_reason_name
 from oddtrick._drive import next_turn
-from oddtrick._log_records import ActionRecord, MatchEnd, MatchStart, Refusal, SeatEvent
+from oddtrick._log_records import MatchEnd, MatchStart, Refusal, SeatEvent
 from oddtrick._log_records import MatchStopped as MatchStoppedRecord
 from oddtrick._options import OptionValue
 from oddtrick.deal_sets import MatchDeals
-from oddtrick.rules import GameConfig, GameState, HandEnded, HandStarted, MatchEvent, Phase, Seat
+from oddtrick.rules import (
+    GameConfig,
+    GameState,
+    HandEnded,
+    HandStarted,
+    IllegalAction,
+    MatchEvent,
+    Phase,
+    Seat,
+)
 from oddtrick.v1 import referee_pb2
+from oddtrick_referee.play import decide
 from oddtrick_referee.play.clock import TableClock
 
 # Re-exported: the referee, the conformance kit and the tests import these from here.
-from oddtrick_referee.play.decide import Decided, DecisionRules, Decisions
+from oddtrick_referee.play.decide import Decided, DecisionRules, Refused
 from oddtrick_referee.play.decide import fallback_action as fallback_action
-from oddtrick_referee.play.matchlog import MatchLogWriter, action_text
-from oddtrick_referee.play.outbox import MatchHeader, Outbox, Spectators
+from oddtrick_referee.play.matchlog import MatchLogWriter
+from oddtrick_referee.play.outbox import MatchHeader, Outbox
 from oddtrick_referee.play.records import Fault as Fault
 from oddtrick_referee.play.records import SeatRecord as SeatRecord
 from oddtrick_referee.play.records import TableRules as TableRules
 from oddtrick_referee.play.records import result_record as result_record
 from oddtrick_referee.play.seat import TableSeat
 from oddtrick_referee.play.spectators import Spectator
+
+log = logging.getLogger("oddtrick.referee.table")
 
 
 class Table:
@@ -79,25 +94,16 @@ class Table:
         self._log_opened = False
         self._clock = TableClock(rules.clock, [seat for seat in Seat if seat not in untimed])
         """Each timed seat's time bank, when the match has a clock."""
-        self.spectators = Spectators(match_id)
         self.sealed = not reveal_seed
         """One play of a duplicate pair: its cards stay hidden from everyone until both are over."""
         self.started_at_ms = int(time.time() * 1000)
         header = MatchHeader(match_id, table_id, rules.to_wire(), self.started_at_ms)
-        self.outbox = Outbox(
-            self.state,
-            self.links,
-            self.spectators,
-            header=header,
-            open_table=rules.open,
-            records=self.records,
-            sealed=self.sealed,
-        )
-        limits = DecisionRules(rules.deadline_s, max_attempts, max_comment_bytes, untimed)
-        self._decisions = Decisions(
-            match_id, self.state, self.links, self.records, self.outbox, self._clock, log_writer, limits
-        )
-        self.added_latency_s = self._decisions.added_latency_s
+        players = tuple((seat, link.bot_name, link.bot_version) for seat, link in self.links.items())
+        self._outbox = Outbox(header, players, open_table=rules.open, sealed=self.sealed)
+        self.spectators = self._outbox.spectators
+        """Who watches the match and all they were shown (the outbox's, which tells them)."""
+        self._limits = DecisionRules(rules.deadline_s, max_attempts, max_comment_bytes, untimed)
+        self._init_decisions()
         self.progress: tuple[int, tuple[int, int], tuple[int, int], tuple[int, int]] = (
             0,
             (0, 0),
@@ -114,6 +120,25 @@ class Table:
         """Send a seat's events with its next request (one message per decision) rather than at once."""
         for link in self.links.values():
             link.bind_table(self._resync, self._disconnected, self._refused_unknown)
+
+    def _init_decisions(self) -> None:
+        """The decision in progress, and what the decisions so far measured."""
+        self._open: tuple[Seat, referee_pb2.DecisionRequest, float] | None = None
+        """The request in progress, its seat and its deadline (a Resync repeats it)."""
+        self.added_latency_s: list[float] = []
+        """From an answer's arrival to the next request's send, per decision: the referee's cost."""
+        self._answer_arrived: float | None = None
+        self._fault = Fault.TIMEOUT
+        """Why the decision in progress would fall back, were its deadline to pass now."""
+        self._flush_after_request = False
+        """Send the other seats their events once the next request has left (a new hand's)."""
+        self._scope = trio.CancelScope()
+        """The scope :meth:`_play` holds around the decisions: its deadline is the open
+        decision's. It is left in place once the answer is in, since nothing awaits
+        between an answer and the next request, which moves it: a deadline can only pass
+        while the table waits, and it waits only for a decision."""
+        self._asking: Seat | None = None
+        """The seat whose decision is open, while :attr:`_scope`'s deadline is its deadline."""
 
     # ------------------------------------------------------------------ run
 
@@ -146,7 +171,7 @@ class Table:
 
     async def run(self) -> GameState:
         self.open_log()
-        self.outbox.open_match()
+        self._outbox.open_match(self.state)
         try:
             await self._play()
         except BaseException:
@@ -158,65 +183,44 @@ class Table:
         return self.state
 
     async def _play(self) -> None:
-        """The SDK's drive loop (``oddtrick._drive``), stepped by :func:`next_turn`:
-        :func:`drive` wants an action at once, and a remote seat's is awaited, with
-        a deadline and faults (``decide.py``), and applied there."""
+        """The SDK's drive loop (``oddtrick._drive``), stepped by :func:`next_turn`, until
+        the match is over; a decision whose deadline passes ends with its fallback.
+
+        One cancel scope lasts from one timeout to the next, its deadline moved to each
+        decision's (:meth:`_decide`): entering and closing a scope per decision is some
+        fifty calls in trio, hundreds of times a second per table; moving a deadline is a few.
+        """
         self._report((self.state.hand_started(),), None)
-        await self._decisions.run(self._turns, self._decided)
-        self.outbox.flush_all()
+        while True:
+            with trio.CancelScope() as scope:
+                self._scope = scope
+                await self._turns()
+                break
+            seat, self._asking = self._asking, None
+            if seat is not None:  # else the deadline passed just after the answer came in
+                self._decided(seat, self._given_up(seat))
+        self._outbox.flush_all(self.links)
         self._finish_log()
 
     async def _turns(self) -> None:
-        """Deal or decide until the match is over (a decision's timeout ends it early:
-        :meth:`Decisions.run` hands its fallback to :meth:`_decided` and calls it again)."""
+        """Deal or decide until the match is over (or a decision's deadline passes)."""
         while (turn := next_turn(self.state)) is not None:
             if isinstance(turn, HandStarted):
                 # The hand's last events reach the seat to act first with its next
                 # request, and every other seat right after that request has left:
                 # the next decision does not wait on four extra sends.
-                self._decisions.flush_others_after_request = True
+                self._flush_after_request = True
                 self._report((turn,), None)
                 continue
             self._decided(turn, await self._decide(turn))
 
     def _decided(self, seat: Seat, decided: Decided) -> None:
-        self._count(seat, decided)
+        """Count a decision, log it and pass on what it did."""
+        decide.count(self.records[seat], decided)
+        decide.write_action(self._log, self.state.hand_number, seat, decided, self._clock.left_ms(seat))
         if self._on_progress is not None:
             self._on_progress(self)
         self._report(decided.events, decided)
-
-    async def _decide(self, seat: Seat) -> Decided:
-        return await self._decisions.decide(seat)
-
-    def _count(self, seat: Seat, decided: Decided) -> None:
-        """The seat's record and the log's action line for one decision."""
-        record = self.records[seat]
-        if decided.fault is None:  # fallbacks are faults, not the bot's decisions
-            record.decisions += 1
-        if decided.think_ms is not None:
-            record.think_ms_total += decided.think_ms
-            record.think_ms_max = max(record.think_ms_max, decided.think_ms)
-            record.times.add(decided.think_ms, decided.bot_think_ms)
-        if decided.bot_error is not None:
-            record.add_fault(Fault.BOT_ERROR)
-        clock_ms = self._clock.left_ms(seat)
-        hand, action, fault = self.state.hand_number, action_text(decided.action), decided.fault
-        if fault is None and not decided.comment and decided.bot_error is None:
-            self._log.write_action(hand, seat, action, decided.think_ms, decided.bot_think_ms, clock_ms)
-            return
-        self._log.write(
-            ActionRecord(
-                hand,
-                str(seat),
-                action,
-                decided.think_ms,
-                decided.bot_think_ms,
-                fault.value if fault is not None else None,
-                decided.comment or None,
-                decided.bot_error,
-                clock_ms,
-            )
-        )
 
     def _report(self, events: tuple[MatchEvent, ...], decided: Decided | None) -> None:
         """Pass what the rules said happened to the seats, the spectators and the log."""
@@ -224,7 +228,7 @@ class Table:
         if decided is not None:
             fault = decided.fault.value if decided.fault is not None else None
             meta = decided_fields(decided.fault is not None, fault, decided.think_ms)
-        self.outbox.tell(events, meta)
+        self._outbox.tell(self.state, self.records, events, meta)
         for event in events:
             if isinstance(event, HandEnded):
                 view = self.state.view(None)
@@ -232,7 +236,143 @@ class Table:
         self._log.write_events(events)
         self.spectators.publish()
         if not self._fold_events:
-            self.outbox.flush_all()
+            self._outbox.flush_all(self.links)
+
+    # ------------------------------------------------------------ a decision
+
+    async def _decide(self, seat: Seat) -> Decided:
+        """The seat's decision (within :meth:`_play`'s scope): its answer, or the fallback."""
+        link = self.links[seat]
+        if link.forfeited:
+            return self._fall_back(seat, Fault.FORFEITED)
+        # A scope whose deadline passed as an answer came in is spent: :meth:`_play` takes
+        # a fresh one before this request is sent.
+        await trio.lowlevel.checkpoint_if_cancelled()
+        deadline, sent = self._ask(seat, link)
+        self._fault = Fault.TIMEOUT
+        scope = self._scope
+        scope.deadline = deadline
+        if deadline <= trio.current_time():
+            scope.cancel()  # no time at all (an empty bank): as a scope entered past its deadline
+        self._asking = seat
+        try:
+            decided = await self._answer(seat, link, deadline, sent)
+        finally:
+            link.asked()
+            self._open = None
+        self._asking = None
+        return decided if decided is not None else self._given_up(seat)
+
+    def _ask(self, seat: Seat, link: TableSeat) -> tuple[float, float]:
+        """Send the seat its request with its pending events: its deadline and when it was sent."""
+        request_id = decide.next_request_id()
+        deadline_s = self._clock.begin(seat, decide.decision_deadline_s(self._limits, seat))
+        deadline = trio.current_time() + deadline_s  # the bank, when it is less
+        link.ask(request_id)
+        message, request = self._outbox.request(
+            self.state,
+            seat,
+            link,
+            request_id,
+            round(deadline_s * 1000),
+            match_id=self.match_id,
+            clock_left_ms=self._clock.left_ms(seat),
+        )
+        # The message is the transport's from here on: never changed after sending.
+        self._open = (seat, request, deadline)
+        link.send(message)
+        sent = time.perf_counter()
+        if self._answer_arrived is not None:
+            self.added_latency_s.append(sent - self._answer_arrived)
+            self._answer_arrived = None
+        if self._flush_after_request:
+            self._flush_after_request = False
+            self._outbox.flush_all(self.links)
+        return deadline, sent
+
+    async def _answer(self, seat: Seat, link: TableSeat, deadline: float, sent: float) -> Decided | None:
+        """Wait for a legal answer to the request, refusing the others (``None``: the seat
+        is forfeited); the scope's deadline cuts it short. :attr:`_fault` says why the
+        decision would fall back, as the wait goes."""
+        attempts = 0
+        while True:
+            if not link.connected and not link.answers_waiting:
+                self._fault = Fault.DISCONNECTED
+                if not await link.wait_for_return():
+                    self._fault = Fault.FORFEITED
+                    return None
+                continue
+            item = await link.answer()
+            if item is None:  # the stream ended: wait for the bot to come back
+                continue
+            attempts += 1  # the link passes no more than max_attempts answers
+            applied = self._apply(seat, link, item, sent)
+            if not isinstance(applied, Refused):
+                return applied
+            self._refuse(seat, link, item, applied, deadline, self._limits.max_attempts - attempts)
+
+    def _apply(
+        self, seat: Seat, link: TableSeat, item: referee_pb2.Decision, sent: float
+    ) -> Decided | Refused:
+        """Apply the bot's answer to the rules: what it decided, or why it is refused (and
+        the state is unchanged)."""
+        action = decide.read_action(item)
+        if isinstance(action, Refused):
+            return action
+        try:
+            events = self.state.step(action, seat)
+        except IllegalAction as error:
+            return decide.refused_by_rules(error, action)
+        arrived = time.perf_counter()
+        self._answer_arrived = arrived
+        think = round((arrived - sent) * 1000)
+        decided = decide.accepted(
+            link.bot_name, seat, item, (action, events), think, self._limits.max_comment_bytes
+        )
+        self._clock.answered(seat, think)
+        return decided
+
+    def _refuse(
+        self,
+        seat: Seat,
+        link: TableSeat,
+        item: referee_pb2.Decision,
+        refused: Refused,
+        deadline: float,
+        attempts_left: int,
+    ) -> None:
+        """Count and log a refused answer, and tell the seat why, its time and attempts left."""
+        self.records[seat].refusals += 1
+        self._fault = Fault.ILLEGAL
+        left_ms = max(0, round((deadline - trio.current_time()) * 1000))
+        self._log.write(decide.refusal_record(self.state.hand_number, seat, item, refused))
+        link.send(decide.refusal(item, refused, left_ms, attempts_left))
+
+    def _given_up(self, seat: Seat) -> Decided:
+        """The decision ended without a legal answer (its deadline, a forfeit): the fallback
+        with the fault why."""
+        link = self.links[seat]
+        fault = self._fault
+        if fault is Fault.FORFEITED:
+            self._clock.forfeited(seat)
+        elif self._clock.expired(seat) and fault is Fault.TIMEOUT:
+            fault = Fault.CLOCK  # the bank, not the decision's deadline, ran out
+        decided = self._fall_back(seat, fault)
+        if fault is Fault.FORFEITED and not link.forfeited:
+            link.forfeit()
+            self.records[seat].forfeited = True
+            self._log.write(SeatEvent("forfeit", self.state.hand_number, str(seat)))
+        log.info("%s (%s) %s: fallback %s", link.bot_name, seat.name.title(), fault.value, decided.action)
+        return decided
+
+    def _fall_back(self, seat: Seat, fault: Fault) -> Decided:
+        """The action the referee takes for a seat that did not decide, with the fault why."""
+        action = fallback_action(self.state)
+        events = self.state.step(action, seat)
+        self.records[seat].add_fault(fault)
+        return Decided(action, fault, None, None, events=events)
+
+    # -------------------------------------------------------------- the end
 
     def tell_stopped(self, reason: str | None = None) -> None:
         """The match is stopped before its end: tell every seat and spectator so, with why
@@ -244,7 +384,7 @@ class Table:
         self.spectators.over = True
         if reason is not None:
             self.stop_reason = reason
-        self.outbox.stopped(self.stop_reason)
+        self._outbox.stopped(self.state, self.records, self.links, self.stop_reason)
         self.spectators.publish()
         # A full disk (or a closed log) may be what stopped it: the seats are told all the same.
         with contextlib.suppress(OSError, ValueError):
@@ -285,9 +425,8 @@ class Table:
         is, only while the match is on: once it is over the log may be closed)."""
         if not self.spectators.over:
             self._log.write(SeatEvent("reconnect", self.state.hand_number, str(link.seat)))
-        open_request = self._decisions.open.get(link.seat)
         request, time_left_ms = None, 0
-        if open_request is not None:
-            request, deadline = open_request
+        if self._open is not None and self._open[0] is link.seat:
+            _, request, deadline = self._open
             time_left_ms = max(0, round((deadline - trio.current_time()) * 1000))
-        self.outbox.resync(link, request, time_left_ms)
+        self._outbox.resync(self.state, link, request, time_left_ms)
