@@ -36,6 +36,7 @@ from worker_support import Worker  # noqa: E402
 
 from oddtrick.duplicate import deal_config  # noqa: E402
 from oddtrick_referee.competitions.on_workers.distributed import tournament_jobs  # noqa: E402
+from oddtrick_referee.competitions.on_workers.distributed_results import ResultCheck  # noqa: E402
 from oddtrick_referee.competitions.tournaments.tournament_plan import TournamentSettings, parse_entry  # noqa: E402
 from oddtrick_referee.storage.run_store import RunStore  # noqa: E402
 from oddtrick_referee.storage.work_queue import open_queue  # noqa: E402
@@ -194,7 +195,11 @@ def deaths(url: str, count: int, set_size: int) -> None:
         to_done.append(time.perf_counter() - killed)
         standby.stop()
         progress(f"death {n + 1}/{count}: leased elsewhere after {to_lease[-1]:.1f} s")
-    tables = [(n, t) for n in range(count) for job in store.jobs(f"death-{n}") for t in job.tables]
+    check = ResultCheck()  # the tables each done set counts for, read off its logs as the standings do
+    runs = [(n, store.get(f"death-{n}")) for n in range(count)]
+    tables = [
+        (n, t) for n, run in runs if run is not None for job in check.jobs(store, run) for t in job.tables
+    ]
     keys = [(n, *t.key) for n, t in tables]
     expected = 2 * count
     deals_played = sum(len(t.deals) for _, t in tables)

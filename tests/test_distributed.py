@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ from oddtrick_referee.competitions.on_workers.distributed import TOURNAMENT_SET
 from oddtrick_referee.competitions.on_workers.distributed_results import ResultCheck, _log_text
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS, WorkQueue, open_queue, parse_version
+from oddtrick_referee.workers.kinds import LEASE_AND_BEAT
 
 ROOT = Path(__file__).resolve().parents[1]
 HEURISTIC = ROOT / "sample_bots" / "heuristic_bot.py"
@@ -190,6 +192,34 @@ def test_a_killed_worker_s_set_is_played_again_from_its_start_and_counted_once(
     assert (jobs[job_id].done_by, jobs[job_id].attempts) == ("heir", 2)
     assert tables_played(work, "killed") == [("heuristic|seeded", s, t) for s in (1, 2) for t in (0, 1)]
     assert status_json(url, "killed")["standings"]["entries"][0]["deals"] == 4
+
+
+def test_an_idle_worker_beside_a_killed_one_leases_its_set_once_its_lease_expires(
+    url: str, work: WorkQueue, workers: list[Worker]
+) -> None:
+    pair = [Worker(url, "left"), Worker(url, "right")]  # the sets' own lease: 10 s, a beat every 2 s
+    workers += pair
+    for worker in pair:
+        worker.wait_for("waiting for")
+    submit(url, tournament_words("beside", 2, 2))  # one set: both wake, one leases it
+    end = time.monotonic() + DEADLINE
+    while not (leased := [w for w in pair if any(re.search(r"leased job \d+ ", line) for line in w.lines)]):
+        assert time.monotonic() < end, f"no worker leased the set: {[w.lines for w in pair]}"
+        time.sleep(0.02)
+    (victim,) = leased
+    standby = pair[1 - pair.index(victim)]
+    job_id = int(victim.wait_for(r"leased job (\d+) ").group(1))
+    reap(victim.process)  # SIGKILL mid-set: no hand-back, its lease runs out
+    killed = time.monotonic()
+    standby.wait_for(rf"leased job {job_id} ", deadline=LEASE_AND_BEAT[TOURNAMENT_SET][0] + 30)
+    print(f"death to leased elsewhere: {time.monotonic() - killed:.1f} s")
+    until("the set done by the worker beside", lambda: all_done(work, "beside"))
+    (done,) = run_jobs(work, "beside")
+    assert (done.done_by, done.attempts) == (standby.name, 2)
+    keys = [(t["match_key"], t["set_number"], t["table_no"]) for t in done.tables]
+    assert sorted(keys) == [("heuristic|seeded", 1, 0), ("heuristic|seeded", 1, 1)]  # none lost, none twice
+    assert [len(table["deals"]) for table in done.tables] == [2, 2]
+    assert status_json(url, "beside")["standings"]["entries"][0]["deals"] == 2
 
 
 def test_a_stopped_worker_s_late_result_is_refused_by_its_fencing_token(

@@ -22,7 +22,7 @@ from process_support import reap
 from worker_support import DEADLINE, Worker, until
 
 from oddtrick.analysis import analyze_logs
-from oddtrick_referee.storage.work_queue import Job, WorkQueue, WorkQueueError, open_queue
+from oddtrick_referee.storage.work_queue import LOOK_AGAIN_SECONDS, Job, WorkQueue, WorkQueueError, open_queue
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -198,6 +198,26 @@ def test_adding_work_wakes_an_idle_listener(work: WorkQueue, url: str) -> None:
     submitter.submit("analysis", [{"n": 1}])
     submitter.close()
     assert work.wait_for_work(DEADLINE)
+
+
+def test_a_job_being_leased_when_an_idle_worker_finds_none_has_it_look_again_soon(
+    work: WorkQueue, url: str
+) -> None:
+    (job_id,) = work.submit("analysis", [{"n": 1}])
+    other = open_queue(url)
+    with other.database.transaction() as cursor:  # another worker's lease of it, not yet committed
+        cursor.execute("SELECT id FROM work WHERE id = ? FOR UPDATE", (job_id,))
+        assert work.lease("idle", ["analysis"], (0, 1, 0)) is None  # the locked row is skipped
+        assert work.seconds_to_next_expiry() is None  # no lease seen: a sleep until NOTIFY
+        assert work.seconds_to_next_look(["analysis"], (0, 1, 0)) == LOOK_AGAIN_SECONDS
+    held = other.lease("other", ["analysis"], (0, 1, 0), lease_seconds=30)
+    assert held is not None
+    assert 0 < (work.seconds_to_next_look(["analysis"], (0, 1, 0)) or 0) <= 30  # its expiry, seen
+    assert other.hand_back(held.id, held.token)
+    assert work.seconds_to_next_look(["analysis"], (0, 1, 0), refused=[job_id]) is None  # not its work
+    work.submit("analysis", [{"n": 2}], required_version=(9,))
+    assert work.seconds_to_next_look(["analysis"], (0, 1, 0), refused=[job_id]) is None  # nor a newer's
+    other.close()
 
 
 # Workers as processes.

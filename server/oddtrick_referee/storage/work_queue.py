@@ -56,6 +56,18 @@ BEAT_SECONDS = 60.0
 MAX_ATTEMPTS = 5
 """Leases a job may lose by expiry before it is marked failed (a job that kills its workers)."""
 
+LOOK_AGAIN_SECONDS = 0.5
+"""How soon an idle worker looks again when work it may lease is seen waiting although its
+lease got none: another worker's lease of that job was in flight (its row locked, skipped),
+so neither that lease nor its expiry could be seen yet (:meth:`WorkQueue.seconds_to_next_look`)."""
+
+_LEASABLE = (
+    "status = 'waiting' AND kind = ANY(?) AND required_version <= ?::integer[] "
+    "AND (version IS NULL OR version = ?) AND NOT id = ANY(?::bigint[])"
+)
+"""The jobs a worker may lease: of its kinds, its version may do them, not ones it refused.
+Its parameters: the kinds, the version (numbers), the version's text, the refused ids."""
+
 SCHEMA_VERSION = 3
 
 _SCHEMA_1 = (
@@ -222,10 +234,8 @@ class WorkQueue:
                 )
             _scavenge(cursor)
             rows = cursor.rows(
-                """WITH picked AS (
-                       SELECT id FROM work
-                       WHERE status = 'waiting' AND kind = ANY(?) AND required_version <= ?::integer[]
-                         AND (version IS NULL OR version = ?) AND NOT id = ANY(?::bigint[])
+                f"""WITH picked AS (
+                       SELECT id FROM work WHERE {_LEASABLE}
                        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
                    UPDATE work SET status = 'leased', lease_owner = ?, token = nextval('work_fencing'),
                        lease_expires = now()
@@ -384,6 +394,32 @@ class WorkQueue:
                 "FROM work WHERE status = 'leased'"
             )
         left = rows[0]["left_s"] if rows else None
+        return None if left is None else max(0.0, float(left))
+
+    def seconds_to_next_look(
+        self, kinds: Sequence[str], version: Sequence[int], refused: Sequence[int] = ()
+    ) -> float | None:
+        """How long an idle worker may sleep before it asks for work again, after a lease
+        that got none (None: until work is added, NOTIFY wakes it).
+
+        Until the first lease held expires, as :meth:`seconds_to_next_expiry` says, unless
+        a job this worker may lease is seen waiting: its lease skipped that row because
+        another worker was leasing it, in a transaction not committed when this one began.
+        That lease and its expiry are not seen here either, and no NOTIFY comes when it
+        expires; sleeping until some other expiry (or for good) would leave that job, should
+        its worker die, unleased long after its lease ran out. So it looks again after
+        :data:`LOOK_AGAIN_SECONDS`, when the lease is committed and its expiry seen.
+        """
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                f"SELECT EXISTS (SELECT 1 FROM work WHERE {_LEASABLE}) AS waiting, "
+                "extract(epoch FROM (SELECT min(lease_expires) FROM work WHERE status = 'leased') - now()) "
+                "AS left_s",
+                (list(kinds), list(version), version_text(version), list(refused)),
+            )
+        if rows[0]["waiting"]:
+            return LOOK_AGAIN_SECONDS
+        left = rows[0]["left_s"]
         return None if left is None else max(0.0, float(left))
 
     def listen(self) -> None:

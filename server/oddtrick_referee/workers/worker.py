@@ -2,7 +2,9 @@
 
 Idle, the worker sleeps on LISTEN until work is added, or until the first
 lease held by anyone expires (so that some worker scavenges it back to
-waiting without polling). While a job runs, a thread renews the lease every
+waiting without polling); a job it may lease seen waiting after its lease got
+none is one another worker is leasing that moment, and it looks again soon, once
+that lease and its expiry can be seen. While a job runs, a thread renews the lease every
 ``beat_seconds`` and says in ``workers`` that this worker is alive. Ctrl-C or
 SIGTERM hands the job held back to waiting and stops with one line; a stop
 that comes while a lease or a result is being committed waits for the commit,
@@ -199,7 +201,7 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
             seen = functools.partial(hello, held.id if held else None)
             until_answered(out, "saying which job it holds", seen)
             if held is None:
-                _idle(queue, settings, out, told)
+                _idle(queue, settings, out, told, refused)
                 continue
             outcome = _work(beats, settings, held, out)
             with stopping.deferred():
@@ -257,9 +259,12 @@ def _after(
             _say(out, line)
 
 
-def _idle(queue: WorkQueue, settings: WorkerSettings, out: TextIO, told: set[str]) -> None:
-    """Wait for work (or the first expiry); say once why waiting work is not this worker's
-    (``told`` keeps what was said): it needs a newer oddtrick, or another version's."""
+def _idle(
+    queue: WorkQueue, settings: WorkerSettings, out: TextIO, told: set[str], refused: Sequence[int]
+) -> None:
+    """Wait for work (or the first expiry, or a lease seen in flight: WorkQueue.seconds_to_next_look);
+    say once why waiting work is not this worker's (``told`` keeps what was said): it needs a
+    newer oddtrick, or another version's."""
 
     def wait() -> None:
         mine = version_text(settings.version)
@@ -279,7 +284,7 @@ def _idle(queue: WorkQueue, settings: WorkerSettings, out: TextIO, told: set[str
                     f"waiting work is for oddtrick {other} only, this worker is {mine}: it is left to "
                     f"workers of oddtrick {other}",
                 )
-        left = queue.seconds_to_next_expiry()
+        left = queue.seconds_to_next_look(settings.kinds, settings.version, refused)
         queue.wait_for_work(IDLE_LOOK_SECONDS if left is None else min(IDLE_LOOK_SECONDS, left + 0.05))
 
     until_answered(out, "waiting for work", wait)
