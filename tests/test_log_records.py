@@ -25,10 +25,11 @@ from oddtrick._log_records import (
     read_records,
     record_from_dict,
     record_line,
+    records_for_check,
     records_from_lines,
 )
 from oddtrick.rules import Seat
-from oddtrick_referee.play.matchlog import MatchLogWriter
+from oddtrick_referee.play.matchlog import MatchLogWriter, _plain_action
 
 LOGS = sorted((Path(__file__).parent / "data" / "match_logs").glob("*.jsonl"))
 
@@ -113,6 +114,12 @@ def test_a_plain_action_line_read_without_json_is_the_record_json_gives(tmp_path
         assert list(records_from_lines([line])) == [record_from_dict(json.loads(line))]
     with pytest.raises(MalformedRecord, match="line 1: not JSON"):
         list(records_from_lines(actions[-1:]))
+    # The check's fast path gives the same lines' fields, read back as the same records.
+    every = tmp_path / "every.jsonl"
+    every.write_text("".join(line + "\n" for line in actions[:-1]), encoding="utf-8")
+    fast = [_plain_action(item) if isinstance(item, tuple) else item for item in records_for_check(every)]
+    assert fast == list(read_records(every))
+    assert sum(isinstance(item, tuple) for item in records_for_check(every)) == len(plain)
 
 
 def test_a_line_that_is_not_a_record_is_named_by_its_number() -> None:

@@ -41,11 +41,12 @@ from oddtrick._log_records import (
     HandStart,
     MatchEnd,
     MatchStart,
+    PlainAction,
     Record,
     is_finished_log,
     read_ends,
     read_log_dicts,
-    read_records,
+    records_for_check,
     records_from_text,
 )
 from oddtrick._logfile import is_compressed
@@ -343,7 +344,7 @@ def check_log(path: Path) -> CheckReport:
     replay needs is on the last line), then every record.
     """
     start, end = read_ends(path)
-    return _replayed(start, end, lambda: read_records(path)).report
+    return _replayed(start, end, lambda: records_for_check(path)).report
 
 
 def replay_log(text: str) -> ReplayedLog:
@@ -356,7 +357,7 @@ def replay_log(text: str) -> ReplayedLog:
 
 
 def _replayed(
-    start: Record | None, end: Record | None, records: Callable[[], Iterable[Record]]
+    start: Record | None, end: Record | None, records: Callable[[], Iterable[Record | PlainAction]]
 ) -> ReplayedLog:
     """The replay of a log given its first and last records and every record in order."""
     if not isinstance(start, MatchStart):
@@ -391,35 +392,58 @@ def _replayed(
 
 
 def _replay_checked(
-    state: GameState, records: Iterable[Record], clocks: _Clocks | None, problems: list[str]
+    state: GameState,
+    records: Iterable[Record | PlainAction],
+    clocks: _Clocks | None,
+    problems: list[str],
 ) -> int:
     """Apply a log's actions to ``state``, checking each one, its clock and each hand's
     logged scores; the problems found go to ``problems``. Returns the actions applied."""
     actions = 0
     for record in records:
-        kind = type(record)
-        if kind is ActionRecord:
-            assert isinstance(record, ActionRecord)
-            actions += 1
+        if isinstance(record, tuple):  # a plain action line, as the reader's fast path gives it
+            seat, action = record[1], record[2]
+        elif type(record) is ActionRecord:
             seat, action = record.seat, record.action
-            try:
-                state.apply(logged_action(action, state), logged_seat(seat))
-            except RulesError as error:
-                problems.append(f"action {actions} ({seat} {action}) is illegal: {error}")
-                break
-            if clocks is not None and (
-                problem := clocks.check(seat, record.think_ms, record.fault, record.clock_ms)
-            ):
+        else:
+            _check_between_actions(state, record, problems)
+            continue
+        actions += 1
+        try:
+            state.apply(logged_action(action, state), logged_seat(seat))
+        except RulesError as error:
+            problems.append(f"action {actions} ({seat} {action}) is illegal: {error}")
+            break
+        if clocks is not None:
+            timed = _plain_action(record) if isinstance(record, tuple) else record
+            assert isinstance(timed, ActionRecord)
+            if problem := clocks.check(seat, timed.think_ms, timed.fault, timed.clock_ms):
                 problems.append(f"action {actions} ({seat} {action}): {problem}")
                 clocks = None  # one wrong bank makes every later one wrong: said once
-        elif kind is HandStart:
-            next_turn(state)  # deals the next hand if the last one is over
-        elif kind is HandResultRecord:
-            assert isinstance(record, HandResultRecord)
-            results = state.hand_results
-            result = results[record.hand - 1] if len(results) >= record.hand else None
-            if result is None or list(result.scores_after) != record.scores:
-                problems.append(
-                    f"hand {record.hand}: the logged scores {record.scores} are not the rules' scores"
-                )
     return actions
+
+
+def _check_between_actions(state: GameState, record: Record, problems: list[str]) -> None:
+    """A record other than an action: a hand's start deals it, a hand's result is checked."""
+    if isinstance(record, HandStart):
+        next_turn(state)  # deals the next hand if the last one is over
+    elif isinstance(record, HandResultRecord):
+        results = state.hand_results
+        result = results[record.hand - 1] if len(results) >= record.hand else None
+        if result is None or list(result.scores_after) != record.scores:
+            problems.append(
+                f"hand {record.hand}: the logged scores {record.scores} are not the rules' scores"
+            )
+
+
+def _plain_action(fields: PlainAction) -> ActionRecord:
+    """The record of a plain action line's fields (only the clock check needs its times)."""
+    hand, seat, action, think, own, clock = fields
+    return ActionRecord(
+        int(hand),
+        seat,
+        action,
+        None if think == "null" else int(think),
+        None if own is None else int(own),
+        clock_ms=None if clock is None else int(clock),
+    )
