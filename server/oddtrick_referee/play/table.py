@@ -14,7 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 import trio
@@ -50,8 +50,19 @@ from oddtrick_referee.play.records import TableRules as TableRules
 from oddtrick_referee.play.records import result_record as result_record
 from oddtrick_referee.play.seat import TableSeat
 from oddtrick_referee.play.spectators import Spectator
+from oddtrick_referee.play.stall import LoopLag, loop_lag
 
 log = logging.getLogger("oddtrick.referee.table")
+
+
+class _Window(NamedTuple):
+    """The open request's time: when it was sent (``perf_counter``), its deadline as sent
+    (trio's clock), the referee's stall so far then, and the milliseconds it allows."""
+
+    sent: float
+    deadline: float
+    stalled_s: float
+    allowed_ms: int
 
 
 class Table:
@@ -125,6 +136,10 @@ class Table:
         """The decision in progress, and what the decisions so far measured."""
         self._open: tuple[Seat, referee_pb2.DecisionRequest, float] | None = None
         """The request in progress, its seat and its deadline (a Resync repeats it)."""
+        self._window = _Window(0.0, 0.0, 0.0, 0)
+        """When the open request was sent, its deadline as sent, and the referee's stall then."""
+        self._lag: LoopLag | None = None
+        """The event loop's stall measure (taken at the first request: it needs the loop)."""
         self.added_latency_s: list[float] = []
         """From an answer's arrival to the next request's send, per decision: the referee's cost."""
         self._answer_arrived: float | None = None
@@ -175,6 +190,7 @@ class Table:
         try:
             await self._play()
         except BaseException:
+            self._close_request()
             self.tell_stopped()
             self.spectators.end(grpc.StatusCode.UNAVAILABLE, "the match was stopped before its end")
             self._log.close()  # what was played reaches the disk, without a match_end line
@@ -191,14 +207,20 @@ class Table:
         fifty calls in trio, hundreds of times a second per table; moving a deadline is a few.
         """
         self._report((self.state.hand_started(),), None)
+        resume: Seat | None = None
         while True:
             with trio.CancelScope() as scope:
                 self._scope = scope
+                if resume is not None:
+                    self._decided(resume, await self._resume(resume))
                 await self._turns()
                 break
-            seat, self._asking = self._asking, None
-            if seat is not None:  # else the deadline passed just after the answer came in
-                self._decided(seat, self._given_up(seat))
+            resume, self._asking = self._asking, None
+            if resume is not None and not self._extended(resume):
+                # else the deadline passed just after the answer came in
+                self._close_request()
+                self._decided(resume, self._given_up(resume))
+                resume = None
         self._outbox.flush_all(self.links)
         self._finish_log()
 
@@ -248,23 +270,60 @@ class Table:
         # A scope whose deadline passed as an answer came in is spent: :meth:`_play` takes
         # a fresh one before this request is sent.
         await trio.lowlevel.checkpoint_if_cancelled()
-        deadline, sent = self._ask(seat, link)
+        self._ask(seat, link)
         self._fault = Fault.TIMEOUT
+        return await self._resume(seat)
+
+    async def _resume(self, seat: Seat) -> Decided:
+        """Await the open request's decision within its deadline (a decision the referee's
+        own stall cut short goes on from here, its request standing)."""
+        assert self._open is not None
+        link, deadline = self.links[seat], self._open[2]
         scope = self._scope
         scope.deadline = deadline
         if deadline <= trio.current_time():
             scope.cancel()  # no time at all (an empty bank): as a scope entered past its deadline
         self._asking = seat
-        try:
-            decided = await self._answer(seat, link, deadline, sent)
-        finally:
-            link.asked()
-            self._open = None
+        decided = await self._answer(seat, link)
+        self._close_request()
         self._asking = None
         return decided if decided is not None else self._given_up(seat)
 
-    def _ask(self, seat: Seat, link: TableSeat) -> tuple[float, float]:
-        """Send the seat its request with its pending events: its deadline and when it was sent."""
+    def _close_request(self) -> None:
+        """The open request is decided or given up: later answers to it are not passed on."""
+        if self._open is not None:
+            self.links[self._open[0]].asked()
+            self._open = None
+
+    def _stalled_s(self) -> float:
+        """How long the referee itself stalled since the open request was sent."""
+        assert self._lag is not None
+        return max(0.0, self._lag.stalled(trio.current_time()) - self._window.stalled_s)
+
+    def _extended(self, seat: Seat) -> bool:
+        """The open decision's deadline passed: if the referee stalled meanwhile (its process
+        stopped or starved), the seat was not given its time. Then its deadline moves on by
+        the stall (the request stands: the seat is told nothing new) and True; False once
+        the seat has had all its time, when the deadline's fallback stands."""
+        if self._open is None:
+            return False
+        stalled = self._stalled_s()
+        deadline = self._window.deadline + stalled
+        if deadline <= self._open[2] or deadline <= trio.current_time():
+            return False
+        self._open = (seat, self._open[1], deadline)
+        log.warning(
+            "the referee stalled %.1f s during %s's decision (%s, hand %d); its deadline was extended",
+            stalled,
+            self.links[seat].bot_name,
+            seat.name.title(),
+            self.state.hand_number,
+        )
+        return True
+
+    def _ask(self, seat: Seat, link: TableSeat) -> None:
+        """Send the seat its request with its pending events (its deadline, when it was sent
+        and the referee's stall so far are the open request's :attr:`_window`)."""
         request_id = decide.next_request_id()
         deadline_s = self._clock.begin(seat, decide.decision_deadline_s(self._limits, seat))
         deadline = trio.current_time() + deadline_s  # the bank, when it is less
@@ -282,15 +341,18 @@ class Table:
         self._open = (seat, request, deadline)
         link.send(message)
         sent = time.perf_counter()
+        if self._lag is None:
+            self._lag = loop_lag()
+        stalled = self._lag.stalled(trio.current_time())
+        self._window = _Window(sent, deadline, stalled, round(deadline_s * 1000))
         if self._answer_arrived is not None:
             self.added_latency_s.append(sent - self._answer_arrived)
             self._answer_arrived = None
         if self._flush_after_request:
             self._flush_after_request = False
             self._outbox.flush_all(self.links)
-        return deadline, sent
 
-    async def _answer(self, seat: Seat, link: TableSeat, deadline: float, sent: float) -> Decided | None:
+    async def _answer(self, seat: Seat, link: TableSeat) -> Decided | None:
         """Wait for a legal answer to the request, refusing the others (``None``: the seat
         is forfeited); the scope's deadline cuts it short. :attr:`_fault` says why the
         decision would fall back, as the wait goes."""
@@ -306,14 +368,12 @@ class Table:
             if item is None:  # the stream ended: wait for the bot to come back
                 continue
             attempts += 1  # the link passes no more than max_attempts answers
-            applied = self._apply(seat, link, item, sent)
+            applied = self._apply(seat, link, item)
             if not isinstance(applied, Refused):
                 return applied
-            self._refuse(seat, link, item, applied, deadline, self._limits.max_attempts - attempts)
+            self._refuse(seat, link, item, applied, self._limits.max_attempts - attempts)
 
-    def _apply(
-        self, seat: Seat, link: TableSeat, item: referee_pb2.Decision, sent: float
-    ) -> Decided | Refused:
+    def _apply(self, seat: Seat, link: TableSeat, item: referee_pb2.Decision) -> Decided | Refused:
         """Apply the bot's answer to the rules: what it decided, or why it is refused (and
         the state is unchanged)."""
         action = decide.read_action(item)
@@ -325,12 +385,22 @@ class Table:
             return decide.refused_by_rules(error, action)
         arrived = time.perf_counter()
         self._answer_arrived = arrived
-        think = round((arrived - sent) * 1000)
+        think = self._think_ms(arrived)
         decided = decide.accepted(
             link.bot_name, seat, item, (action, events), think, self._limits.max_comment_bytes
         )
         self._clock.answered(seat, think)
         return decided
+
+    def _think_ms(self, arrived: float) -> int:
+        """The answer's time on the referee's clock, less the referee's own stall since the
+        request left: the seat's bank is not charged for the time the referee was not
+        running, and the log's figure stays within what the clock allowed."""
+        think_s = arrived - self._window.sent
+        stalled = self._stalled_s()
+        if stalled == 0.0:
+            return round(think_s * 1000)
+        return min(self._window.allowed_ms, max(0, round((think_s - stalled) * 1000)))
 
     def _refuse(
         self,
@@ -338,12 +408,12 @@ class Table:
         link: TableSeat,
         item: referee_pb2.Decision,
         refused: Refused,
-        deadline: float,
         attempts_left: int,
     ) -> None:
         """Count and log a refused answer, and tell the seat why, its time and attempts left."""
         self.records[seat].refusals += 1
         self._fault = Fault.ILLEGAL
+        deadline = self._open[2] if self._open is not None else trio.current_time()
         left_ms = max(0, round((deadline - trio.current_time()) * 1000))
         self._log.write(decide.refusal_record(self.state.hand_number, seat, item, refused))
         link.send(decide.refusal(item, refused, left_ms, attempts_left))
