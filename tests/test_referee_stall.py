@@ -17,7 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from process_support import child
+
+from oddtrick_referee.play.stall import BEAT_S, STALL_MIN_S, LoopLag
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPY = ROOT / "tests" / "sleepy_bot.py"
@@ -105,3 +108,16 @@ def test_a_stopped_referee_charges_no_time_out_and_its_log_checks(tmp_path: Path
         timeout=WAIT_S,
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_heartbeat_counts_a_stall_and_not_jitter() -> None:
+    """A heartbeat a little late is jitter; one seconds late is a stall, counted from the
+    moment the loop wakes, before the late heartbeat has run."""
+    lag = LoopLag(now=10.0)
+    lag.beat(10.0 + BEAT_S + STALL_MIN_S / 2)  # jitter
+    assert lag.stalled(10.3) == 0.0
+    last = 10.0 + BEAT_S + STALL_MIN_S / 2
+    assert lag.stalled(last + 3.0) == pytest.approx(3.0 - BEAT_S)  # woken, not beaten yet
+    lag.beat(last + 3.0)
+    assert lag.stalled(last + 3.0) == pytest.approx(3.0 - BEAT_S)
+    assert lag.stalled(last + 3.05) == pytest.approx(3.0 - BEAT_S)
