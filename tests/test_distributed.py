@@ -540,3 +540,25 @@ def test_a_decided_sprt_on_workers_cancels_its_leased_batches_and_none_is_played
         ]
         player.wait_for(rf"job {job_id}: result refused")
     assert statuses(work, name) == at_verdict
+
+
+def test_a_worker_checks_only_the_bots_seated_at_the_set_s_tables(tmp_path: Path) -> None:
+    from oddtrick.rules import GameConfig
+    from oddtrick_referee.competitions.on_workers.distributed import tournament_jobs
+    from oddtrick_referee.competitions.tournaments.tournament_plan import TournamentSettings, parse_entry
+    from oddtrick_referee.workers.tournament_job import own_entries
+
+    third = tmp_path / "third.py"
+    shutil.copy(SEEDED, third)
+    texts = (f"heuristic={HEURISTIC}", f"seeded={SEEDED}", f"third={third}")
+    settings = TournamentSettings(
+        entries=tuple(parse_entry(text) for text in texts), config=GameConfig(), deals=2, set_size=2
+    )
+    jobs = tournament_jobs(settings, "seed")
+    third.write_bytes(third.read_bytes() + b"\n# edited after submission\n")
+    refused = {job.index for job in jobs if any(record.hash_problem() for record in own_entries(job))}
+    seats_third = {
+        job.index for job in jobs if any("third" in (run.ns_entry, run.ew_entry) for run in job.runs)
+    }
+    assert refused == seats_third
+    assert 0 < len(refused) < len(jobs)
