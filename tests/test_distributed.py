@@ -445,3 +445,120 @@ def test_options_that_do_not_go_with_workers_are_refused_in_one_line_and_submit_
     assert main(["tournament", "status", "--database", url, "nothing-here"]) == 2
     assert "no run 'nothing-here' here" in capsys.readouterr().err
     assert work.jobs() == []
+
+
+def test_a_set_failed_for_want_of_a_file_is_retried_once_it_is_there_and_the_run_finishes(
+    url: str, work: WorkQueue, workers: list[Worker], tmp_path: Path
+) -> None:
+    needy = tmp_path / "needy_bot.py"
+    weights = tmp_path / "weights.bin"
+    check = "import pathlib\nif not pathlib.Path(__file__).with_name('weights.bin').exists():\n"
+    needy.write_text(
+        check + "    raise SystemExit('this bot cannot start: no weights file')\n" + SEEDED.read_text()
+    )
+    words = tournament_words("needy", 2, 2, f"heuristic={HEURISTIC}", f"needy={needy}")
+    workers.append(Worker(url, "patient", *FAST))
+    failed = oddtrick(*words, "--database", url, "--workers")
+    assert failed.returncode == 1, failed.stderr
+    assert statuses(work, "needy") == [("failed", MAX_ATTEMPTS)]
+    assert workers[0].stop() == 130
+    weights.write_bytes(b"\0")
+    retried = oddtrick("tournament", "retry", "--database", url, "needy", timeout=DEADLINE)
+    assert retried.returncode == 0, retried.stderr
+    assert "1 failed set(s) back to waiting" in retried.stdout
+    (job,) = run_jobs(work, "needy")
+    assert (job.status, job.attempts) == ("waiting", 0)
+    assert "no weights file" in (job.error or "")  # the last error is kept until it is played
+    workers.append(Worker(url, "good", *FAST))
+    followed = oddtrick(*words, "--database", url, "--workers")
+    assert followed.returncode == 0, followed.stderr
+    assert len(json.loads(followed.stdout)["entries"]) == 2
+    (job,) = run_jobs(work, "needy")
+    assert (job.status, job.attempts, job.done_by) == ("done", 1, "good")
+    again = oddtrick("tournament", "retry", "--database", url, "needy", timeout=DEADLINE)
+    assert (again.returncode, again.stdout.strip()) == (0, "run needy: no failed sets to retry")
+
+
+def test_cancel_stops_a_run_s_waiting_sets_and_retry_or_cancel_of_no_run_changes_nothing(
+    url: str, work: WorkQueue
+) -> None:
+    submit(url, tournament_words("unwanted", 4, 2))
+    for verb in ("retry", "cancel"):
+        missing = oddtrick("tournament", verb, "--database", url, "nope", timeout=DEADLINE)
+        assert missing.returncode == 2
+        assert f"oddtrick tournament {verb}: no run 'nope' here (runs: unwanted); nothing changed" in (
+            missing.stderr
+        )
+    assert statuses(work, "unwanted") == [("waiting", 0)] * 2
+    cancelled = oddtrick("tournament", "cancel", "--database", url, "unwanted", timeout=DEADLINE)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert cancelled.stdout.startswith("run unwanted: 2 waiting or leased set(s) cancelled")
+    assert statuses(work, "unwanted") == [("cancelled", 0)] * 2
+    for verb in ("retry", "cancel"):
+        shown = oddtrick("tournament", verb, "--help", timeout=DEADLINE)
+        assert shown.returncode == 0
+        assert f"usage: oddtrick tournament {verb}" in shown.stdout
+
+
+def test_workers_whose_bot_differs_use_no_attempt_and_a_matching_worker_then_plays_the_set(
+    url: str, work: WorkQueue, workers: list[Worker], tmp_path: Path
+) -> None:
+    bot = tmp_path / "bot.py"
+    shutil.copy(SEEDED, bot)
+    submit(url, tournament_words("misconfigured", 2, 2, f"heuristic={HEURISTIC}", f"mine={bot}"))
+    original = bot.read_bytes()
+    bot.write_bytes(original + b"\n# edited after submission\n")
+    changed = [Worker(url, f"changed-{number}", *FAST) for number in range(MAX_ATTEMPTS)]
+    workers += changed
+    for worker in changed:
+        worker.wait_for(r"given back .*bot 'mine': .*this worker will not take it again")
+    assert statuses(work, "misconfigured") == [("waiting", 0)]
+    bot.write_bytes(original)
+    workers.append(Worker(url, "matching", *FAST))
+    until("the set done", lambda: all_done(work, "misconfigured"))
+    (job,) = run_jobs(work, "misconfigured")
+    assert (job.done_by, job.attempts) == ("matching", 1)
+    assert all(sum("leased job" in line for line in worker.lines) == 1 for worker in changed)
+
+
+def test_a_decided_sprt_on_workers_cancels_its_leased_batches_and_none_is_played_after(
+    url: str, work: WorkQueue, workers: list[Worker]
+) -> None:
+    words = ["sprt", "--bot", f"heuristic={HEURISTIC}", "--bot", f"seeded={SEEDED}", "--seed", "t"]
+    words += ["--max-deals", "400", "--h0", "0", "--h1", "2"]
+    workers += [Worker(url, name) for name in ("one", "two", "three")]
+    followed = oddtrick(*words, "--database", url, "--workers")
+    assert followed.returncode == 0, followed.stderr
+    (name,) = RunStore(work).names()
+    at_verdict = statuses(work, name)
+    assert {status for status, _ in at_verdict} == {"done", "cancelled"}
+    cut_short = [job.id for job in work.jobs() if job.status == "cancelled" and job.attempts > 0]
+    assert cut_short, "a batch being played when the test decided is cancelled, not finished"
+    for job_id in cut_short:
+        (player,) = [
+            worker for worker in workers if any(f"leased job {job_id} " in line for line in worker.lines)
+        ]
+        player.wait_for(rf"job {job_id}: result refused")
+    assert statuses(work, name) == at_verdict
+
+
+def test_a_worker_checks_only_the_bots_seated_at_the_set_s_tables(tmp_path: Path) -> None:
+    from oddtrick.rules import GameConfig
+    from oddtrick_referee.competitions.on_workers.distributed import tournament_jobs
+    from oddtrick_referee.competitions.tournaments.tournament_plan import TournamentSettings, parse_entry
+    from oddtrick_referee.workers.tournament_job import own_entries
+
+    third = tmp_path / "third.py"
+    shutil.copy(SEEDED, third)
+    texts = (f"heuristic={HEURISTIC}", f"seeded={SEEDED}", f"third={third}")
+    settings = TournamentSettings(
+        entries=tuple(parse_entry(text) for text in texts), config=GameConfig(), deals=2, set_size=2
+    )
+    jobs = tournament_jobs(settings, "seed")
+    third.write_bytes(third.read_bytes() + b"\n# edited after submission\n")
+    refused = {job.index for job in jobs if any(record.hash_problem() for record in own_entries(job))}
+    seats_third = {
+        job.index for job in jobs if any("third" in (run.ns_entry, run.ew_entry) for run in job.runs)
+    }
+    assert refused == seats_third
+    assert 0 < len(refused) < len(jobs)

@@ -22,7 +22,14 @@ from process_support import reap
 from worker_support import DEADLINE, Worker, until
 
 from oddtrick.analysis import analyze_logs
-from oddtrick_referee.storage.work_queue import LOOK_AGAIN_SECONDS, Job, WorkQueue, WorkQueueError, open_queue
+from oddtrick_referee.storage.work_queue import (
+    LOOK_AGAIN_SECONDS,
+    MAX_ATTEMPTS,
+    Job,
+    WorkQueue,
+    WorkQueueError,
+    open_queue,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -149,6 +156,40 @@ def test_a_stale_token_records_nothing_and_hand_back_returns_the_job(work: WorkQ
     assert not work.finish(job_id, third.token, {"again": True}, "c")  # counted once
     done = job(work, job_id)
     assert (done.status, done.result, done.done_by) == ("done", {"from": "c"}, "c")
+
+
+def test_a_run_s_cancel_takes_its_leased_job_from_its_token_and_retry_brings_failed_back(
+    work: WorkQueue,
+) -> None:
+    leased, waiting, failing, other = work.submit(
+        "analysis", [{"run": "r", "n": 1}, {"run": "r", "n": 2}, {"run": "s", "n": 3}, {"run": "t", "n": 4}]
+    )
+    held = work.lease("a", ["analysis"], (0, 1, 0), lease_seconds=30)
+    assert held is not None
+    assert held.id == leased
+    assert work.cancel_run("r") == 2
+    assert not work.beat(leased, held.token)
+    assert not work.finish(leased, held.token, {"late": True}, "a")
+    assert [job(work, n).status for n in (leased, waiting)] == ["cancelled", "cancelled"]
+    broken = work.lease("b", ["analysis"], (0, 1, 0), lease_seconds=30)
+    assert broken is not None
+    assert broken.id == failing
+    assert work.fail(failing, broken.token, "no weights file", "b")
+    assert work.retry_run("s") == 1
+    back = job(work, failing)
+    assert (back.status, back.attempts, back.error) == ("waiting", 0, "no weights file")
+    assert work.retry_run("s") == 0
+    assert job(work, other).status == "waiting"
+
+
+def test_a_job_handed_back_with_a_reason_keeps_the_reason_and_uses_no_attempt(work: WorkQueue) -> None:
+    (job_id,) = work.submit("analysis", [{"n": 1}])
+    for _ in range(MAX_ATTEMPTS + 1):
+        lease = work.lease("a", ["analysis"], (0, 1, 0), lease_seconds=30)
+        assert lease is not None
+        assert work.hand_back(job_id, lease.token, "bot 'x' differs here")
+    back = job(work, job_id)
+    assert (back.status, back.attempts, back.error) == ("waiting", 0, "bot 'x' differs here")
 
 
 def test_a_lease_whose_answer_was_lost_goes_back_uncounted_when_its_worker_leases_again(
@@ -358,7 +399,6 @@ def test_analyze_submit_then_results_gives_what_analyze_gives(
 
 
 def test_a_job_whose_leases_keep_expiring_is_marked_failed(work: WorkQueue) -> None:
-    from oddtrick_referee.storage.work_queue import MAX_ATTEMPTS
 
     (job_id,) = work.submit("analysis", [{"n": 1}])
     for attempt in range(1, MAX_ATTEMPTS + 1):

@@ -448,8 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(arguments: list[str], started: list[bool]) -> int:
-    if arguments[:2] == ["tournament", "status"]:  # a verb of tournament's, read by a parser of its own
-        arguments = ["tournament-status", *arguments[2:]]
+    if arguments[:1] == ["tournament"] and arguments[1:2] in (["status"], ["retry"], ["cancel"]):
+        arguments = [f"tournament-{arguments[1]}", *arguments[2:]]  # a verb read by a parser of its own
     # A bot process needs only the SDK: skip loading the referee (and trio) to start fast;
     # `oddtrick --version` (argparse prints it as soon as it reads it) needs nothing else either.
     parser = build_parser(with_referee=arguments[:1] not in (["bot"], ["watch"], ["--version"]))

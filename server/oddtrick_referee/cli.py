@@ -22,6 +22,7 @@ from oddtrick_referee.competitions.tournaments.tournament import TournamentSetti
 from oddtrick_referee.competitions.tournaments.tournament_command import play_tournament
 from oddtrick_referee.competitions.tournaments.tournament_plan import in_process_entry, plan_runs
 from oddtrick_referee.competitions.tournaments.tournament_workers_cli import (
+    add_control_commands,
     add_status_command,
     add_workers_options,
     workers_problem,
@@ -169,7 +170,7 @@ def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser
             "--bot random=sample_bots/random_bot.py --bot heuristic=sample_bots/heuristic_bot.py --json; "
             "a bot's options after it: --bot strong=sample_bots/pimc_bot.py option.think_seconds=2; "
             "on workers: add --database postgresql://… --workers, and see it with "
-            "oddtrick tournament status --database postgresql://… NAME (docs/scale-out.md)"
+            "oddtrick tournament status --database postgresql://… NAME (and retry, cancel: docs/scale-out.md)"
         ),
     )
     _add_tournament_entries(tournament.add_argument_group("entries (at least two)"))
@@ -192,6 +193,7 @@ def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser
     add_workers_options(tournament)
     tournament.set_defaults(handler=_tournament)
     add_status_command(commands)
+    add_control_commands(commands)
     return tournament
 
 

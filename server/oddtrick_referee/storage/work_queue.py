@@ -21,11 +21,16 @@ submitted a tournament's sets: a worker of other code could score otherwise); a 
 any other version never leases it.
 
 Statuses: ``waiting → leased → done | failed``, ``leased → waiting`` on
-hand-back or expiry, and ``waiting → cancelled`` when the work is no longer
-needed (a sequential test decided). A worker that cannot do a job it leased
-(a bot that differs from the one submitted, a bot that dies at start) gives it
+hand-back or expiry, ``waiting | leased → cancelled`` when the work is no longer
+needed (a sequential test decided, an operator's cancel), ``failed → waiting`` on
+retry. A worker that cannot do a job it leased (a bot that differs from the one
+submitted, a bot that dies at start) gives it
 back with the reason (:meth:`WorkQueue.give_back`): the attempt counts, so a
-job nobody can do fails after :data:`MAX_ATTEMPTS`. A result that whoever reads it
+job nobody can do fails after :data:`MAX_ATTEMPTS`. One it cannot do *here* (its bot
+differs on this worker) goes back uncounted (:meth:`WorkQueue.hand_back` with the reason):
+the fault is the worker's, not the job's. A run's failed work can be brought back to
+waiting (:meth:`WorkQueue.retry_run`) once its cause is put right, and a run's waiting
+and leased work cancelled (:meth:`WorkQueue.cancel_run`). A result that whoever reads it
 refuses (a run's standings check every table's log) goes back the same way
 (:meth:`WorkQueue.reopen`). Workers say who they are
 and when they last beat in ``workers``.
@@ -324,13 +329,17 @@ class WorkQueue:
                 == 1
             )
 
-    def hand_back(self, job_id: int, token: int) -> bool:
-        """Return a held job to waiting at once (the worker is stopping); it is not counted as an attempt."""
+    def hand_back(self, job_id: int, token: int, reason: str | None = None) -> bool:
+        """Return a held job to waiting at once; it is not counted as an attempt. Without a
+        reason the worker is stopping; with one, the job is not for this worker (its bot
+        differs here), the reason kept for ``status``: a misconfigured worker, however many
+        of them, must not use up the attempts of a job that a well-configured one can do."""
         with self.database.transaction() as cursor:
             changed = cursor.execute(
                 "UPDATE work SET status = 'waiting', lease_owner = NULL, lease_expires = NULL, "
-                "attempts = greatest(attempts - 1, 0) WHERE id = ? AND token = ? AND status = 'leased'",
-                (job_id, token),
+                "attempts = greatest(attempts - 1, 0), error = coalesce(?, error) "
+                "WHERE id = ? AND token = ? AND status = 'leased'",
+                (reason, job_id, token),
             )
             if changed:
                 cursor.execute("SELECT pg_notify(?, kind) FROM work WHERE id = ?", (CHANNEL, job_id))
@@ -367,14 +376,31 @@ class WorkQueue:
         return str(rows[0]["status"]) if rows else None
 
     def cancel_run(self, run: str) -> int:
-        """Cancel the waiting work of one run (its answer is known); leased work runs on,
-        and its result is still recorded. Returns how many jobs were cancelled."""
+        """Cancel the waiting and leased work of one run (its answer is known, or its operator
+        stopped it). A leased job's token then holds nothing: its worker's next beat says so,
+        and its result is refused, so nothing of the run is played and counted after this.
+        Returns how many jobs were cancelled."""
         with self.database.transaction() as cursor:
             return cursor.execute(
-                "UPDATE work SET status = 'cancelled', finished = now() "
-                "WHERE payload->>'run' = ? AND status = 'waiting'",
+                "UPDATE work SET status = 'cancelled', finished = now(), lease_owner = NULL, "
+                "lease_expires = NULL WHERE payload->>'run' = ? AND status IN ('waiting', 'leased')",
                 (run,),
             )
+
+    def retry_run(self, run: str) -> int:
+        """Bring the failed work of one run back to waiting with its attempts at zero (its
+        cause, a missing file on the workers, has been put right). The last error is kept, for
+        ``status`` to show until the job is done. Returns how many jobs went back."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "UPDATE work SET status = 'waiting', attempts = 0, done_by = NULL, finished = NULL, "
+                "lease_owner = NULL, lease_expires = NULL "
+                "WHERE payload->>'run' = ? AND status = 'failed' RETURNING kind",
+                (run,),
+            )
+            for kind in sorted({row["kind"] for row in rows}):
+                cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))
+        return len(rows)
 
     def seen(self, worker: str, version: Sequence[int], kinds: Sequence[str], job_id: int | None) -> None:
         """Say this worker is alive (and which job it holds) in ``workers``, for status pages."""

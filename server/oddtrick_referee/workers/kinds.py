@@ -9,7 +9,7 @@ plain JSON data; it raises :class:`BadJob` when the payload itself is wrong
 and :class:`HandBack` when this worker cannot do it (the job goes back to
 waiting, the attempt counted). A kind may also
 have a step run once its result is recorded (:data:`AFTER`): a sequential
-test's job checks whether the test has decided and cancels what still waits.
+test's job checks whether the test has decided and cancels what still waits or is played.
 """
 
 from __future__ import annotations

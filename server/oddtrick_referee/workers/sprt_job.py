@@ -1,10 +1,10 @@
 """What a worker does once it has recorded a job of a distributed sequential test:
-if the test has now decided (or reached its cap), cancel the jobs still waiting.
+if the test has now decided (or reached its cap), cancel the jobs still waiting or leased.
 
 Any worker may be the one whose result completes the decision, so each checks
-after its own; a job running elsewhere when the test decides finishes and is
-recorded, but the verdict (computed in seed order, as on one machine) does not
-use it.
+after its own; a job being played elsewhere when the test decides is cancelled
+too: its worker's lease no longer holds and its result is refused, so no batch
+is played to its end after the verdict.
 """
 
 from __future__ import annotations
@@ -34,5 +34,5 @@ def after_batch(queue: WorkQueue, lease: Lease) -> str | None:
         return None
     return (
         f"{name}: the test is over after {progress.state.count} deal pairs "
-        f"({progress.state.verdict}); {cancelled} waiting job(s) cancelled"
+        f"({progress.state.verdict}); {cancelled} waiting or leased job(s) cancelled"
     )

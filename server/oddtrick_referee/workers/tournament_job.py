@@ -24,7 +24,7 @@ from typing import Any
 from oddtrick_referee._exceptions import BadJob, EntrantExited, EntryFailed, HandBack
 from oddtrick_referee.command_runner import interrupted, sole_error
 from oddtrick_referee.competitions.on_workers.distributed_results import pack_log
-from oddtrick_referee.competitions.on_workers.job_payloads import SetPayload
+from oddtrick_referee.competitions.on_workers.job_payloads import EntryRecord, SetPayload
 from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings
 from oddtrick_referee.competitions.tournaments.tournament_plan import TableRun
 from oddtrick_referee.storage.tournament_store import TournamentStore
@@ -32,7 +32,7 @@ from oddtrick_referee.workers.table_session import session_for
 
 
 def _settings(payload: SetPayload, tables: int) -> TournamentSettings:
-    for record in payload.entries:
+    for record in own_entries(payload):
         if problem := record.hash_problem():
             raise HandBack(problem, not_here=True)
     try:
@@ -51,6 +51,13 @@ def _settings(payload: SetPayload, tables: int) -> TournamentSettings:
         name=payload.tournament,
         seed=payload.tournament,
     )
+
+
+def own_entries(payload: SetPayload) -> list[EntryRecord]:
+    """The entries that sit at the job's tables: only their bots need be right on this
+    worker (a bot of the run that plays no table here does not make the job not for it)."""
+    seated = {name for run in payload.runs for name in (run.ns_entry, run.ew_entry)}
+    return [record for record in payload.entries if record.name in seated]
 
 
 def play_job(payload: SetPayload, tables: int) -> dict[str, Any]:

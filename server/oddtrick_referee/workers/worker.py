@@ -14,7 +14,7 @@ The database may go away (a restart, a failover): every call to it is tried
 again, with a growing pause, until it answers, and a result played meanwhile
 is recorded then if its lease still holds. A job the worker cannot do
 (:class:`HandBack`) goes back with the reason; one it cannot do *here* (its
-bot differs) is not leased by this worker again.
+bot differs) goes back without using an attempt and is not leased by this worker again.
 """
 
 from __future__ import annotations
@@ -318,6 +318,8 @@ def _work(beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO)
 def _record(queue: WorkQueue, worker: str, lease: Lease, outcome: Outcome) -> bool:
     """Store the result (or the failure, or give the job back); False when the token no
     longer holds the job."""
+    if outcome.back is not None and outcome.back.not_here:  # this worker's fault: no attempt used
+        return queue.hand_back(lease.id, lease.token, str(outcome.back))
     if outcome.back is not None:
         return queue.give_back(lease.id, lease.token, str(outcome.back)) is not None
     if outcome.error is not None:
@@ -340,6 +342,6 @@ def _report(out: TextIO, lease: Lease, accepted: bool, outcome: Outcome) -> None
         _say(
             out,
             f"job {lease.id}: result refused after {seconds:.2f} s: lease token {lease.token} is no longer "
-            "current (the lease expired and the job went back to the queue); nothing recorded, the job "
-            "counts once",
+            "current (the lease expired and the job went back to the queue, or its run was cancelled); "
+            "nothing recorded, the job counts once",
         )

@@ -168,7 +168,7 @@ def submit_sprt(
     sprt: dict[str, Any],
 ) -> tuple[int, Standings | None]:
     """Submit the test's batches of deal pairs, follow the recorded pairs in seed order,
-    cancel the waiting batches once it is over; the exit status and the standings."""
+    cancel the waiting and leased batches once it is over; the exit status and the standings."""
     settings = test.settings()
     try:
         jobs = sprt_jobs(test)

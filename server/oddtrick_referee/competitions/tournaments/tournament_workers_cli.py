@@ -15,6 +15,7 @@ import argparse
 from pathlib import Path
 
 from oddtrick_referee.competitions.on_workers.distributed_command import status
+from oddtrick_referee.competitions.on_workers.run_control import cancel, retry
 
 STATUS_COMMAND = "tournament-status"
 """The parser ``oddtrick tournament status …`` is read by (the word pair is turned into it)."""
@@ -79,3 +80,34 @@ def add_status_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "--logs", type=Path, default=None, metavar="DIR", help="also write the run's match logs to DIR"
     )
     parser.set_defaults(handler=lambda args: status(args.database, args.name, args.json, args.logs))
+
+
+def add_control_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``oddtrick tournament retry`` and ``oddtrick tournament cancel``."""
+    retrying = commands.add_parser(
+        "tournament-retry",
+        prog="oddtrick tournament retry",
+        description=(
+            "Bring a run's failed sets back to waiting, their attempts reset to zero, once what made "
+            "them fail is put right (a bot's missing file installed on the workers); the workers play "
+            "them. Their last error stays shown by `oddtrick tournament status` until they are played. "
+            "Prints how many sets went back."
+        ),
+        epilog="example: oddtrick tournament retry --database postgresql://oddtrick@db/oddtrick t-0123abcd",
+    )
+    cancelling = commands.add_parser(
+        "tournament-cancel",
+        prog="oddtrick tournament cancel",
+        description=(
+            "Cancel a run's waiting and leased sets: no worker leases them again, and a worker playing "
+            "one finds at its next beat that its lease no longer holds and its result is refused. The "
+            "sets done are kept. Prints how many sets were cancelled."
+        ),
+        epilog="example: oddtrick tournament cancel --database postgresql://oddtrick@db/oddtrick t-0123abcd",
+    )
+    for parser, act in ((retrying, retry), (cancelling, cancel)):
+        parser.add_argument("name", metavar="NAME", help="the run (its --name or t-… id)")
+        parser.add_argument(
+            "--database", required=True, metavar="postgresql://…", help="the workers' database"
+        )
+        parser.set_defaults(handler=lambda args, act=act: act(args.database, args.name))
