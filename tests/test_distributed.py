@@ -216,9 +216,9 @@ def test_an_idle_worker_beside_a_killed_one_leases_its_set_once_its_lease_expire
     until("the set done by the worker beside", lambda: all_done(work, "beside"))
     (done,) = run_jobs(work, "beside")
     assert (done.done_by, done.attempts) == (standby.name, 2)
-    keys = [(t["match_key"], t["set_number"], t["table_no"]) for t in done.tables]
+    keys = [t.key for t in done.tables]
     assert sorted(keys) == [("heuristic|seeded", 1, 0), ("heuristic|seeded", 1, 1)]  # none lost, none twice
-    assert [len(table["deals"]) for table in done.tables] == [2, 2]
+    assert [len(table.deals) for table in done.tables] == [2, 2]
     assert status_json(url, "beside")["standings"]["entries"][0]["deals"] == 2
 
 

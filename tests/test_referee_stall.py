@@ -55,7 +55,7 @@ def _wait_for_actions(data: Path, process: subprocess.Popen[str], count: int) ->
     """Poll (the referee is another process) until its log has ``count`` actions."""
     give_up = time.monotonic() + WAIT_S
     while len(_actions(data)) < count:
-        assert process.poll() is None, f"the tournament ended early: {process.communicate()}"
+        assert process.poll() is None, f"the tournament ended early: {process.communicate(timeout=WAIT_S)}"
         assert time.monotonic() < give_up, f"no {count} actions logged within {WAIT_S} s"
         time.sleep(0.05)
 
