@@ -22,6 +22,7 @@ from oddtrick._log_records import (
     MatchStart,
     SeatEvent,
     UnknownRecord,
+    plain_action_record,
     read_records,
     record_from_dict,
     record_line,
@@ -29,7 +30,7 @@ from oddtrick._log_records import (
     records_from_lines,
 )
 from oddtrick.rules import Seat
-from oddtrick_referee.play.matchlog import MatchLogWriter, _plain_action
+from oddtrick_referee.play.matchlog import MatchLogWriter
 
 LOGS = sorted((Path(__file__).parent / "data" / "match_logs").glob("*.jsonl"))
 
@@ -117,7 +118,9 @@ def test_a_plain_action_line_read_without_json_is_the_record_json_gives(tmp_path
     # The check's fast path gives the same lines' fields, read back as the same records.
     every = tmp_path / "every.jsonl"
     every.write_text("".join(line + "\n" for line in actions[:-1]), encoding="utf-8")
-    fast = [_plain_action(item) if isinstance(item, tuple) else item for item in records_for_check(every)]
+    fast = [
+        plain_action_record(item) if isinstance(item, tuple) else item for item in records_for_check(every)
+    ]
     assert fast == list(read_records(every))
     assert sum(isinstance(item, tuple) for item in records_for_check(every)) == len(plain)
 

@@ -412,18 +412,7 @@ def records_from_lines(lines: Iterable[str]) -> Iterator[Record]:
     for number, line in enumerate(lines, 1):
         found = plain(line)
         if found is not None:
-            hand, seat, action, think, own, clock = found.groups()
-            yield ActionRecord(
-                int(hand),
-                seat,
-                action,
-                None if think == "null" else int(think),
-                None if own is None else int(own),
-                None,
-                None,
-                None,
-                None if clock is None else int(clock),
-            )
+            yield plain_action_record(found.groups())  # type: ignore[arg-type]  # six groups
             continue
         yield _record_of_line(line, number)
 
@@ -431,6 +420,24 @@ def records_from_lines(lines: Iterable[str]) -> Iterator[Record]:
 PlainAction = tuple[str, str, str, str, "str | None", "str | None"]
 """A plain action line's fields as the writer wrote them, not converted: hand, seat,
 action, think_ms (digits or ``null``), bot_think_ms and clock_ms (digits or None)."""
+
+
+def plain_action_record(fields: PlainAction) -> ActionRecord:
+    """The record of a plain action line's fields (:data:`PlainAction`): what
+    :func:`records_from_lines` yields for it, and what the check makes of one only when it
+    checks its clock."""
+    hand, seat, action, think, own, clock = fields
+    return ActionRecord(
+        int(hand),
+        seat,
+        action,
+        None if think == "null" else int(think),
+        None if own is None else int(own),
+        None,
+        None,
+        None,
+        None if clock is None else int(clock),
+    )
 
 
 def records_for_check(path: Path) -> Iterator[Record | PlainAction]:

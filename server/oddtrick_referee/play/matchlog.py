@@ -44,6 +44,7 @@ from oddtrick._log_records import (
     PlainAction,
     Record,
     is_finished_log,
+    plain_action_record,
     read_ends,
     read_log_dicts,
     records_for_check,
@@ -415,7 +416,7 @@ def _replay_checked(
             problems.append(f"action {actions} ({seat} {action}) is illegal: {error}")
             break
         if clocks is not None:
-            timed = _plain_action(record) if isinstance(record, tuple) else record
+            timed = plain_action_record(record) if isinstance(record, tuple) else record
             assert isinstance(timed, ActionRecord)
             if problem := clocks.check(seat, timed.think_ms, timed.fault, timed.clock_ms):
                 problems.append(f"action {actions} ({seat} {action}): {problem}")
@@ -434,16 +435,3 @@ def _check_between_actions(state: GameState, record: Record, problems: list[str]
             problems.append(
                 f"hand {record.hand}: the logged scores {record.scores} are not the rules' scores"
             )
-
-
-def _plain_action(fields: PlainAction) -> ActionRecord:
-    """The record of a plain action line's fields (only the clock check needs its times)."""
-    hand, seat, action, think, own, clock = fields
-    return ActionRecord(
-        int(hand),
-        seat,
-        action,
-        None if think == "null" else int(think),
-        None if own is None else int(own),
-        clock_ms=None if clock is None else int(clock),
-    )
