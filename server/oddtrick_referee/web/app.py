@@ -387,7 +387,7 @@ class WebApp:
                 and any(r.bot == name for r in board.rows)
             ):
                 history = list(source.rating_history(name))
-            return bot_page(self.data, name, board, history)
+            return bot_page(self.data, name, board, history, self.analyses.cached)
 
         found = await anyio.to_thread.run_sync(read)
         if found is None:
