@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from oddtrick import _accuracy
 from oddtrick._codec_text import parse_action
 from oddtrick._drive import next_turn
 from oddtrick._log_records import (
@@ -38,7 +39,6 @@ from oddtrick._log_records import (
 )
 from oddtrick._timing import TIME_NOTE, DecisionTimes
 from oddtrick.deal_sets import DealSetError, deals_from_log
-from oddtrick import _accuracy
 from oddtrick.double_dummy import Hands, Position, analyse_plays, solve, trick_tables
 from oddtrick.rules import (
     BIDS,
@@ -331,7 +331,9 @@ def analyze_logs(
         log["hands"].append(entry)
         for letter in SEAT_LETTERS.values():
             key = f"{log['match_id']}:{letter}"
-            seat_total = seats.setdefault(key, {"bot": log["players"][letter], "hands": 0, **_accuracy.empty()})
+            seat_total = seats.setdefault(
+                key, {"bot": log["players"][letter], "hands": 0, **_accuracy.empty()}
+            )
             bot_total = bots.setdefault(bot_of(log["players"][letter]), {"hands": 0, **_accuracy.empty()})
             for total in (seat_total, bot_total):
                 total["hands"] += 1
@@ -394,7 +396,7 @@ def _solve_options(hands: Sequence[_Hand]) -> list[list[dict[Card, int]]]:
     results: list[list[dict[Card, int]]] = []
     for hand in hands:
         per_card = []
-        for (position, won), (seat, _) in zip(hand.positions, hand.plays, strict=True):
+        for (_, won), (seat, _) in zip(hand.positions, hand.plays, strict=True):
             already = won[seat.side]
             found = next(scores)
             per_card.append({card: already + found[card] for card in sorted(found)})

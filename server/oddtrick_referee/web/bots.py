@@ -311,4 +311,14 @@ def bot_page(
     )
 
 
-__all__ = ["BotAccuracy", "BotPage", "bot_accuracy", "RatingChart", "Record", "TimeBucket", "bot_page", "rating_chart", "time_buckets"]
+__all__ = [
+    "BotAccuracy",
+    "BotPage",
+    "RatingChart",
+    "Record",
+    "TimeBucket",
+    "bot_accuracy",
+    "bot_page",
+    "rating_chart",
+    "time_buckets",
+]
