@@ -102,7 +102,8 @@ SHOWN = """() => {
     best: cards.filter((n) => n.querySelector('sub.dd-best')).map((n) => n.dataset.ddCard),
     position: document.getElementById('position').textContent,
     named: [...document.querySelectorAll('#trick-list .play')].map((p) =>
-      [p.querySelector('[data-card]').dataset.card, (p.querySelector('.best') || {dataset: {}}).dataset.best || '']),
+      [p.querySelector('[data-card]').dataset.card,
+       (p.querySelector('.best') || {dataset: {}}).dataset.best || '']),
   };
 }"""
 
@@ -171,7 +172,8 @@ async def test_each_seats_accuracy_on_the_match_page_and_in_analyze(folders):
             page.wait_for_selector("#accuracy tbody tr", timeout=120_000)
             return page.eval_on_selector_all(
                 "#accuracy tbody tr",
-                "rows => rows.map(r => Object.fromEntries([...r.cells].map(c => [c.dataset.key, c.textContent])))",
+                "rows => rows.map(r => Object.fromEntries("
+                "[...r.cells].map(c => [c.dataset.key, c.textContent])))",
             )
 
     async with trio.open_nursery() as nursery:
