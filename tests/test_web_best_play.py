@@ -300,3 +300,58 @@ async def test_the_traveller_shows_the_deal_each_tables_lead_and_the_double_dumm
     else:
         assert marked == []
         assert "Par: " in page
+
+
+async def test_a_ladder_tables_page_links_its_twin_the_team_result_and_the_traveller(folders, tmp_path):
+    """Two twin tables played on the referee, recorded by a ladder's own store as the two
+    tables of one ladder match (as ``ladder serve`` records its tables), its leaderboard
+    plugged into the page as ``oddtrick web`` plugs it."""
+    from oddtrick_referee.competitions.ladder.ratings import Rater, RatingSettings
+    from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
+    from oddtrick_referee.storage.database import open_database
+    from oddtrick_referee.storage.ladder_store import LadderStore
+
+    data_dir = folders["contract"]
+    store = TournamentStore(data_dir / "oddtrick.sqlite3")
+    runs = sorted(
+        (run for run in store.table_runs(store.tournaments()[0].tournament_id) if run.set_number == 1),
+        key=lambda run: run.table_no,
+    )
+    tables = [run.match_id for run in runs]
+    settings = RatingSettings()
+    database = open_database(None, tmp_path, "ladder.sqlite3")
+    ladder = LadderStore(database, settings.mu, settings.sigma)
+    lineup = {
+        "tables": [
+            {"N": "a1", "S": "a2", "E": "b1", "W": "b2"},
+            {"N": "b1", "S": "b2", "E": "a1", "W": "a2"},
+        ],
+        "teams": [["a1", "a2"], ["b1", "b2"]],
+    }
+    for name in ("a1", "a2", "b1", "b2"):
+        ladder.register(name, now_ms=1)
+    assert ladder.open_match("lm-1", "c", lineup, {"game": "contract"}, tables, "referee-1", 10)
+    ladder.finish_match("lm-1", "finished", "seed", 7, "a", [(1, 9), (2, -2)], lambda _: [], {}, now_ms=20)
+    source = LadderLeaderboard(ladder, Rater(settings), "Ladder")
+    try:
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(serve_web, create_app(data_dir, leaderboard=source), "127.0.0.1:0")
+            _, page, _ = await in_thread(get, f"{url}/matches/{tables[0]}?hand=1")
+            status, deal, _ = await in_thread(get, f"{url}/matches/{tables[0]}/deals/1")
+            nursery.cancel_scope.cancel()
+    finally:
+        database.close()
+    links = page.split('id="ladder"', 1)[1].split("</p>", 1)[0]
+    assert "Ladder match lm-1, table 1 of 2" in links
+    assert (
+        "team A (a1 + a2) v team B (b1 + b2): team A +7 over 2 deal(s) played at both tables: won by team A"
+        in links
+    )
+    assert f'href="/matches/{tables[1]}?hand=1"' in links
+    assert f'href="/matches/{tables[0]}/deals/1"' in links
+    assert status == 200
+    assert "Ladder match lm-1" in deal
+    assert [row[-1] for row in _cells(deal, "traveller")] == tables
+    assert "as the ladder rates it: <strong>+9</strong>" in deal
+    assert 'id="dd-table"' in deal
+    assert 'id="deal-diagram"' in deal

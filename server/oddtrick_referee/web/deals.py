@@ -143,6 +143,8 @@ class Traveller:
     dealer: str = ""
     table: DealTable | str | None = None
     """The deal's double-dummy table, or why there is none (:mod:`.deal_table`)."""
+    competition: str = "tournament"
+    """``tournament`` (``tournament_id`` names it) or ``ladder`` (it names the ladder match)."""
 
 
 def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
@@ -180,6 +182,16 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
     )
     if line is None:
         return None
+    return with_plays(data, Traveller(tournament_id, line, match_id, twin), hand)
+
+
+def with_plays(data: WebData, shown: Traveller, hand: int) -> Traveller | None:
+    """The traveller with what each table's log says of the deal: its contract or trumps,
+    opening lead and tricks (and, for a ladder, its points), the deal diagram and its
+    double-dummy table; ``None`` when no table's log has the deal."""
+    line = shown.deal
+    assert line is not None
+    ladder = shown.competition == "ladder"
     tables = []
     dealt: tuple[MatchReplay, HandReplay] | None = None
     for table in line.tables:
@@ -194,20 +206,27 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
             continue
         dealt = dealt or (replay, played)
         first = played.plays[0] if played.plays else None
+        result = played.result
         tables.append(
             dataclasses.replace(
                 table,
                 contract=trumps_line(replay, played),
-                tricks=(played.result.tricks[0], played.result.tricks[1]),
+                tricks=(result.tricks[0], result.tricks[1]),
                 lead=None if first is None else (first.seat.name[0], str(first.card)),
+                ns_points=result.points[0] + result.honours[0] if ladder else table.ns_points,
+                ew_points=result.points[1] + result.honours[1] if ladder else table.ew_points,
             )
         )
-    shown = Traveller(tournament_id, dataclasses.replace(line, tables=tuple(tables)), match_id, twin)
     if dealt is None:
-        return shown
+        return (
+            None
+            if ladder
+            else dataclasses.replace(shown, deal=dataclasses.replace(line, tables=tuple(tables)))
+        )
     replay, played = dealt
     return dataclasses.replace(
         shown,
+        deal=dataclasses.replace(line, tables=tuple(tables)),
         diagram=diagram(played),
         dealer=played.dealer.name[0],
         table=deal_table(played.deal, replay.classic, played.trumps, played.dealer),
@@ -258,4 +277,5 @@ __all__ = [
     "tournament_deals",
     "tournament_play",
     "traveller",
+    "with_plays",
 ]
