@@ -96,6 +96,12 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("oddtrick_referee.web.analysis", "oddtrick.double_dummy"): (
         "the replay page's analysis needs the strong extra (endplay); the page says so without it"
     ),
+    ("oddtrick_referee.web.deal_table", "oddtrick.double_dummy"): (
+        "a traveller's double-dummy table needs the strong extra (endplay); the page says so without it"
+    ),
+    ("oddtrick_referee.web.deal_table", "oddtrick.analysis"): (
+        "a Contract Whist traveller's par needs the strong extra (endplay)"
+    ),
     ("oddtrick_referee.competitions.tournaments.tournament_command", "oddtrick.analysis"): (
         "`--dd-skill` needs the strong extra (endplay)"
     ),

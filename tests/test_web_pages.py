@@ -174,9 +174,11 @@ async def test_the_deal_list_and_each_deals_traveller_show_both_tables_and_the_s
     shown = rows_of(traveller, "traveller")
     assert [row[0] for row in shown] == ["1", "2"]
     for row, run in zip(shown, (table_0, table_1), strict=True):
-        _, ns, ew, contract, tricks, score, play = row
+        _, ns, ew, contract, lead, tricks, score, play = row
         assert (ns, ew, play) == (run.ns_entry, run.ew_entry, run.match_id)
         hand = replay_log(next((data_dir / "logs").glob(f"**/{run.match_id}.jsonl*"))).hands[1]
+        if hand.plays:
+            assert lead == f"{hand.plays[0].seat.name[0]} {hand.plays[0].card.pretty}"
         assert tricks == f"{hand.result.tricks[0]}–{hand.result.tricks[1]}"
         played = results[(1, 2, run.table_no)]
         assert score == f"{played.ns_points}–{played.ew_points}"
@@ -209,6 +211,10 @@ async def test_a_running_sets_twin_and_deals_are_not_shown(halted):
         assert twin not in deal_page
     assert "data-card" not in deal_page
     assert 'id="traveller"' not in deal_page
+    # Neither the deal nor its double-dummy table is shown before the set is published.
+    assert 'id="deal-diagram"' not in deal_page
+    assert 'id="dd-table"' not in deal_page
+    assert "Double dummy" not in deal_page
     assert 'id="deals"' not in standings
     assert "1 set(s) still being played" in standings
     assert status_zip == 200

@@ -643,6 +643,16 @@ class LadderStore:
             )
         return [MatchRow.from_row(row) for row in rows]
 
+    def match_of_table(self, table_id: str) -> MatchRow | None:
+        """The ladder match one of whose tables is ``table_id`` (``None``: no such table)."""
+        needle = json.dumps(table_id)
+        with self.db.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT * FROM ladder_matches WHERE instr(tables, ?) > 0 ORDER BY created_ms", (needle,)
+            )
+        found = [MatchRow.from_row(row) for row in rows]
+        return next((row for row in found if table_id in row.tables), None)
+
     def finished_matches(self) -> list[MatchRow]:
         """Every match played to the end and rated, oldest first (the operator's reports)."""
         with self.db.transaction() as cursor:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from oddtrick._accuracy import merge
 from oddtrick_referee._exceptions import BadJob, NoSuchMatch, NotVisible
 from oddtrick_referee.web.data import MATCH_ID, WebData
 from oddtrick_referee.workers.kinds import analyse
@@ -45,8 +46,9 @@ MAX_WAITING = 8
 """Matches waiting for the solver at most (one more is being solved): each is a few
 seconds of every core, so a longer queue would only make its last wait longer."""
 CACHE_FOLDER = "analysis"
-_FORMAT = 1
-"""Bumped when what is kept changes: older files are computed again."""
+_FORMAT = 2
+"""Bumped when what is kept changes: older files are computed again (2: every legal card's
+tricks at each step, and each seat's accuracy)."""
 
 
 def mark(lost: int) -> str:
@@ -103,8 +105,20 @@ def page_analysis(result: dict[str, Any]) -> dict[str, Any]:
             "par_ns": _par_ns_tricks(hand),
             "tricks": hand["tricks"],
             "seat_lost": hand["lost"],
+            "options": [card.get("options") for card in cards],
+            "best": [card.get("best") for card in cards],
         }
-    return {"status": "ready", "hands": hands}
+    return {"status": "ready", "hands": hands, "seats": _seat_accuracy(result)}
+
+
+def _seat_accuracy(result: dict[str, Any]) -> dict[str, Any]:
+    """Each seat's accuracy over the match (seat letter → its bot and tallies): what the
+    page's accuracy table shows, and what a bot's page adds up over its matches."""
+    seats: dict[str, Any] = {}
+    for key, totals in result.get("seats", {}).items():
+        letter = key.rsplit(":", 1)[-1]
+        seats[letter] = {"bot": totals["bot"], "hands": totals["hands"], **merge([totals])}
+    return seats
 
 
 class Analyses:

@@ -10,7 +10,7 @@
 | ``/matches/{id}/log.jsonl`` | the match log, as written |
 | ``/matches/{id}/match.pbn`` | the match as PBN |
 | ``/matches/{id}/events`` | live spectator events (server-sent events) |
-| ``/matches/{id}/deals/{n}`` | deal ``n`` of a tournament play at both tables (the traveller) |
+| ``/matches/{id}/deals/{n}`` | deal ``n`` of a tournament or ladder table at both tables (the traveller) |
 | ``/tournaments``, ``/tournaments/{id}`` | tournaments, their standings and every deal's two results |
 | ``/download/tournament/{id}`` | a tournament's logs and PBN in one zip |
 | ``/bots/{name}`` | a bot's matches, record, faults, think times and rating |
@@ -55,6 +55,7 @@ from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, WebData
 from oddtrick_referee.web.deals import tournament_deals, tournament_play, traveller
 from oddtrick_referee.web.downloads import safe_file_name, tournament_zip
 from oddtrick_referee.web.guard import SecurityHeaders
+from oddtrick_referee.web.ladder_play import ladder_play, ladder_traveller
 from oddtrick_referee.web.live import LiveSource
 from oddtrick_referee.web.runs import RunPages
 from oddtrick_referee.web.seat import SeatPages
@@ -239,6 +240,7 @@ class WebApp:
         hand = match.hand(hand_number) if match.hands else None
         card = _int(request.query_params.get("card"), 0, 0, hand.positions if hand else 0)
         duplicate = await anyio.to_thread.run_sync(tournament_play, self.data, match_id)
+        ladder = await anyio.to_thread.run_sync(ladder_play, self.data, self.leaderboard_source, match_id)
         analysis = await anyio.to_thread.run_sync(self.analyses.status, match_id)
         return self.page(
             "match.html",
@@ -254,6 +256,7 @@ class WebApp:
             auction_rows=auction_rows(hand) if hand else [],
             card_number=card,
             tournament_play=duplicate,
+            ladder_play=ladder,
         )
 
     async def replay_json(self, request: Request) -> Response:
@@ -348,9 +351,13 @@ class WebApp:
         hand = _int(request.path_params["hand"], 0, 0, 1_000_000)
         if not MATCH_ID.fullmatch(match_id) or hand < 1:
             return self.not_found("There is no such deal here.")
-        found = await anyio.to_thread.run_sync(traveller, self.data, match_id, hand)
+        found = await anyio.to_thread.run_sync(
+            ladder_traveller, self.data, self.leaderboard_source, match_id, hand
+        )
         if found is None:
-            return self.not_found(f"Match {match_id!r} played no tournament deal {hand} here.")
+            found = await anyio.to_thread.run_sync(traveller, self.data, match_id, hand)
+        if found is None:
+            return self.not_found(f"Match {match_id!r} played no tournament or ladder deal {hand} here.")
         if found.deal is None:
             return self.page(
                 "message.html",
@@ -387,7 +394,7 @@ class WebApp:
                 and any(r.bot == name for r in board.rows)
             ):
                 history = list(source.rating_history(name))
-            return bot_page(self.data, name, board, history)
+            return bot_page(self.data, name, board, history, self.analyses.cached)
 
         found = await anyio.to_thread.run_sync(read)
         if found is None:

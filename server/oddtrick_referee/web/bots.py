@@ -17,9 +17,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from oddtrick._accuracy import accuracy, merge
 from oddtrick._timing import DecisionTimes, Histogram
 from oddtrick_referee.competitions.scoring.standings import FaultCounts, compute_standings
 from oddtrick_referee.competitions.tournaments.page import Leaderboard, RatingPoint
@@ -102,6 +103,47 @@ class BotPage:
     buckets_of: str
     """What the buckets count: the bot's own think time, or the referee's whole time."""
     rating: RatingChart | None
+    accuracy: BotAccuracy | None = None
+    """Its accuracy double dummy over its matches analysed so far (``None``: none yet)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BotAccuracy:
+    """A bot's tallies (:mod:`oddtrick._accuracy`) summed over every seat it held in its
+    analysed matches: a bot's accuracy is read over many hands, never one."""
+
+    matches: int
+    hands: int
+    tally: dict[str, int]
+
+    @property
+    def per_hand(self) -> float:
+        return self.tally["lost"] / self.hands if self.hands else 0.0
+
+    @property
+    def share(self) -> float | None:
+        return accuracy(self.tally)
+
+
+Analysed = Callable[[str], "dict[str, Any] | None"]
+"""A finished match's kept analysis (web/analysis.py's page form), ``None`` when not computed."""
+
+
+def bot_accuracy(name: str, match_ids: Sequence[str], analysed: Analysed) -> BotAccuracy | None:
+    """The bot's seats' tallies over those of these matches already analysed (the page never
+    starts an analysis: a bot's page with hundreds of matches would queue them all)."""
+    tallies: list[dict[str, Any]] = []
+    matches = hands = 0
+    for match_id in match_ids:
+        found = analysed(match_id)
+        if not found or found.get("status") != "ready" or not found.get("seats"):
+            continue
+        seats = [seat for seat in found["seats"].values() if bot_name(seat.get("bot", "")) == name]
+        if seats:
+            matches += 1
+            hands += sum(int(seat.get("hands", 0)) for seat in seats)
+            tallies.extend(seats)
+    return BotAccuracy(matches, hands, merge(tallies)) if matches else None
 
 
 def time_buckets(histogram: Histogram) -> tuple[TimeBucket, ...]:
@@ -200,9 +242,14 @@ def _add_faults(counts: dict[str, int], seat: dict[str, Any]) -> None:
 
 
 def bot_page(
-    data: WebData, name: str, board: Leaderboard | None, history: Sequence[RatingPoint] | None
+    data: WebData,
+    name: str,
+    board: Leaderboard | None,
+    history: Sequence[RatingPoint] | None,
+    analysed: Analysed | None = None,
 ) -> BotPage | None:
-    """The page of the bot called ``name`` (exactly), or ``None`` if this folder knows no such bot."""
+    """The page of the bot called ``name`` (exactly), or ``None`` if this folder knows no such
+    bot. ``analysed`` reads a match's kept analysis, for the bot's accuracy."""
     if not name or len(name) > 100 or bot_name(name) != name:
         return None
     entries, tournament_records = _tournament_records(data, name)
@@ -217,10 +264,12 @@ def bot_page(
     times = DecisionTimes()
     others: dict[str, Record] = {}
     counted = 0
+    finished: list[str] = []
     for match in mine:
         if match["category"] != "finished" or match["status"] == "aborted" or not match["result"]:
             continue
         counted += 1
+        finished.append(match["match_id"])
         for seat in match["result"].get("seats", {}).values():
             if bot_name(seat.get("bot", "")) == name:
                 _add_faults(counts, seat)
@@ -258,7 +307,18 @@ def bot_page(
         buckets=time_buckets(times.think if reported else times.answer),
         buckets_of="the bot's own think time" if reported else "the referee's request-to-answer time",
         rating=rating_chart(history) if history else None,
+        accuracy=bot_accuracy(name, finished, analysed) if analysed is not None else None,
     )
 
 
-__all__ = ["BotPage", "RatingChart", "Record", "TimeBucket", "bot_page", "rating_chart", "time_buckets"]
+__all__ = [
+    "BotAccuracy",
+    "BotPage",
+    "RatingChart",
+    "Record",
+    "TimeBucket",
+    "bot_accuracy",
+    "bot_page",
+    "rating_chart",
+    "time_buckets",
+]

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 
+from oddtrick.rules import Seat, Suit
 from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
 from oddtrick_referee.competitions.scoring.standings import DealResult, deal_score_halves
+from oddtrick_referee.replay.model import HandReplay, MatchReplay, holding_text
 from oddtrick_referee.replay.sources import log_visibility
 from oddtrick_referee.replay.terminal import trumps_line
 from oddtrick_referee.storage.results import TableResult
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.data import WebData
+from oddtrick_referee.web.deal_table import DealTable, deal_table
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +37,8 @@ class TablePlay:
     contract: str = ""
     """The contract (Contract Whist) or the trumps and how they were chosen (classic), in words."""
     tricks: tuple[int, int] | None = None
+    lead: tuple[str, str] | None = None
+    """The opening lead: its seat's letter and the card (``"W"``, ``"SA"``); ``None``: no play."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,6 +137,14 @@ class Traveller:
     match_id: str
     twin: str | None
     """The match that played the same deal at the other table (``None``: none, or not yet)."""
+    diagram: tuple[tuple[str, tuple[tuple[str, bool, str], ...]], ...] = ()
+    """The four hands as dealt, North first: each seat's letter and its suits, spades first,
+    as (symbol, red, ranks high to low) (empty: no log could be read)."""
+    dealer: str = ""
+    table: DealTable | str | None = None
+    """The deal's double-dummy table, or why there is none (:mod:`.deal_table`)."""
+    competition: str = "tournament"
+    """``tournament`` (``tournament_id`` names it) or ``ladder`` (it names the ladder match)."""
 
 
 def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
@@ -169,7 +182,18 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
     )
     if line is None:
         return None
+    return with_plays(data, Traveller(tournament_id, line, match_id, twin), hand)
+
+
+def with_plays(data: WebData, shown: Traveller, hand: int) -> Traveller | None:
+    """The traveller with what each table's log says of the deal: its contract or trumps,
+    opening lead and tricks (and, for a ladder, its points), the deal diagram and its
+    double-dummy table; ``None`` when no table's log has the deal."""
+    line = shown.deal
+    assert line is not None
+    ladder = shown.competition == "ladder"
     tables = []
+    dealt: tuple[MatchReplay, HandReplay] | None = None
     for table in line.tables:
         try:
             replay = data.replay(table.match_id)
@@ -180,14 +204,51 @@ def traveller(data: WebData, match_id: str, hand: int) -> Traveller | None:
         if played is None or played.result is None:
             tables.append(table)
             continue
+        dealt = dealt or (replay, played)
+        first = played.plays[0] if played.plays else None
+        result = played.result
         tables.append(
             dataclasses.replace(
                 table,
                 contract=trumps_line(replay, played),
-                tricks=(played.result.tricks[0], played.result.tricks[1]),
+                tricks=(result.tricks[0], result.tricks[1]),
+                lead=None if first is None else (first.seat.name[0], str(first.card)),
+                ns_points=result.points[0] + result.honours[0] if ladder else table.ns_points,
+                ew_points=result.points[1] + result.honours[1] if ladder else table.ew_points,
             )
         )
-    return Traveller(tournament_id, dataclasses.replace(line, tables=tuple(tables)), match_id, twin)
+    if dealt is None:
+        return (
+            None
+            if ladder
+            else dataclasses.replace(shown, deal=dataclasses.replace(line, tables=tuple(tables)))
+        )
+    replay, played = dealt
+    return dataclasses.replace(
+        shown,
+        deal=dataclasses.replace(line, tables=tuple(tables)),
+        diagram=diagram(played),
+        dealer=played.dealer.name[0],
+        table=deal_table(played.deal, replay.classic, played.trumps, played.dealer),
+    )
+
+
+def diagram(hand: HandReplay) -> tuple[tuple[str, tuple[tuple[str, bool, str], ...]], ...]:
+    """The four hands as dealt, as a hand record lays them out."""
+    return tuple(
+        (
+            seat.name[0],
+            tuple(
+                (
+                    suit.symbol,
+                    suit in (Suit.HEARTS, Suit.DIAMONDS),
+                    " ".join(c.rank.label for c in held) or "—",
+                )
+                for suit, held in holding_text(hand.deal[seat])
+            ),
+        )
+        for seat in Seat
+    )
 
 
 def tournament_play(data: WebData, match_id: str) -> tuple[str, str | None] | None:
@@ -216,4 +277,5 @@ __all__ = [
     "tournament_deals",
     "tournament_play",
     "traveller",
+    "with_plays",
 ]

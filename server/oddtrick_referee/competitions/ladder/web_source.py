@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from oddtrick_referee.competitions.ladder.leaderboard import leaderboard
 from oddtrick_referee.competitions.ladder.ratings import Rater, Rating
 from oddtrick_referee.competitions.tournaments.page import Leaderboard, LeaderboardRow, RatingPoint
-from oddtrick_referee.storage.ladder_store import LadderStore
+from oddtrick_referee.storage.ladder_store import LadderStore, MatchRow
 
 _METHOD = {
     "margin": "teams of four, each deal's duplicate score rated by its margin",
@@ -54,6 +54,10 @@ class LadderLeaderboard:
             "> next: the chance a bot is stronger than the one below it. See docs/ladder.md."
         )
         return Leaderboard(self.title, rows, note)
+
+    def match_of_table(self, table_id: str) -> MatchRow | None:
+        """The ladder match a table of the referee's belongs to (the match page's links)."""
+        return self.store.match_of_table(table_id)
 
     def rating_history(self, name: str) -> list[RatingPoint]:
         """The bot's rating after each of its rated matches, oldest first: the rating the

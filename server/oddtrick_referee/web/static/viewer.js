@@ -56,11 +56,13 @@
     box.append(hidden);
   }
 
+  // A position, and what the analysis adds to it (state.dd: the seat to play, every legal
+  // card's double-dummy tricks for its side, the card it played), drawn in one place.
   function renderTable(state) {
     $("hand-title").textContent = state.title;
     const gone = new Set(state.gone);
     for (const seat of SEATS) {
-      if (state.deal[seat]) renderDeal(seat, state.deal[seat], gone);
+      if (state.deal[seat]) renderDeal(seat, state.deal[seat], gone, state.dd && state.dd.seat === seat ? state.dd : null);
       else renderHidden(seat, state.counts[seat]);
     }
     for (const seat of SEATS) {
@@ -315,9 +317,52 @@
       return svg;
     }
 
+    // Names of the best card(s) a costly card should have been.
+    function bestEl(index) {
+      const a = current;
+      if (!a || !a.lost[index] || !a.best || !a.best[index]) return null;
+      const node = el("span", "best", "best " + a.best[index].map(pretty).join(" "));
+      node.dataset.best = a.best[index].join(" ");
+      return node;
+    }
+
+    // Each seat's accuracy over the match, drawn once the analysis is there.
+    function accuracyTable() {
+      const body = document.querySelector("#accuracy tbody");
+      if (!body || found.status !== "ready" || !found.seats) return;
+      body.replaceChildren();
+      for (const seat of SEATS) {
+        const t = found.seats[seat];
+        if (!t) continue;
+        const tr = el("tr");
+        tr.dataset.seat = seat;
+        const share = t.cards ? Math.round((100 * t.accurate) / t.cards) + "%" : "n/a";
+        const cells = [NAMES[seat], t.bot, t.hands, t.cards, t.lost, (t.hands ? t.lost / t.hands : 0).toFixed(2),
+          t.inaccuracies, t.mistakes, t.blunders, share];
+        const keys = ["seat", "bot", "hands", "cards", "lost", "per-hand", "inaccuracies", "mistakes", "blunders", "accuracy"];
+        cells.forEach((c, k) => {
+          const td = el("td", k > 1 ? "num" : "", String(c));
+          td.dataset.label = $("accuracy").tHead.rows[0].cells[k].textContent;
+          td.dataset.key = keys[k];
+          tr.append(td);
+        });
+        body.append(tr);
+      }
+      $("accuracy-panel").hidden = false;
+    }
+
     return {
       set onReady(f) { onReady = f; },
+      // The seat to play after `card` cards, every legal card's tricks, the card it played.
+      options(hand, card) {
+        const a = forHand(hand);
+        const h = hands[hand - 1];
+        if (!a || !a.options || card >= h.plays.length || !a.options[card]) return null;
+        const values = a.options[card];
+        return { seat: h.plays[card].seat, values, played: h.plays[card].card, top: Math.max(...Object.values(values)) };
+      },
       show(hand, card) {
+        accuracyTable();
         const h = hands[hand - 1];
         const a = forHand(hand);
         current = a;
@@ -338,6 +383,8 @@
             ": " + sideOf(p.seat) + " could take " + a.before[i] + " before it, " + a.after[i] + " after");
           const m = markEl(h.plays, i);
           if (m) cardLine.append(", " + lostText(a.lost[i]) + " ", m);
+          const best = bestEl(i);
+          if (best) cardLine.append(" · ", best);
         }
         // Marks on the cards of the trick list and of the trick on the table.
         const items = document.querySelectorAll("#trick-list > li");
@@ -345,6 +392,8 @@
           li.querySelectorAll(".play").forEach((span, j) => {
             const m = markEl(h.plays, 4 * t + j);
             if (m) span.append(" ", m);
+            const best = bestEl(4 * t + j);
+            if (best) span.append(" ", best);
           });
         });
         const first = card - ((card - 1) % 4) - 1;
@@ -358,7 +407,7 @@
 
   // The deal diagram of a replay: every card of the deal, those played greyed where they
   // were (data-card only on the cards still held, as the live view's hands have it).
-  function renderDeal(seat, dealt, gone) {
+  function renderDeal(seat, dealt, gone, dd) {
     const box = $("hand-" + seat);
     box.replaceChildren();
     for (const [letter, symbol, col] of SUITS) {
@@ -367,7 +416,7 @@
       const held = dealt.filter((c) => c[1] === letter).sort((a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]));
       if (!held.length) row.append(el("span", "void", "—"));
       for (const card of held) {
-        if (!gone.has(card)) { row.append(cardEl(card, label(card))); continue; }
+        if (!gone.has(card)) { row.append(ddValue(cardEl(card, label(card)), card, dd)); continue; }
         const ghost = el("span", "card played", label(card));
         ghost.dataset.playedCard = card;
         ghost.title = pretty(card) + ": played";
@@ -375,6 +424,23 @@
       }
       box.append(row);
     }
+  }
+
+  // A legal card of the seat to play with the tricks its side takes after it, double dummy
+  // (BBO's hand viewer): the best ones and the one played marked.
+  function ddValue(node, card, dd) {
+    if (!dd || dd.values[card] === undefined) return node;
+    const value = dd.values[card];
+    const best = value === dd.top;
+    const tag = el("sub", "dd" + (best ? " dd-best" : "") + (card === dd.played ? " dd-played" : ""), String(value));
+    tag.dataset.dd = String(value);
+    node.dataset.ddCard = card;
+    node.classList.add("dd-option");
+    if (card === dd.played) node.classList.add("dd-played-card");
+    node.title = pretty(card) + ": " + sideOf(dd.seat) + " " + value + (value === 1 ? " trick" : " tricks") + " double dummy"
+      + (best ? " (best)" : " (" + (dd.top - value) + " fewer than the best)") + (card === dd.played ? "; the card played" : "");
+    node.append(tag);
+    return node;
   }
 
   // Which seat sits where: the chosen seat at the bottom, the others clockwise from its left.
@@ -410,7 +476,7 @@
 
     function show() {
       const h = current();
-      const s = state();
+      const s = { ...state(), dd: call < h.calls ? null : board.options(hand, card) };
       renderTable(s);
       // Each trick of the list jumps to its end.
       document.querySelectorAll("#trick-list > li").forEach((li, t) => {
