@@ -180,3 +180,18 @@ def test_the_viewer_reads_a_match_only_as_events_folded_by_one_function() -> Non
     assert not old, old
     entries = re.findall(r"\b(replay|live)\(JSON\.parse\((\w+)\.textContent\)\)", script)
     assert entries == [("replay", "matchData"), ("live", "liveData")]
+
+
+SEAT = STATIC / "seat.js"
+
+
+def test_the_seat_page_folds_and_draws_its_events_with_the_viewer_s_own_functions() -> None:
+    """The seat's page reads the same events through the viewer's one fold and draws the
+    table (the auction's seat columns among it) with the viewer's renderTable; it draws no
+    table, trick or auction of its own."""
+    script = SEAT.read_text(encoding="utf-8")
+    assert re.findall(r"= viewer\.folder\(\)", script) == ["= viewer.folder()"]
+    assert re.findall(r"\bfolded\.add\((\w+)\)", script) == ["e"]
+    assert re.findall(r"\bviewer\.renderTable\(([^)]*)\)", script) == ["state"]
+    own = re.findall(r"#auction|#trick|trick-list|tricks-ns|\"li\"|snapshot", script)
+    assert not own, own

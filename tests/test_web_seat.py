@@ -37,6 +37,8 @@ LABEL = re.compile(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|jack|queen|king|ace)"
     r" of (clubs|diamonds|hearts|spades)\b"
 )
+GREYED = '#hand button[aria-disabled="true"]'
+PLAYABLE = '#hand button[aria-disabled="false"]'
 RANKS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
          "nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}  # fmt: skip
 
@@ -104,15 +106,15 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
                 "#bidding-box button:enabled", "b => b.map(x => x.dataset.call)"
             )
             assert legal, "asked for a call with no call enabled"
-            assert not page.locator("#hand button:enabled").count(), "a card may be clicked in the auction"
+            assert not page.locator(PLAYABLE).count(), "a card may be clicked in the auction"
             choice = next((c for c in legal if c not in ("pass", "double")), "pass") if not bid else "pass"
             bid = True
             page.click(f'#bidding-box button[data-call="{choice}"]')
             seen["calls"] += 1
             continue
         seen["announced"].append(page.inner_text("#announce"))
-        enabled = page.eval_on_selector_all("#hand button:enabled", "b => b.map(x => x.dataset.card)")
-        greyed = page.eval_on_selector_all("#hand button:disabled", "b => b.map(x => x.dataset.card)")
+        enabled = page.eval_on_selector_all(PLAYABLE, "b => b.map(x => x.dataset.card)")
+        greyed = page.eval_on_selector_all(GREYED, "b => b.map(x => x.dataset.card)")
         assert enabled
         assert not page.locator("#bidding-box button:enabled").count(), "a call may be clicked in the play"
         if illegal and greyed and seen["refusal"] is None:
@@ -125,8 +127,8 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
     seen["received"] = page.evaluate("() => window.oddtrickSeat.received")
     seen["live"] = page.get_attribute("#announce", "aria-live")
     seen["result"] = page.inner_text("#result")
-    seen["match_result"] = page.inner_text("#match-result")
-    seen["tricks"] = [page.inner_text("#tricks-ours"), page.inner_text("#tricks-theirs")]
+    seen["match_result"] = page.inner_text("#match-end")
+    seen["tricks"] = [page.inner_text("#tricks-ns"), page.inner_text("#tricks-ew")]
     seen["labels"] = page.eval_on_selector_all(
         "#bidding-box button", "b => b.map(x => x.getAttribute('aria-label'))"
     )
@@ -134,12 +136,11 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
 
 
 def refuse(page: Any, card: str) -> dict[str, Any]:
-    """Send a greyed card as if by hand (its button re-enabled), then post one straight to the
-    endpoint; both are refused with a reason and nothing changes."""
+    """Click a greyed card, then post it straight to the endpoint: the page says why it may
+    not be played, in the rules' words the desk refuses it with, and nothing changes."""
     before = page.eval_on_selector_all("#hand button", "b => b.map(x => x.dataset.card)")
     label = page.get_attribute(f'#hand button[data-card="{card}"]', "aria-label")
-    page.evaluate(f"() => document.querySelector('#hand button[data-card=\"{card}\"]').disabled = false")
-    page.click(f'#hand button[data-card="{card}"]')
+    page.click(f'#hand button[data-card="{card}"]', force=True)  # force: it is greyed
     page.wait_for_selector("#refusal:not([hidden])")
     shown = page.inner_text("#refusal")
     origin = page.evaluate("() => location.origin")
@@ -180,31 +181,40 @@ def by_keyboard(page: Any) -> str:
 
 
 def mentioned(message: dict[str, Any]) -> set[Card]:
-    """Every card a message names, by its code or in words."""
+    """Every card a message names, by its code or in words (a question's calls, 7H, are not cards)."""
+    if message.get("kind") == "call":
+        message = {key: value for key, value in message.items() if key != "legal"}
     text = json.dumps(message, ensure_ascii=False)
-    cards = {Card.parse(code) for code in re.findall(r'"card": "([2-9TJQKA][CDHS])"', text)}
+    cards = {Card.parse(code) for code in re.findall(r'"([2-9TJQKA][CDHS])"', text)}
     cards |= {Card.parse(RANKS[rank] + suit[0].upper()) for rank, suit in LABEL.findall(text)}
     return cards
 
 
 def assert_only_what_the_seat_may_see(received: list[dict[str, Any]], log_path: Path, seat: Seat) -> None:
-    """No message names a card of another hand before that card was played (the turned and
-    cut cards are public)."""
+    """No event or question the page received names a card of another hand before that
+    card was played (the turned and cut cards are public; the hand's end shows the four
+    hands once all were played)."""
     records = list(read_log(log_path))
     seed = records[-1]["seed"]
     dealers = {r["hand"]: Seat.parse(r["dealer"]) for r in records if r["type"] == "hand_start"}
     hands = logged_hands(log_path)
-    checked = 0
+    number, played, checked = 0, 0, 0
     for message in received:
-        number = message["hand_number"]
+        if message.get("type") == "hand_started":
+            number, played = message["hand"], 0
+            assert set(message["hands"]) == {str(seat)}, message["hands"]
+        if message.get("type") == "card_played":
+            played += 1
         if number < 1:
             assert not mentioned(message), message
             continue
         deal, turned, cut = deal_cards(seed, number, dealers[number])
-        played = [Card.parse(text) for _, text in hands[number]["cards"]][: message["played"]]
+        shown = [Card.parse(text) for _, text in hands[number]["cards"]][:played]
         others = mentioned(message) - set(deal[seat]) - {turned, cut}
-        assert others <= set(played), (message["type"], others - set(played))
-        assert {Card.parse(c["card"]) for c in message["cards"]} <= set(deal[seat])
+        if message.get("type") == "hand_ended":
+            assert played == 52 or not message["hands"], message  # shown once all were played
+            continue
+        assert others <= set(shown), (message.get("type"), others - set(shown))
         checked += 1
     assert checked > 13
 
@@ -261,7 +271,7 @@ def test_a_person_plays_a_whole_hand_in_the_browser_and_the_log_checks(
     assert Card.parse(seen["keyboard"]) in played
 
     result = next(r for r in records if r["type"] == "hand_result")
-    assert seen["result"] == f"result: {result['text']}"
+    assert seen["result"].startswith(result["text"]), seen["result"]
     assert seen["tricks"] == [str(result["tricks"][0]), str(result["tricks"][1])]
     assert seen["match_result"].startswith("match over:")
     assert stranger == 404
@@ -389,13 +399,13 @@ async def test_a_match_whose_seat_no_page_follows_is_stopped_and_its_bots_with_i
 async def test_an_answer_out_of_turn_or_after_the_match_is_refused_with_its_reason() -> None:
     """The desk's own refusals, which a page sees only when it sends at the wrong time."""
     desk = SeatDesk()
-    assert desk.answer("QS") == "it is not your turn"
-    desk.publish({"turn": "West (heuristic-opponents) to play"})
-    assert desk.answer("QS") == "it is not your turn (West (heuristic-opponents) to play)"
+    assert desk.answer("QS") == "it is not your turn: wait until the page asks you"
+    desk.publish({"seq": 1, "type": "match_started"})
+    assert desk.answer("QS") == "it is not your turn: wait until the page asks you"
     assert desk.asked is None
     desk.close()
     assert desk.answer("QS") == "the match is over"
-    assert [m["seq"] for m in desk.messages] == [0]
+    assert [m["seq"] for m in desk.events] == [1]
 
 
 async def test_a_person_in_the_browser_is_a_local_seat_with_no_connection_and_no_bot_process(
@@ -420,10 +430,11 @@ async def test_a_person_in_the_browser_is_a_local_seat_with_no_connection_and_no
         partner = opponent(str(DEFAULT_BOT), "partner")
         opponents = opponent(str(DEFAULT_BOT), "opponents")
         config = GameConfig.from_dict({"game": "contract", "format": "deals", "deals": 1})
-        desk = sittings.start(Sitting(config, Seat.SOUTH, partner, opponents, "ada"), on_end=end)
+        sitting = Sitting(config, Seat.SOUTH, partner, opponents, "ada", seed="a local seat")  # not thrown in
+        desk = sittings.start(sitting, on_end=end)
         with trio.fail_after(GUARD_S):
-            async for shown in desk.follow():
-                if shown["type"] == "your_turn":
+            async for kind, shown in desk.follow():
+                if kind == "asked":
                     during.append((len(referee.lobby.sessions), child_pids(os.getpid())))
                     assert desk.answer(shown["legal"][0]) is None
             await ended.wait()

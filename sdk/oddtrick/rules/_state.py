@@ -933,20 +933,8 @@ class GameState:
     def _final_result(self) -> MatchResult:
         totals = (self._totals[0], self._totals[1])
         games = (self._games_won[0], self._games_won[1])
-        hands = self._hand_number
-        if self.config.plays_to_target:
-            victor = Side.NORTH_SOUTH if games[0] > games[1] else Side.EAST_WEST
-            what = "rubber" if self.config.format is MatchFormat.RUBBER else "game"
-            reason = f"{victor} won the {what}" + (
-                f" {games[victor]}-{games[victor.other]}" if what == "rubber" else ""
-            )
-            winner: Side | None = victor
-        elif totals[0] == totals[1]:
-            winner, reason = None, f"drawn at {totals[0]}-{totals[1]}"
-        else:
-            winner = Side.NORTH_SOUTH if totals[0] > totals[1] else Side.EAST_WEST
-            reason = f"{winner} scored more points, {max(totals)}-{min(totals)}"
-        return MatchResult(winner, totals, games, hands, reason)
+        winner, reason = match_outcome(self.config, totals, games)
+        return MatchResult(winner, totals, games, self._hand_number, reason)
 
     # ------------------------------------------------------------- comparison
 
@@ -1111,3 +1099,19 @@ def replay(
         else:
             state.apply(item)
     return state
+
+
+def match_outcome(
+    config: GameConfig, totals: tuple[int, int], games: tuple[int, int]
+) -> tuple[Side | None, str]:
+    """Who won a finished match (None: drawn) and why, in words: from its totals and games
+    alone, so a match's end read back from the wire, which holds those, says it too."""
+    if config.plays_to_target:
+        victor = Side.NORTH_SOUTH if games[0] > games[1] else Side.EAST_WEST
+        what = "rubber" if config.format is MatchFormat.RUBBER else "game"
+        rubber = f" {games[victor]}-{games[victor.other]}" if what == "rubber" else ""
+        return victor, f"{victor} won the {what}{rubber}"
+    if totals[0] == totals[1]:
+        return None, f"drawn at {totals[0]}-{totals[1]}"
+    winner = Side.NORTH_SOUTH if totals[0] > totals[1] else Side.EAST_WEST
+    return winner, f"{winner} scored more points, {max(totals)}-{min(totals)}"

@@ -43,6 +43,7 @@ from oddtrick.rules import (
     Side,
     TrickWon,
 )
+from oddtrick.rules._state import match_outcome
 from oddtrick.rules._words import (
     call_text,
     contract_line,
@@ -140,6 +141,25 @@ def _hand_started(event: HandStarted, classic: bool) -> dict[str, Any]:
         "cut": None if event.cut_card is None else str(event.cut_card),
         "hands": _hands(event.hands),
     }
+
+
+class EventsShown:
+    """The events of one match in progress as the page's JSON, in their order: it remembers
+    the game the opening names (a hand's heading needs it), and gives a match's end read
+    back from the wire, which holds its totals and games but not its reason in words, the
+    rules' own reason, as the finished document has it."""
+
+    def __init__(self) -> None:
+        self.config: GameConfig | None = None
+
+    def __call__(self, number: int, event: SpectatorEvent) -> dict[str, Any] | None:
+        if isinstance(event, MatchOpened):
+            self.config = event.config
+        config = self.config
+        if isinstance(event, MatchEnded) and not event.result.reason and config is not None:
+            _, reason = match_outcome(config, event.result.totals, event.result.games_won)
+            event = MatchEnded(dataclasses.replace(event.result, reason=reason))
+        return event_json(number, event, config is None or config.game is GameKind.CLASSIC)
 
 
 def event_json(number: int, event: SpectatorEvent, classic: bool) -> dict[str, Any] | None:

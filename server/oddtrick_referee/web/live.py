@@ -22,12 +22,8 @@ import trio
 
 from oddtrick._codec_arena import watch_match_request
 from oddtrick._codec_protocol import Seen, spectator_event_from_wire
-from oddtrick._events import MatchOpened, SpectatorEvent
-from oddtrick.rules import (
-    GameKind,
-)
 from oddtrick.v1 import arena_pb2_grpc
-from oddtrick_referee.replay.json_export import event_json
+from oddtrick_referee.replay.json_export import EventsShown
 
 if TYPE_CHECKING:
     import grpc
@@ -43,19 +39,6 @@ class LiveSource(Protocol):
 
     def follow(self, match_id: str) -> AsyncIterator[dict[str, Any]]:
         """The match's spectator events as JSON, from its start, until it ends."""
-
-
-class _Shown:
-    """The events of one match as the page's JSON (:func:`event_json`, the finished
-    match's own), remembering the game its opening names for the hands' headings."""
-
-    def __init__(self) -> None:
-        self.classic = True
-
-    def __call__(self, number: int, event: SpectatorEvent) -> dict[str, Any] | None:
-        if isinstance(event, MatchOpened):
-            self.classic = event.config.game is GameKind.CLASSIC
-        return event_json(number, event, self.classic)
 
 
 class LiveSpectator:
@@ -100,7 +83,7 @@ class RefereeLive:
         if table is None or table.sealed:
             return
         watcher = LiveSpectator()
-        shown_as = _Shown()
+        shown_as = EventsShown()
         table.watch(watcher)
         try:
             async for batch in watcher.receive:
@@ -141,7 +124,7 @@ class ArenaLive:
         # The blocking stream is read in a thread of its own, one per viewer, owned by this
         # follow: it ends when the match ends or the call is cancelled (below, when the page
         # goes away), and is joined then, so no reader outlives its viewer.
-        shown_as = _Shown()
+        shown_as = EventsShown()
         reader = threading.Thread(target=pump, name=f"watch {match_id}")
         reader.start()
         try:

@@ -5,7 +5,7 @@
 | ``/play`` | the Play form (``oddtrick web --play``): the game and a seat, against the sample bots |
 | ``POST /play`` | starts that match; redirects to the seat's page |
 | ``/play/{token}`` | the seat's page: the hand to click, the auction, the trick, the score |
-| ``/play/{token}/events`` | what the seat sees, one snapshot per message (server-sent events) |
+| ``/play/{token}/events`` | the seat's events (the one shape of a match) and questions (server-sent) |
 | ``POST /play/{token}/answer`` | ``{"action": "QS"}``: the seat's card or call (409 and why, if refused) |
 
 The token in the address is the seat's secret: the page that has it plays the seat and
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
@@ -146,8 +145,12 @@ class SeatPages:
         if desk is None:
             return self.web.not_found("There is no such seat here (the address of a seat is its secret).")
         urls = {"events": f"/play/{desk.token}/events", "answer": f"/play/{desk.token}/answer"}
+        shown = {**urls, "seat": str(desk.seat)}
         return self.web.page(
-            "seat.html", title="Your seat", seat_json=json.dumps(urls).replace("<", "\\u003c")
+            "seat.html",
+            title="Your seat",
+            you=str(desk.seat),
+            seat_json=json.dumps(shown).replace("<", "\\u003c"),
         )
 
     async def events(self, request: Request) -> Response:
@@ -155,15 +158,16 @@ class SeatPages:
         if desk is None:
             return PlainTextResponse("no such seat\n", 404)
         last = request.headers.get("last-event-id", "")
-        start = int(last) + 1 if last.isdigit() else 0
+        after = int(last) if last.isdigit() else 0
 
         async def stream() -> AsyncIterator[str]:
             yield "retry: 2000\n\n"
-            async for message in desk.follow(start):
-                sent = {**message, "sent_ms": time.time() * 1000}
-                if desk.match_id:
-                    sent["match_id"] = desk.match_id
-                yield f"id: {message['seq']}\ndata: {json.dumps(sent, ensure_ascii=False)}\n\n"
+            async for kind, shown in desk.follow(after):
+                data = json.dumps(shown, ensure_ascii=False)
+                if kind == "event":  # numbered: a page that reconnects is sent the events after it
+                    yield f"id: {shown['seq']}\ndata: {data}\n\n"
+                else:
+                    yield f"event: {kind}\ndata: {data}\n\n"
             end = {"error": desk.error, "match_id": desk.match_id}
             yield f"event: end\ndata: {json.dumps(end, ensure_ascii=False)}\n\n"
 

@@ -104,7 +104,7 @@ class Sittings:
         if busy:
             raise SittingRefused(f"{', '.join(sorted(busy))} is playing here already")
         self._tokens.update(tokens)
-        desk = self.desks.add(SeatDesk())
+        desk = self.desks.add(SeatDesk(seat=sitting.seat))
         sitting = dataclasses.replace(sitting, opponents=opponents)
         self._nursery.start_soon(self._play, sitting, seating, desk, on_end, name=f"sitting {sitting.name}")
         return desk

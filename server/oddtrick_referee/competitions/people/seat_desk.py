@@ -1,12 +1,12 @@
-"""Between a person's page and their seat: the seat's messages, its question, the answer.
+"""Between a person's page and their seat: the seat's events, its question, the answer.
 
 A :class:`SeatDesk` lives on the page's trio thread. The seat (:mod:`.browser_seat`)
-publishes each snapshot of what it sees and, at its turn, puts a question; the page
-follows the snapshots and sends an answer, which the desk checks before the seat ever
-sees it. An answer that is not one of the seat's legal actions, or comes when the seat
-is not asked, is refused with its reason in one line and changes nothing: the seat goes
-on waiting for a legal one, so no illegal decision leaves this process (the referee
-would refuse it anyway, and log the refusal).
+publishes each event it is sent (the one JSON shape of a match) and, at its turn, puts a
+question; the page follows the events and the open question and sends an answer, which
+the desk checks before the seat ever sees it. An answer that is not one of the seat's
+legal actions, or comes when the seat is not asked, is refused with its reason in one
+line and changes nothing: the seat goes on waiting for a legal one, so no illegal
+decision leaves this process (the referee would refuse it anyway, and log the refusal).
 """
 
 from __future__ import annotations
@@ -14,13 +14,16 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import trio
 
 from oddtrick._bot import BotView
 from oddtrick._human import parse_answer
-from oddtrick.rules import Action, Card
+from oddtrick.rules import Action, Card, Seat
+
+Shown: TypeAlias = tuple[Literal["event", "asked"], dict[str, Any]]
+"""What a page is sent: an event of the match, or the seat's question."""
 
 
 @dataclasses.dataclass
@@ -34,17 +37,22 @@ class SeatDesk:
     """One person's seat as their page sees it. ``token`` is the secret in the page's
     address: whoever has it plays the seat, and nobody else can see its hand."""
 
-    def __init__(self, token: str | None = None) -> None:
+    def __init__(self, token: str | None = None, seat: Seat = Seat.SOUTH) -> None:
         self.token = token or secrets.token_urlsafe(18)
-        self.messages: list[dict[str, Any]] = []
+        self.seat = seat
+        """The person's seat: the page puts it at the bottom of the table."""
+        self.events: list[dict[str, Any]] = []
+        """The seat's events, in the one JSON shape of a match (numbered from 1)."""
         self.match_id = ""
         self.log_path = ""
         self.over = False
-        """The match has ended (or stopped): no more messages."""
+        """The match has ended (or stopped): no more events."""
         self.error = ""
         self.end_seen = trio.Event()
-        """A page was sent every message up to the end."""
+        """A page was sent every event up to the end."""
         self._question: _Question | None = None
+        self._asked = 0
+        """Questions put so far: each one's number, so a page tells a new one from one answered."""
         self._changed = trio.Event()
         self.followers = 0
         """Pages following the seat now."""
@@ -53,14 +61,16 @@ class SeatDesk:
 
     # ----------------------------------------------------------- the seat's side
 
-    def publish(self, shown: dict[str, Any]) -> None:
-        shown["seq"] = len(self.messages)
-        self.messages.append(shown)
+    def publish(self, event: dict[str, Any]) -> None:
+        """An event the seat was sent, for the page."""
+        self.events.append(event)
         self._wake()
 
     def ask(self, shown: dict[str, Any], view: BotView, reply: Callable[[Action], None]) -> None:
-        self._question = _Question(shown, view, reply)
-        self.publish(shown)
+        """The seat's turn: ``shown`` is the question as the page reads it."""
+        self._asked += 1
+        self._question = _Question({**shown, "asked": self._asked}, view, reply)
+        self._wake()
 
     def started(self, match_id: str, log_path: str) -> None:
         self.match_id, self.log_path = match_id, log_path
@@ -86,9 +96,7 @@ class SeatDesk:
         if question is None:
             if self.over:
                 return "the match is over"
-            last = self.messages[-1] if self.messages else None
-            turn = last["turn"] if last else ""
-            return f"it is not your turn ({turn})" if turn else "it is not your turn"
+            return "it is not your turn: wait until the page asks you"
         if not text.strip() or len(text) > 10 or text.strip().isdigit():
             if isinstance(question.view.legal_actions[0], Card):
                 return f"not a card: {text[:10]!r} (send one such as QS)"
@@ -100,15 +108,22 @@ class SeatDesk:
         question.reply(found)
         return None
 
-    async def follow(self, start: int = 0) -> AsyncIterator[dict[str, Any]]:
-        """Every message from number ``start`` on, as they come, until the match is over."""
-        seen = max(0, start)
+    async def follow(self, after: int = 0) -> AsyncIterator[Shown]:
+        """Every event numbered above ``after``, each with ``("event", it)``, as they come,
+        and the open question with ``("asked", it)`` once it is put (or on following, if
+        one is open), until the match is over."""
+        seen = max(0, after)
+        told = 0
         self.followers += 1
         try:
             while True:
-                while seen < len(self.messages):
-                    yield self.messages[seen]
+                while seen < len(self.events):
+                    yield "event", self.events[seen]
                     seen += 1
+                question = self._question
+                if question is not None and question.shown["asked"] > told:
+                    told = question.shown["asked"]
+                    yield "asked", question.shown
                 if self.over:
                     self.end_seen.set()
                     return

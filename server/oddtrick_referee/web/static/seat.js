@@ -1,17 +1,30 @@
 // A seat played from the browser (docs/web.md, "A seat in the browser").
 //
-// Every message from /play/TOKEN/events is a whole snapshot of what the seat sees, so the
-// page draws the latest one and nothing else: a page that reconnects shows the right
-// table from its next message. Only the seat's legal cards (or calls) are enabled; a
-// click posts it to /play/TOKEN/answer, and a refusal's reason is shown in one line.
-// The buttons are kept from one message to the next (only their state changes), so a
-// keyboard user's focus stays where it was while the bots play.
+// The page is sent the match's events in the one shape of a match (replay/json_export.py),
+// as this seat is told them: its own hand and no other until the hand is over. It folds
+// and draws them with the replay's own code (viewer.js: folder, renderTable), so the
+// table, the auction in seat columns, the tricks and the score are the replay's. Beside
+// the events, at the seat's turn, comes the question ("asked"): the legal cards or
+// calls, and why each other card held may not be played. This script adds only what a
+// seat alone has: the hand as buttons, the bidding box, the prompt, and what a click on
+// a greyed card says. The buttons are kept from one event to the next (only their state
+// changes), so a keyboard user's focus stays where it was while the bots play.
 "use strict";
 
 (function () {
-  const urls = JSON.parse(document.getElementById("seat-data").textContent);
-  const SEATS = { N: "North", E: "East", S: "South", W: "West" };
-  const SIDE = { N: 0, S: 0, E: 1, W: 1 };
+  const viewer = window.oddtrickViewer;
+  const $ = (id) => document.getElementById(id);
+  const data = JSON.parse($("seat-data").textContent);
+  const you = data.seat;
+  const NAMES = viewer.NAMES;
+  const SIDE = { N: "NS", S: "NS", E: "EW", W: "EW" };
+  const SUIT_ORDER = "SHDC";
+  const RANK_ORDER = "AKQJT98765432";
+  const RANK_WORDS = {
+    2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
+    T: "ten", J: "jack", Q: "queen", K: "king", A: "ace",
+  };
+  const SUIT_WORDS = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
   const DENOMINATIONS = [
     ["C", "♣", "clubs"], ["D", "♦", "diamonds"], ["H", "♥", "hearts"], ["S", "♠", "spades"],
     ["NT", "NT", "no trumps"],
@@ -21,97 +34,92 @@
   // information) and the benchmark (click to card shown elsewhere).
   const record = { received: [], clicks: [] };
   window.oddtrickSeat = record;
-  const $ = (id) => document.getElementById(id);
-  let last = null;
-  // The question (its message's number) a card or call was sent for: it stays answered,
-  // while the next question may arrive before the answer's reply does.
-  let answered = -1;
+
+  const folded = viewer.folder();
+  let players = {};
+  let question = null; // the last question put to the seat
+  let answered = 0; // the number of the last question answered from this page
+  let said = ""; // the last event, in words
+  let over = false;
   let boxBuilt = false;
   // Whether the focus was last on a card or a call: a card played leaves the hand and the
-  // buttons are greyed while the bots play, which drops the focus; it is given back to the
-  // first card (or call) the seat may play when the seat is asked again.
+  // buttons are greyed while the bots play; the focus is given back to the first card (or
+  // call) the seat may play when the seat is asked again.
   let focusInTable = false;
   document.addEventListener("focusin", (event) => {
     focusInTable = Boolean(event.target.closest && event.target.closest("#hand, #bidding-box"));
   });
+  viewer.rotate(you);
 
-  function who(message, seat) {
-    if (seat === message.seat) return "you";
-    return `${SEATS[seat]} (${message.players[seat]})`;
+  const cardLabel = (card) => `${viewer.pretty(card)} ${RANK_WORDS[card[0]]} of ${SUIT_WORDS[card[1]]}`;
+  const who = (seat) => (seat === you ? "you" : `${NAMES[seat]} (${players[seat] || "?"})`);
+
+  // The question the seat must answer now: put, not answered here, and no event since.
+  function open() {
+    if (over || !question || question.asked <= answered) return null;
+    return question.after === folded.match.lastSeq ? question : null;
   }
 
-  function cardSpan(card) {
-    const span = document.createElement("span");
-    span.className = `card ${card.red ? "red" : "black"}`;
-    span.dataset.card = card.card;
-    span.textContent = card.text;
-    span.setAttribute("aria-label", card.label);
-    return span;
+  function prompt(state) {
+    if (over || !state.toPlay) return "";
+    const doing = state.auction ? "call" : "play";
+    return state.toPlay === you ? `your turn to ${doing}` : `${who(state.toPlay)} to ${doing}`;
   }
 
-  function drawHeading(message) {
-    const seat = message.seat;
-    $("seat-title").textContent = `Your seat: ${SEATS[seat]}`;
-    const partner = { N: "S", S: "N", E: "W", W: "E" }[seat];
-    const others = [...new Set(Object.keys(SEATS).filter((s) => SIDE[s] !== SIDE[seat]).map((s) => message.players[s]))];
-    const game = message.game === "contract" ? "Contract Whist" : "classic Whist";
-    let trumps = "";
-    if (message.game === "classic") trumps = ` · trumps ${message.trumps || "none"}`;
-    $("seat-info").textContent = `${game} · hand ${message.hand_number} · dealer ${SEATS[message.dealer]}${trumps}` +
-      ` · your partner ${SEATS[partner]} is ${message.players[partner]}; your opponents are ${others.join(" and ")}`;
+  // Why a greyed card may not be played now, in one line.
+  function whyNot(card, state) {
+    if (over) return "the match is over";
+    const q = open();
+    if (q && q.kind === "call") return "the auction is on: choose a call in the bidding box";
+    if (q) return q.why_not[card] || "that card may not be played now";
+    return state.toPlay ? `it is not your turn: ${prompt(state)}` : "it is not your turn";
   }
 
-  function drawTrick(message) {
-    for (const slot of document.querySelectorAll("#trick .slot")) {
-      const seat = slot.dataset.seat;
-      slot.querySelector(".who").textContent = who(message, seat);
-      const played = slot.querySelector(".played");
-      played.replaceChildren();
-      const play = message.trick.find((p) => p.seat === seat);
-      if (play) played.append(cardSpan(play));
-      slot.classList.toggle("to-act", message.to_act === seat);
-    }
-    const lastTrick = message.last_trick;
-    if (lastTrick.length) {
-      const winner = lastTrick.find((p) => p.won);
-      const cards = lastTrick.map((p) => `${p.seat} ${p.text}`).join(" ");
-      $("last-trick").textContent = `last trick: ${cards}, won by ${who(message, winner.seat)}`;
-    } else if (!message.trick.length) {
-      $("last-trick").textContent = "";
-    }
+  function held(state) {
+    const dealt = state.deal[you] || [];
+    const gone = new Set(state.gone);
+    const order = (c) => SUIT_ORDER.indexOf(c[1]) * 13 + RANK_ORDER.indexOf(c[0]);
+    return dealt.filter((c) => !gone.has(c)).sort((a, b) => order(a) - order(b));
   }
 
-  function drawScore(message) {
-    const ours = SIDE[message.seat];
-    $("tricks-ours").textContent = message.tricks[ours];
-    $("tricks-theirs").textContent = message.tricks[1 - ours];
-    $("score-ns").textContent = message.scores[0];
-    $("score-ew").textContent = message.scores[1];
-    $("contract").textContent = message.contract ? `contract ${message.contract}` : "";
-  }
-
-  function drawHand(message, legal) {
+  function drawHand(state, legal) {
     const hand = $("hand");
-    const held = new Map([...hand.querySelectorAll("button")].map((b) => [b.dataset.card, b]));
-    const keep = new Set(message.cards.map((c) => c.card));
-    for (const [card, button] of held) if (!keep.has(card)) button.remove();
+    const buttons = new Map([...hand.querySelectorAll("button")].map((b) => [b.dataset.card, b]));
+    const cards = held(state);
+    const keep = new Set(cards);
+    for (const [card, button] of buttons) if (!keep.has(card)) button.remove();
     let before = null;
-    for (const card of message.cards) {
-      let button = held.get(card.card);
+    for (const card of cards) {
+      let button = buttons.get(card);
       if (!button) {
         button = document.createElement("button");
         button.type = "button";
-        button.className = `card ${card.red ? "red" : "black"}`;
-        button.dataset.card = card.card;
-        button.textContent = card.text;
-        button.setAttribute("aria-label", card.label);
-        button.addEventListener("click", () => send(card.card));
+        button.className = `card ${"HD".includes(card[1]) ? "red" : "black"}`;
+        button.dataset.card = card;
+        button.textContent = viewer.pretty(card);
+        button.setAttribute("aria-label", cardLabel(card));
+        button.addEventListener("click", () => (button.getAttribute("aria-disabled") === "true" ? explain(card) : send(card)));
       }
       const next = before ? before.nextSibling : hand.firstChild;
       if (next !== button) hand.insertBefore(button, next);
-      button.disabled = !legal.has(card.card);
+      // Greyed, not disabled: a click on it says why (explain), and it leaves the tab order.
+      const playable = legal.has(card);
+      button.setAttribute("aria-disabled", playable ? "false" : "true");
+      button.tabIndex = playable ? 0 : -1;
       before = button;
     }
+  }
+
+  function callButton(call, text, label, red) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `call ${red ? "red" : "black"}`;
+    button.dataset.call = call;
+    button.textContent = text;
+    button.setAttribute("aria-label", label);
+    button.disabled = true;
+    button.addEventListener("click", () => send(call));
+    return button;
   }
 
   function buildBox() {
@@ -132,70 +140,51 @@
     boxBuilt = true;
   }
 
-  function callButton(call, text, label, red) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = `call ${red ? "red" : "black"}`;
-    button.dataset.call = call;
-    button.textContent = text;
-    button.setAttribute("aria-label", label);
-    button.disabled = true;
-    button.addEventListener("click", () => send(call));
-    return button;
-  }
-
-  function drawAuction(message, legal) {
-    if (message.game !== "contract") return;
-    $("auction-area").hidden = false;
+  function drawBox(state, legal) {
+    const bidding = !folded.match.classic && state.auction && !over;
+    $("bidding-box").hidden = !bidding;
+    if (!bidding) return;
     if (!boxBuilt) buildBox();
-    const list = $("auction");
-    list.replaceChildren(...message.auction.map((c) => {
-      const item = document.createElement("li");
-      item.textContent = `${who(message, c.seat)}: ${c.text}`;
-      item.setAttribute("aria-label", `${who(message, c.seat)}: ${c.label}`);
-      return item;
-    }));
     for (const button of document.querySelectorAll("#bidding-box button")) {
       button.disabled = !legal.has(button.dataset.call);
     }
-    $("bidding-box").hidden = message.phase !== "auction";
   }
 
-  function draw(message) {
-    last = message;
-    const legal = new Set(message.seq <= answered ? [] : message.legal);
-    drawHeading(message);
-    drawTrick(message);
-    drawScore(message);
-    // A bid's code (7H) may be a card's too: cards are played only in the play.
-    const cards = message.phase === "play" ? legal : new Set();
-    const calls = message.phase === "auction" ? legal : new Set();
-    drawAuction(message, calls);
-    drawHand(message, cards);
-    $("turn").textContent = message.turn;
-    $("result").textContent = message.result ? `result: ${message.result}` : "";
-    $("match-result").textContent = message.match_result || "";
-    document.body.dataset.phase = message.phase;
-    document.body.dataset.yourTurn = legal.size ? "yes" : "no";
-    if (legal.size) document.body.dataset.asked = message.seq;
+  function draw() {
+    const state = folded.latest();
+    viewer.renderTable(state);
+    const q = open();
+    const legal = new Set(q ? q.legal : []);
+    drawHand(state, q && q.kind === "card" ? legal : new Set());
+    drawBox(state, q && q.kind === "call" ? legal : new Set());
+    $("turn").textContent = prompt(state);
+    document.body.dataset.phase = state.auction ? "auction" : "play";
+    document.body.dataset.yourTurn = q ? "yes" : "no";
+    if (q) document.body.dataset.asked = String(q.asked);
     const now = document.activeElement;
-    const lost = !now || now === document.body || now.disabled;
-    if (legal.size && focusInTable && lost) {
-      const first = document.querySelector(message.phase === "play" ? "#hand button:enabled" : "#bidding-box button:enabled");
+    const lost = !now || now === document.body || now.disabled || now.getAttribute("aria-disabled") === "true";
+    if (q && focusInTable && lost) {
+      const first = document.querySelector(q.kind === "card" ? '#hand button[aria-disabled="false"]' : "#bidding-box button:enabled");
       if (first) first.focus();
     }
   }
 
+  function explain(card) {
+    const refusal = $("refusal");
+    refusal.textContent = whyNot(card, folded.latest());
+    refusal.hidden = false;
+  }
+
   async function send(action) {
-    if (!last || last.seq <= answered) return;
-    const question = last.seq;
+    const q = open();
+    if (!q) return;
     record.clicks.push({ action, at: performance.timeOrigin + performance.now() });
-    answered = question;
-    draw(last);
+    answered = q.asked;
+    draw();
     $("refusal").hidden = true;
     let refusal = "";
     try {
-      const response = await fetch(urls.answer, {
+      const response = await fetch(data.answer, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ action }),
@@ -205,33 +194,77 @@
     } catch (error) {
       refusal = `not sent: ${error}`;
     }
-    if (refusal && answered === question) {
-      answered = question - 1;
+    if (refusal && answered === q.asked) {
+      answered = q.asked - 1;
       $("refusal").textContent = refusal;
       $("refusal").hidden = false;
-      draw(last);
+      draw();
     }
   }
 
-  const events = new EventSource(urls.events);
-  let seen = -1;
-  events.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    record.received.push(message);
-    if (message.seq <= seen) return;
-    seen = message.seq;
-    // A question repeats whose turn it is, which the message before it said already.
-    const said = $("announce").textContent;
-    if (message.say) $("announce").textContent = message.say;
-    else if (message.turn && !said.endsWith(message.turn)) $("announce").textContent = message.turn;
-    if (message.legal.length) $("refusal").hidden = true;
-    draw(message);
-    if (message.match_id) document.body.dataset.matchId = message.match_id;
+  // The event just folded, in words, for the live region.
+  function words(e) {
+    switch (e.type) {
+      case "match_started": return `${e.game}; you sit ${NAMES[you]}`;
+      case "hand_started": return e.title;
+      case "call_made": return `${who(e.seat)} called ${e.call}`;
+      case "auction_ended": return e.contract ? `contract ${e.contract}` : e.text;
+      case "card_played": return `${who(e.seat)} played ${cardLabel(e.card)}`;
+      case "trick_completed": return `${said}; trick ${e.number} to ${who(e.winner)}`;
+      case "hand_ended": return `hand over: ${e.result}`;
+      default: return e.text || said;
+    }
+  }
+
+  function announce() {
+    const turn = $("turn").textContent;
+    const text = [said, turn].filter((t) => t).join(". ");
+    if ($("announce").textContent !== text) $("announce").textContent = text;
+  }
+
+  function started(e) {
+    players = e.players;
+    document.body.dataset.matchId = e.match_id;
+    $("seat-title").textContent = `Your seat: ${NAMES[you]}`;
+    const partner = { N: "S", S: "N", E: "W", W: "E" }[you];
+    const others = [...new Set(Object.keys(NAMES).filter((s) => SIDE[s] !== SIDE[you]).map((s) => players[s]))];
+    $("seat-info").textContent = `${e.game} · your partner ${NAMES[partner]} is ${players[partner]}; ` +
+      `your opponents are ${others.join(" and ")}`;
+    for (const seat of Object.keys(NAMES)) if (seat !== you) $("player-" + seat).textContent = players[seat];
+    $("auction-area").hidden = e.classic; // classic Whist has no auction
+  }
+
+  function ended(e) {
+    over = true;
+    const end = $("match-end");
+    end.textContent = `${e.text} (you sit ${SIDE[you]})`;
+    end.hidden = false;
+  }
+
+  const events = new EventSource(data.events);
+  events.onmessage = (message) => {
+    const e = JSON.parse(message.data);
+    record.received.push(e);
+    if (!folded.add(e)) return; // sent again after a reconnection
+    if (e.type === "match_started") started(e);
+    said = words(e);
+    if (e.type === "match_ended") ended(e);
+    draw();
+    announce();
   };
-  events.addEventListener("end", (event) => {
+  events.addEventListener("asked", (message) => {
+    question = JSON.parse(message.data);
+    record.received.push(question);
+    $("refusal").hidden = true;
+    draw();
+    announce();
+  });
+  events.addEventListener("end", (message) => {
     events.close();
-    const end = JSON.parse(event.data);
+    const end = JSON.parse(message.data);
+    over = true;
     document.body.dataset.over = "yes";
+    draw();
     const after = $("after");
     after.replaceChildren();
     if (end.error) {

@@ -1,4 +1,5 @@
-// The replay viewer and the live view. Plain script, no build step, nothing fetched
+// The replay viewer and the live view (and the drawing of the seat page's table, seat.js).
+// Plain script, no build step, nothing fetched
 // from elsewhere. The server's replay (the rules engine) decided every trick, count
 // and score; this only removes played cards from hands and groups plays into tricks.
 "use strict";
@@ -62,6 +63,7 @@
     $("hand-title").textContent = state.title;
     const gone = new Set(state.gone);
     for (const seat of SEATS) {
+      if (!$("hand-" + seat)) continue; // the seat page draws its own hand as buttons
       if (state.deal[seat]) renderDeal(seat, state.deal[seat], gone, state.dd && state.dd.seat === seat ? state.dd : null);
       else renderHidden(seat, state.counts[seat]);
     }
@@ -626,6 +628,9 @@
     source.onerror = () => { status.textContent = "connection lost; retrying…"; };
     source.onopen = () => { status.textContent = "following the play live"; };
   }
+
+  // The seat page (seat.js) folds and draws the seat's events with these same functions.
+  window.oddtrickViewer = { folder, renderTable, rotate, pretty, NAMES };
 
   const matchData = $("match-data");
   if (matchData) replay(JSON.parse(matchData.textContent));
