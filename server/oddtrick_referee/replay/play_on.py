@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from oddtrick._log_records import MatchEnd, MatchStart, Record
@@ -47,6 +47,11 @@ STEP_HELP = (
     "HAND:CARD is hand HAND after CARD cards were played, as the replay page shows it "
     "(hand 3 · card 17 is 3:17, its URL ?hand=3&card=17); 3:0 is the opening lead"
 )
+
+
+class Stopped(Exception):
+    """A play-on given up before its end: its owner (the page's player) is closing."""
+
 
 _STEP = re.compile(r"\s*(\d{1,6})\s*:\s*(\d{1,3})\s*")
 
@@ -100,26 +105,27 @@ def parse_step(text: str) -> Step:
     return Step(int(found[1]), int(found[2]))
 
 
-def parse_seats(items: Iterable[str]) -> dict[Seat, str]:
-    """``N=pimc``, ``NS=heuristic``, ``north=dd`` (repeatable) as the seats picked and their bot."""
+def parse_seats(items: Iterable[str], option: str = "--with") -> dict[Seat, str]:
+    """``N=pimc``, ``NS=heuristic``, ``north=dd`` (repeatable) as the seats picked and their bot;
+    ``option`` is how an error names what was given."""
     picked: dict[Seat, str] = {}
     for item in items:
         seats, sep, bot = item.partition("=")
         bot = bot.strip().lower()
         if not sep or not seats.strip() or not bot:
-            raise ReplayError(f"--with {item!r} is not SEAT=BOT, such as N=pimc or NS=heuristic")
+            raise ReplayError(f"{option} {item!r} is not SEAT=BOT, such as N=pimc or NS=heuristic")
         if bot not in BOTS:
-            raise ReplayError(f"--with {item!r}: no bot {bot!r}; give one of {bot_names()}")
-        for seat in _seats(seats):
+            raise ReplayError(f"{option} {item!r}: no bot {bot!r}; give one of {bot_names()}")
+        for seat in _seats(seats, option):
             if seat in picked and picked[seat] != bot:
                 raise ReplayError(
-                    f"--with gives {seat_name(seat)} two bots ({picked[seat]} and {bot}): give one"
+                    f"{option} gives {seat_name(seat)} two bots ({picked[seat]} and {bot}): give one"
                 )
             picked[seat] = bot
     return picked
 
 
-def _seats(text: str) -> list[Seat]:
+def _seats(text: str, option: str) -> list[Seat]:
     """``N``, ``north`` or several letters at once (``NS``, ``N,S``)."""
     text = text.strip()
     try:
@@ -130,7 +136,7 @@ def _seats(text: str) -> list[Seat]:
     try:
         return [Seat.parse(letter) for letter in letters]
     except ParseError:
-        raise ReplayError(f"--with {text!r}: not a seat; seats are N, E, S and W (or NS, EW)") from None
+        raise ReplayError(f"{option} {text!r}: not a seat; seats are N, E, S and W (or NS, EW)") from None
 
 
 def seating(picked: Mapping[Seat, str], others: str) -> dict[Seat, str]:
@@ -194,6 +200,7 @@ def play_on(
     picked: Mapping[Seat, str],
     others: str = DEFAULT_OTHERS,
     think_seconds: float = 1.0,
+    stop: Callable[[], bool] | None = None,
 ) -> PlayOn:
     """Play the hand on from ``step``: the ``picked`` seats by their bot, the rest by
     ``others``; ``think_seconds`` is the pimc bot's time per card. Raises :class:`ReplayError`
@@ -208,7 +215,7 @@ def play_on(
         made[seat] = seat_player(
             kind, seat, state, match.players, match.match_id, f"{seed}/{seat}", think_seconds
         )
-    plays = _continue(state, made, players)
+    plays = _continue(state, made, players, stop)
     assert state.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
     return PlayOn(
         match_id=match.match_id,
@@ -223,10 +230,17 @@ def play_on(
     )
 
 
-def _continue(state: GameState, made: Mapping[Seat, SeatPlayer], players: Mapping[Seat, str]) -> list[Played]:
+def _continue(
+    state: GameState,
+    made: Mapping[Seat, SeatPlayer],
+    players: Mapping[Seat, str],
+    stop: Callable[[], bool] | None,
+) -> list[Played]:
     """Every card to the hand's end, each chosen by its seat's player and applied by the rules."""
     plays: list[Played] = []
     while state.phase is Phase.PLAY:
+        if stop is not None and stop():
+            raise Stopped
         seat = state.to_act
         assert seat is not None
         action = made[seat].act(state, seat)
