@@ -143,7 +143,9 @@ def _add_play_on(replay: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--think", type=float, default=1.0, metavar="SECONDS", help="the pimc bot's time per card (default 1)"
     )
-    group.add_argument("--json", action="store_true", help="print the play-on as JSON (docs/replay.md)")
+    group.add_argument(
+        "--json", action="store_true", help="print the play-on as JSON (docs/web.md, Play on from here)"
+    )
 
 
 def load_records(args: argparse.Namespace) -> list[Record]:
