@@ -170,3 +170,19 @@ def test_play_on_options_without_a_step_or_seats_say_what_is_missing(played):
     assert "HAND:CARD is hand HAND after CARD cards were played, as the replay page shows it" in " ".join(
         helped.stdout.split()
     )
+
+
+def test_the_page_player_stops_at_close_and_answers_busy_after(played):
+    import threading
+
+    from oddtrick_referee.web.data import WebData
+    from oddtrick_referee.web.play_on import PlayOns, read_question
+
+    logged = played["contract-game"]
+    hand = played_out(logged)
+    players = PlayOns(WebData(logged.log_path.parent.parent))
+    slow = read_question(logged.match_id, {"hand": str(hand), "card": "0", "seats": "NESW", "bot": "pimc"})
+    assert players.status(slow)["status"] == "pending"
+    players.close()  # stops before the pimc bots' next card, and joins the thread
+    assert not [thread for thread in threading.enumerate() if thread.name == "oddtrick-play-on"]
+    assert players.status(slow)["status"] == "busy"
