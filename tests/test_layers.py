@@ -102,6 +102,12 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("oddtrick_referee.web.deal_table", "oddtrick.analysis"): (
         "a Contract Whist traveller's par needs the strong extra (endplay)"
     ),
+    ("oddtrick_referee.replay.play_on_players", "oddtrick.bots.pimc_bot"): (
+        "playing a hand on with pimc needs the strong extra (endplay); the other bots do not"
+    ),
+    ("oddtrick_referee.replay.play_on_players", "oddtrick.double_dummy"): (
+        "playing a hand on double dummy needs the strong extra (endplay); the other bots do not"
+    ),
     ("oddtrick_referee.competitions.tournaments.tournament_command", "oddtrick.analysis"): (
         "`--dd-skill` needs the strong extra (endplay)"
     ),

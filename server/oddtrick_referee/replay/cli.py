@@ -14,7 +14,22 @@ from oddtrick_referee._exceptions import ReplayError
 from oddtrick_referee.replay.json_export import match_to_json
 from oddtrick_referee.replay.model import MatchReplay, replay_records
 from oddtrick_referee.replay.pbn import match_to_pbn
-from oddtrick_referee.replay.sources import records_from_data_dir, records_from_file, records_from_server
+from oddtrick_referee.replay.play_on import (
+    DEFAULT_OTHERS,
+    STEP_HELP,
+    parse_seats,
+    parse_step,
+    play_on,
+    play_on_json,
+    play_on_text,
+)
+from oddtrick_referee.replay.play_on_players import BOTS
+from oddtrick_referee.replay.sources import (
+    file_withheld,
+    records_from_data_dir,
+    records_from_file,
+    records_from_server,
+)
 from oddtrick_referee.replay.terminal import run
 
 
@@ -48,7 +63,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "quit); piped, everything is printed."
         ),
         epilog="examples: oddtrick replay oddtrick-data/logs/MATCH.jsonl --hand 3 --trick 5 | less -R\n"
-        "          oddtrick replay MATCH_ID --server localhost:50051",
+        "          oddtrick replay MATCH_ID --server localhost:50051\n"
+        "          oddtrick replay MATCH.jsonl --from 3:17 --with NS=pimc   (play hand 3 on from card 17)\n\n"
+        "play on: from a step of a finished hand, the seats given by --with are played by their\n"
+        "bot and the others by --others (double dummy unless told), then the continuation and\n"
+        "its result are shown beside what happened. Players: "
+        + "; ".join(f"{name}: {words}" for name, words in BOTS.items())
+        + ".\nA sealed play of a duplicate pair (its deals still to be played) is not played on.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_source(replay)
@@ -59,6 +80,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     replay.add_argument(
         "--print", dest="keys", action="store_false", default=None, help="print everything even on a terminal"
     )
+    _add_play_on(replay)
     replay.set_defaults(handler=_replay)
 
     export = commands.add_parser(
@@ -95,23 +117,82 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     export.set_defaults(handler=_export)
 
 
-def load_match(args: argparse.Namespace) -> MatchReplay:
-    """The match the command names, from a file, a referee or a data folder."""
+def _add_play_on(replay: argparse.ArgumentParser) -> None:
+    group = replay.add_argument_group("play on from a step (see below)")
+    group.add_argument(
+        "--from",
+        dest="play_from",
+        metavar="HAND:CARD",
+        default=None,
+        help=f"play the hand on from there: {STEP_HELP}",
+    )
+    group.add_argument(
+        "--with",
+        dest="play_with",
+        metavar="SEAT=BOT",
+        action="append",
+        default=[],
+        help=f"a seat (N, E, S, W, or NS, EW) and its bot ({', '.join(BOTS)}); repeat for more seats",
+    )
+    group.add_argument(
+        "--others",
+        default=DEFAULT_OTHERS,
+        choices=list(BOTS),
+        help=f"who plays the seats not given by --with (default {DEFAULT_OTHERS}: the double-dummy solver)",
+    )
+    group.add_argument(
+        "--think", type=float, default=1.0, metavar="SECONDS", help="the pimc bot's time per card (default 1)"
+    )
+    group.add_argument(
+        "--json", action="store_true", help="print the play-on as JSON (docs/web.md, Play on from here)"
+    )
+
+
+def load_records(args: argparse.Namespace) -> list[Record]:
+    """The log records of the match the command names, from a file, a referee or a data folder."""
 
     source: str = args.source
-    records: list[Record]
     if args.server is not None:
-        records = records_from_server(args.server, source)
-    elif args.data_dir is not None or not (source.endswith(".jsonl") or Path(source).is_file()):
-        records = records_from_data_dir(args.data_dir or Path("oddtrick-data"), source)
+        return records_from_server(args.server, source)
+    if args.data_dir is not None or not (source.endswith(".jsonl") or Path(source).is_file()):
+        return records_from_data_dir(args.data_dir or Path("oddtrick-data"), source)
+    return records_from_file(Path(source))
+
+
+def load_match(args: argparse.Namespace) -> MatchReplay:
+    """The match the command names, from a file, a referee or a data folder."""
+    return replay_records(load_records(args))
+
+
+def _play_on(args: argparse.Namespace) -> None:
+    """``replay --from HAND:CARD --with SEAT=BOT``: the hand played on, printed."""
+    if args.play_from is None:
+        raise ReplayError("--with, --others, --think and --json play a hand on: give --from HAND:CARD too")
+    step = parse_step(args.play_from)
+    picked = parse_seats(args.play_with)
+    if not picked:
+        raise ReplayError("--from needs the seats to play on: --with SEAT=BOT, such as --with S=pimc")
+    if args.think <= 0:
+        raise ReplayError(f"--think {args.think}: give the pimc bot's seconds per card, more than 0")
+    records = load_records(args)
+    start = records[0] if records else None
+    if args.server is None and args.data_dir is None and Path(args.source).is_file() and start is not None:
+        withheld = file_withheld(Path(args.source), str(getattr(start, "match_id", "")))
+        if withheld:
+            raise ReplayError(f"{withheld}: it is not played on before then")
+    found = play_on(records, step, picked, args.others, args.think)
+    if args.json:
+        sys.stdout.write(json.dumps(play_on_json(found), ensure_ascii=False, indent=1) + "\n")
     else:
-        records = records_from_file(Path(source))
-    return replay_records(records)
+        sys.stdout.write(play_on_text(found))
 
 
 def _replay(args: argparse.Namespace) -> int:
 
     try:
+        if args.play_from is not None or args.play_with or args.json:
+            _play_on(args)
+            return 0
         match = load_match(args)
         run(match, sys.stdout, args.hand, args.trick, args.keys)
     except ReplayError as error:

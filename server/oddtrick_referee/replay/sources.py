@@ -73,6 +73,22 @@ def records_from_file(path: Path) -> list[Record]:
         raise ReplayError(f"{path}, {error}") from None
 
 
+def file_withheld(path: Path, match_id: str) -> str | None:
+    """Why a log file given by its path must not be shown yet (``None``: it may), when the
+    file lies in a referee data folder's ``logs/`` whose index lists the match: the rule
+    :func:`log_visibility` applies, so a sealed play of a duplicate pair stays unpublished
+    whichever way it is named. A file outside a data folder is its holder's own."""
+    try:
+        folder = path.resolve().parent
+    except (OSError, RuntimeError):
+        return None
+    index = folder.parent / "oddtrick.sqlite3"
+    if folder.name != "logs" or not index.is_file():
+        return None
+    row = MatchStore(index).get(match_id)
+    return None if row is None else log_visibility(row)
+
+
 def records_from_data_dir(data_dir: Path, match_id: str) -> list[Record]:
     """A finished, public match's log records, found through the data folder's index."""
 

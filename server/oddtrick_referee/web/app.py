@@ -7,6 +7,7 @@
 | ``/matches/{id}?hand=&card=`` | the replay viewer at a position, or the live view, or why neither |
 | ``/matches/{id}/replay.json`` | a finished match's one JSON document (the viewer's data) |
 | ``/matches/{id}/analysis.json`` | its double-dummy analysis, ``pending`` or ``busy`` (web/analysis.py) |
+| ``/matches/{id}/play-on.json?hand=&card=&seats=&bot=&others=`` | a hand played on (web/play_on.py) |
 | ``/matches/{id}/log.jsonl`` | the match log, as written |
 | ``/matches/{id}/match.pbn`` | the match as PBN |
 | ``/matches/{id}/events`` | live spectator events (server-sent events) |
@@ -49,6 +50,7 @@ from oddtrick_referee.competitions.people.in_browser import Sittings
 from oddtrick_referee.competitions.tournaments.page import LeaderboardSource, RatingHistory, RatingPoint
 from oddtrick_referee.replay.json_export import match_to_json
 from oddtrick_referee.replay.pbn import match_to_pbn
+from oddtrick_referee.replay.play_on_players import BOTS as PLAY_ON_BOTS
 from oddtrick_referee.web.analysis import Analyses
 from oddtrick_referee.web.bots import bot_page
 from oddtrick_referee.web.data import MATCH_ID, PAGE_SIZE, WebData
@@ -57,6 +59,7 @@ from oddtrick_referee.web.downloads import safe_file_name, tournament_zip
 from oddtrick_referee.web.guard import SecurityHeaders
 from oddtrick_referee.web.ladder_play import ladder_play, ladder_traveller
 from oddtrick_referee.web.live import LiveSource
+from oddtrick_referee.web.play_on import PlayOns, read_question
 from oddtrick_referee.web.runs import RunPages
 from oddtrick_referee.web.seat import SeatPages
 from oddtrick_referee.web.views import auction_rows, hand_head, match_head, position_view
@@ -152,6 +155,7 @@ class WebApp:
     ) -> None:
         self.data = WebData(data_dir, page_size)
         self.analyses = Analyses(self.data)
+        self.play_ons = PlayOns(self.data)
         self.live = live
         self.leaderboard_source = leaderboard
         self.tournament = tournament
@@ -162,8 +166,9 @@ class WebApp:
         """The runs on workers of a database (``oddtrick web --database``)."""
 
     def close(self) -> None:
-        """The page stops serving: what it started stops too (the analyses' solver)."""
+        """The page stops serving: what it started stops too (the analyses' solver, the play-ons)."""
         self.analyses.close()
+        self.play_ons.close()
 
     def page(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(
@@ -251,6 +256,7 @@ class WebApp:
             document_json=_script_json(document),
             analysis=analysis,
             analysis_json=_script_json(analysis),
+            play_on_bots=PLAY_ON_BOTS,
             hand=hand_head(match, hand) if hand else None,
             position=position_view(match, hand, card) if hand else None,
             auction_rows=auction_rows(hand) if hand else [],
@@ -276,6 +282,28 @@ class WebApp:
             return found
         return Response(
             json.dumps(found, ensure_ascii=False),
+            media_type="application/json",
+            headers={"Cache-Control": "no-store"},
+        )
+
+    async def play_on_json(self, request: Request) -> Response:
+        """A hand played on from a step by the bots asked for (``pending`` while it is played:
+        the page asks again); 400 with what to give for bad input, 404 for a match that is
+        not a finished, published one."""
+        match_id = request.path_params["match_id"]
+        status = 200
+        try:
+            question = read_question(match_id, request.query_params)
+            found = await anyio.to_thread.run_sync(self.play_ons.status, question)
+        except ReplayError as error:
+            found, status = {"status": "error", "message": str(error)}, 400
+        except NoSuchMatch:
+            found, status = {"status": "error", "message": f"There is no match {match_id!r} here."}, 404
+        except NotVisible as error:
+            found, status = {"status": "error", "message": str(error)}, 404
+        return Response(
+            json.dumps(found, ensure_ascii=False),
+            status_code=status,
             media_type="application/json",
             headers={"Cache-Control": "no-store"},
         )
@@ -452,6 +480,7 @@ def create_app(
         Route("/matches/{match_id}", web.match),
         Route("/matches/{match_id}/replay.json", web.replay_json),
         Route("/matches/{match_id}/analysis.json", web.analysis_json),
+        Route("/matches/{match_id}/play-on.json", web.play_on_json),
         Route("/matches/{match_id}/log.jsonl", web.log),
         Route("/matches/{match_id}/match.pbn", web.pbn),
         Route("/matches/{match_id}/events", web.events),
