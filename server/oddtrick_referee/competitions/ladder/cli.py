@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -36,7 +37,7 @@ from oddtrick_referee.competitions.tournaments.tournament import parse_entry
 from oddtrick_referee.options import config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument, time_control
 from oddtrick_referee.play.table import TableRules
-from oddtrick_referee.storage.database import Database, open_database
+from oddtrick_referee.storage.database import Database, open_database, url_to_print
 from oddtrick_referee.storage.ladder_store import LadderStore
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 from oddtrick_referee.web.cli import add_web_option
@@ -615,8 +616,17 @@ def _print_ready(ladder: Ladder, settings: LadderSettings, data_dir: Path) -> No
         print(f"  deals from {settings.deal_set.describe()}", flush=True)
     rules = settings.rules
     print(f"  time control: {time_control(rules.deadline_s, rules.clock)}", flush=True)
-    print(f"  register a bot:   oddtrick ladder register NAME --data-dir {data_dir}", flush=True)
-    print(f"  see the standings: oddtrick ladder standings --data-dir {data_dir}", flush=True)
+    where = _where_option(settings, data_dir)
+    print(f"  register a bot:   oddtrick ladder register NAME {where}", flush=True)
+    print(f"  see the standings: oddtrick ladder standings {where}", flush=True)
+
+
+def _where_option(settings: LadderSettings, data_dir: Path) -> str:
+    """The option that finds this ladder's store, for the commands the banner prints: its
+    --database when it has one (its data folder then holds no ladder), else --data-dir."""
+    if settings.database:
+        return f"--database {shlex.quote(url_to_print(settings.database))}"
+    return f"--data-dir {shlex.quote(str(data_dir))}"
 
 
 async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:
