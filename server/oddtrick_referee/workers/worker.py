@@ -34,6 +34,7 @@ from typing import Any, TextIO, TypeVar
 import psycopg
 
 from oddtrick_referee._exceptions import BadJob, DatabaseUnreachable, HandBack
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue, open_queue, version_text
 from oddtrick_referee.workers.kinds import AFTER, KINDS, LEASE_AND_BEAT, Capacity, close_all, describe
 
@@ -62,6 +63,8 @@ class WorkerSettings:
     """Stop after one job (for scripts): the worker does one and exits."""
     tables: int = 2
     """Tables a tournament job plays at once here (``--tables``)."""
+    metrics: Metrics | None = None
+    """Its figures for ``--metrics``: its referees', its lease waits and its queue's depth."""
 
     def lease_for(self, kind: str) -> float:
         return self.lease_seconds or LEASE_AND_BEAT[kind][0]
@@ -203,15 +206,18 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         refused: list[int] = []
         until_answered(out, "saying hello", functools.partial(_seen, queue, settings, None))
         owner = f"{settings.name} {secrets.token_hex(4)}"  # two processes given one --name stay apart
+        asked = time.monotonic()
         while True:
             with stopping.deferred():
                 lease = functools.partial(_lease, queue, settings, owner, refused)
                 held = until_answered(out, "leasing", lease)
+            asked = _measure(queue, settings, held, asked)
             until_answered(out, "saying which job it holds", functools.partial(_seen, queue, settings, held))
             if held is None:
                 _idle(queue, settings, out, told, refused)
                 continue
             outcome = _work(beats, settings, held, out)
+            asked = time.monotonic()
             with stopping.deferred():
                 record = functools.partial(_record, queue, settings.name, held, outcome)
                 accepted = until_answered(out, "recording", record)
@@ -234,6 +240,19 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
             signal.signal(number, handler)
         beats.close()
         queue.close()
+
+
+def _measure(queue: WorkQueue, settings: WorkerSettings, held: Lease | None, asked: float) -> float:
+    """With ``--metrics``: the queue's depth now and, once a lease is held, how long since the
+    worker began asking for one. Returns when the wait being measured began."""
+    if settings.metrics is None:
+        return asked
+    with contextlib.suppress(psycopg.Error, DatabaseUnreachable):  # a figure, not worth a retry
+        settings.metrics.queue_depth.set(queue.depth(settings.kinds))
+    if held is None:
+        return asked
+    settings.metrics.lease_wait.observe(time.monotonic() - asked)
+    return time.monotonic()
 
 
 def _goodbye(queue: WorkQueue, settings: WorkerSettings) -> None:
@@ -325,7 +344,7 @@ def _work(beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO)
     beater.start()
     started = time.perf_counter()
     try:
-        result = KINDS[lease.kind](lease.payload, Capacity(settings.tables))
+        result = KINDS[lease.kind](lease.payload, Capacity(settings.tables, settings.metrics))
         outcome = Outcome(result=result)
     except BadJob as bad:
         outcome = Outcome(error=str(bad))

@@ -56,7 +56,7 @@ def print_workers(workers: Sequence[dict[str, Any]], every: bool, stream: TextIO
         if row["last_error"]:
             print(f"  {row['name']}'s last error: {row['last_error']}", file=stream)
         if "refused" in row:
-            print(f"  {row['name']} cannot play this run: {row['refused']}", file=stream)
+            print(f"  {row['name']} refused: {row['refused']}", file=stream)
     if any(not row["in_run"] for row in workers):
         print("  * not a worker of this run", file=stream)
     versions = sorted({row["version"] for row in workers if row["in_run"] and row["state"] == "alive"})
