@@ -80,6 +80,8 @@ def test_the_referee_s_metrics_count_the_decisions_and_faults_its_log_records(tm
                     address,
                     "--name",
                     name,
+                    "--seats",
+                    "2",  # a partnership of one bot: a seat each for North and South
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -93,6 +95,8 @@ def test_the_referee_s_metrics_count_the_decisions_and_faults_its_log_records(tm
     finally:
         for process in [serve, *bots]:
             reap(process)
+        if serve.stdout is not None:
+            serve.stdout.close()
     actions, faults = logged(sorted((tmp_path / "logs").rglob("*.jsonl*")))
     assert actions > 0
     assert samples[("oddtrick_decisions_total", ())] == actions
@@ -135,3 +139,34 @@ def test_a_worker_s_metrics_count_its_sets_decisions_lease_waits_and_queue(url: 
     assert faults_of(samples) == faults
     assert samples[("oddtrick_tables_in_play", ())] == 0
     assert samples[("oddtrick_queue_depth", ())] == 0
+
+
+def test_the_ladder_s_metrics_count_its_matches_decisions_and_seat_waits(tmp_path: Path) -> None:
+    """``ladder serve --metrics``: once a match is over, its decisions are counted, the
+    match waited for its bots once at least, and every fault counted is one of the logs'."""
+    from ladder_support import Serving, free_port, ladder_settings, register
+
+    data = tmp_path / "data"
+    token = register(ladder_settings(data), "alice")["alice"]
+    options = ("--metrics", "0", "--house-bots", "7", "--house-seats", "1", "--match-deals", "2")
+    serving = Serving(data, free_port(), options=options)
+    bot: subprocess.Popen[bytes] | None = None
+    try:
+        metrics_url = serving.wait_for("metrics on ")[0].split("metrics on ", 1)[1].strip()
+        address = serving.wait_for("ladder listening on ")[0].split("listening on ", 1)[1].split(":")[:2]
+        command = [sys.executable, "-m", "oddtrick", "bot", str(HEURISTIC), "--server", ":".join(address),
+                   "--name", "alice", f"--token={token}"]  # fmt: skip
+        bot = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [over] = serving.wait_for(" over 2 deals")
+        samples = scrape(metrics_url)
+    finally:
+        if bot is not None:
+            reap(bot)
+        serving.kill()
+    match_id = over.split("ladder match ", 1)[1].split()[0]
+    actions, faults = logged(sorted((data / "logs").rglob(f"*{match_id}*.jsonl*")))
+    assert actions > 0
+    assert samples[("oddtrick_decisions_total", ())] >= actions
+    assert samples[("oddtrick_lease_wait_seconds_count", ())] >= 1
+    assert 0 <= samples[("oddtrick_tables_in_play", ())] <= 2
+    assert set(faults_of(samples)) >= set(faults)
