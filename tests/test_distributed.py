@@ -405,12 +405,15 @@ def test_a_worker_of_another_oddtrick_version_leases_none_of_a_run_s_sets(
     workers.append(other)
     other.wait_for(r"waiting work is for oddtrick \S+ only, this worker is 0\.0\.9")
     assert statuses(work, "versioned") == [("waiting", 0)]
-    report = status_json(url, "versioned")
+    assert status_json(url, "versioned")["workers"] == []  # it plays none of the run's sets
+    report = status_json(url, "versioned", "--all-workers")
     assert report["run"]["oddtrick"] == __version__
     (seen,) = report["workers"]
     assert (seen["name"], seen["version"]) == ("other-code", "0.0.9")
     assert seen["refused"] == f"oddtrick 0.0.9: this run's sets are for oddtrick {__version__} only"
-    shown = oddtrick("tournament", "status", "--database", url, "versioned", timeout=DEADLINE)
+    shown = oddtrick(
+        "tournament", "status", "--database", url, "versioned", "--all-workers", timeout=DEADLINE
+    )
     assert f"refused: oddtrick 0.0.9: this run's sets are for oddtrick {__version__} only" in shown.stdout
     workers.append(Worker(url, "same-code", *FAST))
     until("the set done", lambda: statuses(work, "versioned") == [("done", 1)])

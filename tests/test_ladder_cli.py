@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shlex
 import subprocess
 import sys
 import time
@@ -247,3 +248,35 @@ def test_standings_list_provisional_entrants_apart_below_the_rated_ones(
     assert placed < heading < newcomer
     assert "> next" in text[0]
     assert "50%" in text[newcomer] or "50%" in text[newcomer - 1]
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "postgresql"])
+def test_the_commands_the_banner_prints_work_as_printed(
+    storage: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """``ladder serve`` prints how to register a bot and read the standings: run as printed
+    (``oddtrick`` being this Python's), they find the ladder it serves, on PostgreSQL too."""
+    from ladder_support import Serving, free_port
+
+    options: tuple[str, ...] = ("--house-bots", "0")
+    if storage == "postgresql":
+        from postgres_support import fresh_database
+
+        url = fresh_database(request.getfixturevalue("postgres_url"), "ladder_banner")
+        options += ("--database", url)
+    serving = Serving(tmp_path / "data", free_port(), options=options)
+    try:
+        register = serving.wait_for("register a bot:")[0].split(":", 1)[1]
+        standings = serving.wait_for("see the standings:")[0].split(":", 1)[1]
+    finally:
+        serving.kill()
+    if storage == "postgresql":
+        assert "--database" in register
+    words = shlex.split(register.replace("NAME", "carol"))
+    assert words[:3] == ["oddtrick", "ladder", "register"]
+    registered = subprocess.run([sys.executable, "-m", *words], capture_output=True, text=True)
+    assert registered.returncode == 0, registered.stderr
+    assert "registered carol" in registered.stdout
+    read = subprocess.run([sys.executable, "-m", *shlex.split(standings)], capture_output=True, text=True)
+    assert read.returncode == 0, read.stderr
+    assert "carol" in read.stdout

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,7 @@ from typing import Any
 from oddtrick._argparse import EntryWords, positive_seconds
 from oddtrick._names import valid_bot_name
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set, short_set_note
-from oddtrick.rules import ConfigError, Seat
+from oddtrick.rules import ConfigError, GameConfig, Seat
 from oddtrick_referee._exceptions import OptionError, RefereeError, TokensFileError
 from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 from oddtrick_referee.competitions.on_workers.distributed_command import submit_tournament
@@ -28,6 +30,7 @@ from oddtrick_referee.competitions.tournaments.tournament_workers_cli import (
     workers_problem,
 )
 from oddtrick_referee.conformance.cli import add_command as add_conformance
+from oddtrick_referee.metrics import MetricsUnavailable, add_metrics_option, start_metrics
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.table import TableRules
@@ -57,6 +60,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_replay_commands(commands)
     add_web_command(commands)
     add_web_option(serve)
+    add_metrics_option(serve, "the referee")
     add_web_option(tournament)
     add_conformance(commands)
     add_worker_command(commands)
@@ -324,9 +328,31 @@ def _serve(args: argparse.Namespace) -> int:
             allow_any_token=args.allow_any_token,
         )
         web = bind_web(args.web) if args.web is not None else None
+        metrics, metrics_server = start_metrics(args.metrics, "oddtrick serve")
     except (ConfigError, RefereeError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
         return 2
+    except MetricsUnavailable as error:
+        print(error, file=sys.stderr)
+        return 2
+    if metrics_server is not None:
+        settings = dataclasses.replace(settings, metrics=metrics)
+        print(f"metrics on {metrics_server.url}", flush=True)
+    try:
+        return _serving(args, settings, config, seating, web)
+    finally:
+        if metrics_server is not None:
+            metrics_server.close()
+
+
+def _serving(
+    args: argparse.Namespace,
+    settings: RefereeSettings,
+    config: GameConfig,
+    seating: dict[Seat, str],
+    web: socket.socket | None,
+) -> int:
+    """``oddtrick serve`` once its options are read: the referee's matches, as asked."""
     problem = open_arena_problem(settings)
     if problem:
         print(f"oddtrick serve: {problem}", file=sys.stderr)

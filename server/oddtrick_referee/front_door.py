@@ -23,6 +23,7 @@ import trio
 from oddtrick._options import OptionValue
 from oddtrick.rules import GameKind
 from oddtrick_referee.arena import LadderView
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.play.local_seat import LocalEntrant
 from oddtrick_referee.play.table import Table
 from oddtrick_referee.referee import Connection, MatchRecord, MatchSpec, SeatedMatch
@@ -48,6 +49,10 @@ class FrontDoor(Protocol):
     @property
     def log_dir(self) -> Path:
         """Where the match logs are written."""
+
+    @property
+    def metrics(self) -> Metrics:
+        """Its figures for ``/metrics``: a competition adds its own waits and queue to them."""
 
     # ---------------------------------------------------------------- matches
 

@@ -39,6 +39,7 @@ from oddtrick_referee._exceptions import DataDirInUse, OptionError
 from oddtrick_referee.arena import ArenaService, LadderView
 from oddtrick_referee.collector import collect_in_steps, collector_off
 from oddtrick_referee.command_runner import unwrapped
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.play.local_seat import LocalEntrant, LocalSeat
 from oddtrick_referee.play.matchlog import (
     MatchLogWriter,
@@ -102,6 +103,9 @@ class RefereeSettings:
     compress_logs: bool = False
     """Gzip each finished match's log in place (same name; every reader opens both kinds):
     a busy ladder writes gigabytes of logs a day, and they compress about tenfold."""
+    metrics: Metrics | None = None
+    """Where the referee counts its decisions, faults and tables in play (None: figures of
+    its own, :attr:`Referee.metrics`); a worker passes one that outlives its referees."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,6 +195,8 @@ class Referee:
         self.port = 0
         self.local_address = ""
         """Where bot processes on this machine connect (plaintext on loopback)."""
+        self.metrics = settings.metrics or Metrics()
+        """Its decisions, faults and tables in play, for ``/metrics`` (:mod:`.metrics`)."""
         self.calls = CallCount()
         """The open Play calls (the transport's count, once listening)."""
         self.live: dict[str, Table] = {}
@@ -282,6 +288,7 @@ class Referee:
             },
             max_attempts=self.settings.limits.max_attempts,
             max_comment_bytes=self.settings.limits.max_comment_bytes,
+            on_decided=self.metrics.decided,
         )
         try:
             with storage_errors(f"starting match {match_id}", self.settings.data_dir):
@@ -336,7 +343,8 @@ class Referee:
         log.info("match %s starts: %s — %s", match_id, spec.config.describe(), _seating_text(players))
         try:
             with storage_errors(f"writing the log of match {match_id}", data_dir):
-                state = await table.run()
+                with self.metrics.tables_in_play.track_inprogress():
+                    state = await table.run()
                 await self._on_disk(log_writer.close)
         except BaseException:
             # Stopped (shutdown, a full disk, or a bug): keep what was played in the log, and

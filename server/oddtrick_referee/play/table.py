@@ -87,6 +87,7 @@ class Table:
         untimed: frozenset[Seat] = frozenset(),
         deals: MatchDeals | None = None,
         options: Mapping[Seat, Mapping[str, OptionValue]] | None = None,
+        on_decided: Callable[[str | None], None] | None = None,
     ) -> None:
         self.match_id = match_id
         self.table_id = table_id
@@ -124,6 +125,8 @@ class Table:
         """Hands played and the scoreboard (game, games won, totals) after the last hand: replaced
         whole after each hand, so the gRPC thread can read it (ListMatches) at any time."""
         self._on_progress = on_progress
+        self._on_decided = on_decided
+        """Told of each decision and its fault's kind, if any (the referee's ``/metrics``)."""
         self._close_log = close_log
         """Close (fsync) the log at the end; False: the owner does, off the thread every
         table shares, since an fsync can take milliseconds (Referee.play_match)."""
@@ -239,6 +242,8 @@ class Table:
     def _decided(self, seat: Seat, decided: Decided) -> None:
         """Count a decision, log it and pass on what it did."""
         decide.count(self.records[seat], decided)
+        if self._on_decided is not None:
+            self._on_decided(decided.fault.value if decided.fault is not None else None)
         decide.write_action(self._log, self.state.hand_number, seat, decided, self._clock.left_ms(seat))
         if self._on_progress is not None:
             self._on_progress(self)

@@ -152,6 +152,13 @@ def _without_password(url: str) -> str:
     return re.sub(r"(//[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
+def url_to_print(url: str) -> str:
+    """``url`` as a printed command may carry it: its password left out rather than masked,
+    so the command still works as printed where libpq finds the password (PGPASSWORD,
+    ~/.pgpass), and a terminal or a log never shows it."""
+    return re.sub(r"(//[^:/@]+):[^@]*@", r"\1@", url)
+
+
 def open_database(url: str | None, data_dir: Path, file_name: str) -> Database:
     """``postgresql://…`` opens PostgreSQL; anything else (or nothing) SQLite in ``data_dir``."""
     if url and url.startswith(("postgresql://", "postgres://")):

@@ -21,7 +21,7 @@ from typing import Any
 
 from oddtrick_referee._exceptions import WorkQueueError
 from oddtrick_referee.storage.results import TableResult
-from oddtrick_referee.storage.work_queue import WorkQueue, submit_in
+from oddtrick_referee.storage.work_queue import LEASE_SECONDS, WorkQueue, submit_in
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
     name         TEXT PRIMARY KEY,
@@ -70,6 +70,33 @@ class WorkerSeen:
     last_beat: datetime
     seconds_ago: float
     job_id: int | None
+    dead_after: float = LEASE_SECONDS
+    """Silent past this many seconds, it is dead (what it said at its last beat)."""
+    stopped: bool = False
+    """It said it stopped (Ctrl-C, ``--once``) rather than fell silent."""
+
+    @property
+    def state(self) -> str:
+        """``alive``, ``stopped`` (it said so) or ``dead`` (silent past ``dead_after``)."""
+        if self.stopped:
+            return "stopped"
+        return "dead" if self.seconds_ago > self.dead_after else "alive"
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaseSeen:
+    """One lease of one of a run's jobs: who held it, how long, and how it ended."""
+
+    token: int
+    job_id: int
+    worker: str
+    leased: datetime
+    seconds: float
+    """From its lease to its end (to now, while it is held)."""
+    outcome: str
+    """``leased`` (held now), ``done``, ``failed``, ``given back``, ``not here``, ``expired``,
+    ``refused``, ``stopped``, ``lost`` or ``cancelled``."""
+    reason: str | None
 
 
 class RunStore:
@@ -182,10 +209,37 @@ class RunStore:
         """Every worker that has said it is alive, the most recent first."""
         with self.queue.database.transaction() as cursor:
             rows = cursor.rows(
-                "SELECT name, version, last_beat, extract(epoch FROM now() - last_beat) AS ago, job_id "
-                "FROM workers ORDER BY last_beat DESC"
+                "SELECT name, version, last_beat, extract(epoch FROM now() - last_beat) AS ago, job_id, "
+                "dead_after, stopped IS NOT NULL AS stopped FROM workers ORDER BY last_beat DESC"
             )
         return [
-            WorkerSeen(row["name"], row["version"], row["last_beat"], float(row["ago"]), row["job_id"])
+            WorkerSeen(
+                row["name"], row["version"], row["last_beat"], float(row["ago"]), row["job_id"],
+                LEASE_SECONDS if row["dead_after"] is None else float(row["dead_after"]), row["stopped"],
+            )
             for row in rows
-        ]
+        ]  # fmt: skip
+
+    def leases(self, name: str) -> list[LeaseSeen]:
+        """Every lease of the run's jobs, oldest first (none of a job leased before they were
+        kept: its ``done_by`` alone says who did it)."""
+        with self.queue.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT token, job_id, worker, leased, outcome, reason, "
+                "extract(epoch FROM coalesce(ended, now()) - leased) AS seconds "
+                "FROM work_leases WHERE run = ? ORDER BY leased, token",
+                (name,),
+            )
+        return [
+            LeaseSeen(
+                int(row["token"]), int(row["job_id"]), row["worker"], row["leased"],
+                float(row["seconds"]), row["outcome"], row["reason"],
+            )
+            for row in rows
+        ]  # fmt: skip
+
+    def seconds_since(self, when: datetime) -> float:
+        """Seconds from ``when`` to now, by the database's clock (the one leases are timed by)."""
+        with self.queue.database.transaction() as cursor:
+            rows = cursor.rows("SELECT extract(epoch FROM now() - ?::timestamptz) AS s", (when,))
+        return float(rows[0]["s"])

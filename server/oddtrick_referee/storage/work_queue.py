@@ -73,7 +73,7 @@ _LEASABLE = (
 """The jobs a worker may lease: of its kinds, its version may do them, not ones it refused.
 Its parameters: the kinds, the version (numbers), the version's text, the refused ids."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA_1 = (
     "CREATE SEQUENCE IF NOT EXISTS work_fencing",
@@ -121,7 +121,27 @@ _SCHEMA_3 = (
     "ALTER TABLE work ADD COLUMN IF NOT EXISTS version TEXT",
 )
 
-_STEPS = {1: _SCHEMA_1, 2: _SCHEMA_2, 3: _SCHEMA_3}
+_SCHEMA_4 = (
+    # Every lease of a job, kept after it ends: who held it, from when to when, how it ended
+    # and why: which worker played which set, each worker's rate and errors (``status``).
+    """CREATE TABLE IF NOT EXISTS work_leases (
+        token    BIGINT PRIMARY KEY,
+        job_id   BIGINT NOT NULL,
+        run      TEXT,
+        worker   TEXT NOT NULL,
+        leased   TIMESTAMPTZ NOT NULL DEFAULT now(),
+        ended    TIMESTAMPTZ,
+        outcome  TEXT NOT NULL DEFAULT 'leased',
+        reason   TEXT
+    )""",
+    "CREATE INDEX IF NOT EXISTS work_leases_run ON work_leases (run, job_id) WHERE run IS NOT NULL",
+    # How long the worker may go without a beat, as it said at its last one (NULL: a worker
+    # of before, judged by LEASE_SECONDS), and when it said it stopped (NULL: it has not).
+    "ALTER TABLE workers ADD COLUMN IF NOT EXISTS dead_after DOUBLE PRECISION",
+    "ALTER TABLE workers ADD COLUMN IF NOT EXISTS stopped TIMESTAMPTZ",
+)
+
+_STEPS = {1: _SCHEMA_1, 2: _SCHEMA_2, 3: _SCHEMA_3, 4: _SCHEMA_4}
 """The statements that bring the schema from the version before to each version."""
 
 
@@ -216,6 +236,7 @@ class WorkQueue:
         lease_seconds: float | Mapping[str, float] = LEASE_SECONDS,
         refused: Sequence[int] = (),
         holds_none: bool = False,
+        name: str | None = None,
     ) -> Lease | None:
         """Claim the oldest waiting job of ``kinds`` that ``version`` may do, or None;
         ``refused`` are jobs this worker gave back as ones it cannot do. ``lease_seconds``
@@ -227,16 +248,20 @@ class WorkQueue:
         then one whose lease committed but whose answer was lost with the connection,
         and it goes back to waiting first, its attempt uncounted (the worker never saw
         it), rather than stay out of reach until its lease expires and count twice.
+        ``name`` is the worker's name in ``workers`` (default ``worker``), kept with the
+        lease in ``work_leases``.
         """
         by_kind = dict(lease_seconds) if isinstance(lease_seconds, Mapping) else {}
         longest = max(by_kind.values()) if by_kind else float(lease_seconds)  # type: ignore[arg-type]
         with self.database.transaction() as cursor:
             if holds_none:
-                cursor.execute(
+                lost = cursor.rows(
                     "UPDATE work SET status = 'waiting', lease_owner = NULL, lease_expires = NULL, "
-                    "attempts = greatest(attempts - 1, 0) WHERE status = 'leased' AND lease_owner = ?",
+                    "attempts = greatest(attempts - 1, 0) WHERE status = 'leased' AND lease_owner = ? "
+                    "RETURNING token",
                     (worker,),
                 )
+                _end_leases(cursor, [row["token"] for row in lost], "lost", "its lease's answer was lost")
             _scavenge(cursor)
             rows = cursor.rows(
                 f"""WITH picked AS (
@@ -259,6 +284,11 @@ class WorkQueue:
                     longest,
                 ),
             )
+            if rows:
+                cursor.execute(
+                    "INSERT INTO work_leases (token, job_id, run, worker) VALUES (?, ?, ?, ?)",
+                    (rows[0]["token"], rows[0]["id"], rows[0]["payload"].get("run"), name or worker),
+                )
         if not rows:
             return None
         row = rows[0]
@@ -308,26 +338,26 @@ class WorkQueue:
     def finish(self, job_id: int, token: int, result: Any, worker: str) -> bool:
         """Record the result if ``token`` still holds the job; False (nothing recorded) if not."""
         with self.database.transaction() as cursor:
-            return (
-                cursor.execute(
-                    "UPDATE work SET status = 'done', result = ?::jsonb, done_by = ?, finished = now(), "
-                    "lease_expires = NULL WHERE id = ? AND token = ? AND status = 'leased'",
-                    (json.dumps(result), worker, job_id, token),
-                )
-                == 1
+            done = cursor.execute(
+                "UPDATE work SET status = 'done', result = ?::jsonb, done_by = ?, finished = now(), "
+                "lease_expires = NULL WHERE id = ? AND token = ? AND status = 'leased'",
+                (json.dumps(result), worker, job_id, token),
             )
+            if done:
+                _end_leases(cursor, [token], "done")
+        return done == 1
 
     def fail(self, job_id: int, token: int, error: str, worker: str) -> bool:
         """Mark the job failed for good (its input is bad: retrying cannot help)."""
         with self.database.transaction() as cursor:
-            return (
-                cursor.execute(
-                    "UPDATE work SET status = 'failed', error = ?, done_by = ?, finished = now(), "
-                    "lease_expires = NULL WHERE id = ? AND token = ? AND status = 'leased'",
-                    (error, worker, job_id, token),
-                )
-                == 1
+            failed = cursor.execute(
+                "UPDATE work SET status = 'failed', error = ?, done_by = ?, finished = now(), "
+                "lease_expires = NULL WHERE id = ? AND token = ? AND status = 'leased'",
+                (error, worker, job_id, token),
             )
+            if failed:
+                _end_leases(cursor, [token], "failed", error)
+        return failed == 1
 
     def hand_back(self, job_id: int, token: int, reason: str | None = None) -> bool:
         """Return a held job to waiting at once; it is not counted as an attempt. Without a
@@ -343,13 +373,14 @@ class WorkQueue:
             )
             if changed:
                 cursor.execute("SELECT pg_notify(?, kind) FROM work WHERE id = ?", (CHANNEL, job_id))
+                _end_leases(cursor, [token], "not here" if reason else "stopped", reason)
         return changed == 1
 
     def give_back(self, job_id: int, token: int, reason: str) -> str | None:
         """Return a leased job this worker cannot do, with the reason: to waiting for
         another worker, or failed once it has had :data:`MAX_ATTEMPTS` attempts. Returns
         the job's new status (None: the token no longer holds it)."""
-        return self._send_back(job_id, token, reason, "leased")
+        return self._send_back(job_id, token, reason, "leased", "given back")
 
     def reopen(self, job_id: int, token: int, reason: str) -> str | None:
         """Refuse a recorded result (its reader found it does not bear out): the job goes
@@ -357,9 +388,9 @@ class WorkQueue:
         :data:`MAX_ATTEMPTS` attempts. Only while ``token`` is still the one it was done
         under, so two readers refusing it at once send it back once. Returns the job's new
         status (None: it was not done under that token)."""
-        return self._send_back(job_id, token, reason, "done")
+        return self._send_back(job_id, token, reason, "done", "refused")
 
-    def _send_back(self, job_id: int, token: int, reason: str, status: str) -> str | None:
+    def _send_back(self, job_id: int, token: int, reason: str, status: str, outcome: str) -> str | None:
         """A job in ``status`` under ``token`` goes back to waiting with ``reason`` (failed once
         it has had its attempts): its new status, or None when the token no longer holds it."""
         with self.database.transaction() as cursor:
@@ -373,6 +404,8 @@ class WorkQueue:
             )
             if rows and rows[0]["status"] == "waiting":
                 cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, rows[0]["kind"]))
+            if rows:
+                _end_leases(cursor, [token], outcome, reason)
         return str(rows[0]["status"]) if rows else None
 
     def cancel_run(self, run: str) -> int:
@@ -381,11 +414,16 @@ class WorkQueue:
         and its result is refused, so nothing of the run is played and counted after this.
         Returns how many jobs were cancelled."""
         with self.database.transaction() as cursor:
-            return cursor.execute(
+            cancelled = cursor.execute(
                 "UPDATE work SET status = 'cancelled', finished = now(), lease_owner = NULL, "
                 "lease_expires = NULL WHERE payload->>'run' = ? AND status IN ('waiting', 'leased')",
                 (run,),
             )
+            cursor.execute(
+                "UPDATE work_leases SET ended = now(), outcome = 'cancelled' WHERE run = ? AND ended IS NULL",
+                (run,),
+            )
+        return cancelled
 
     def retry_run(self, run: str) -> int:
         """Bring the failed work of one run back to waiting with its attempts at zero (its
@@ -402,15 +440,38 @@ class WorkQueue:
                 cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))
         return len(rows)
 
-    def seen(self, worker: str, version: Sequence[int], kinds: Sequence[str], job_id: int | None) -> None:
-        """Say this worker is alive (and which job it holds) in ``workers``, for status pages."""
+    def seen(
+        self,
+        worker: str,
+        version: Sequence[int],
+        kinds: Sequence[str],
+        job_id: int | None,
+        dead_after: float = LEASE_SECONDS,
+    ) -> None:
+        """Say this worker is alive (and which job it holds) in ``workers``, for status pages;
+        ``dead_after``: the seconds past which, without another beat, it is to be judged dead
+        (the longest it goes between two beats, with room to spare)."""
         with self.database.transaction() as cursor:
             cursor.execute(
-                "INSERT INTO workers (name, version, kinds, job_id) VALUES (?, ?, ?, ?) "
+                "INSERT INTO workers (name, version, kinds, job_id, dead_after) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET version = excluded.version, kinds = excluded.kinds, "
-                "last_beat = now(), job_id = excluded.job_id",
-                (worker, version_text(version), ",".join(kinds), job_id),
+                "last_beat = now(), job_id = excluded.job_id, dead_after = excluded.dead_after, "
+                "stopped = NULL",
+                (worker, version_text(version), ",".join(kinds), job_id, dead_after),
             )
+
+    def gone(self, worker: str) -> None:
+        """Say this worker stopped of its own accord (a status page shows it stopped, not dead)."""
+        with self.database.transaction() as cursor:
+            cursor.execute("UPDATE workers SET stopped = now(), job_id = NULL WHERE name = ?", (worker,))
+
+    def depth(self, kinds: Sequence[str]) -> int:
+        """How many jobs of ``kinds`` are waiting (the queue's depth, for ``/metrics``)."""
+        with self.database.transaction() as cursor:
+            rows = cursor.rows(
+                "SELECT count(*) AS n FROM work WHERE status = 'waiting' AND kind = ANY(?)", (list(kinds),)
+            )
+        return int(rows[0]["n"])
 
     def seconds_to_next_expiry(self) -> float | None:
         """How long until the first lease now held expires (None: none is held)."""
@@ -533,18 +594,31 @@ def submit_in(
 
 def _scavenge(cursor: Cursor) -> None:
     """Put expired leases back to waiting (or failed after MAX_ATTEMPTS), waking idle workers."""
-    cursor.execute(
+    failed = cursor.rows(
         "UPDATE work SET status = 'failed', lease_owner = NULL, lease_expires = NULL, finished = now(), "
         "error = 'its lease expired ' || attempts || ' times: the job may kill its workers' "
-        "WHERE status = 'leased' AND lease_expires < now() AND attempts >= ?",
+        "WHERE status = 'leased' AND lease_expires < now() AND attempts >= ? RETURNING token",
         (MAX_ATTEMPTS,),
     )
     back = cursor.rows(
         "UPDATE work SET status = 'waiting', lease_owner = NULL, lease_expires = NULL "
-        "WHERE status = 'leased' AND lease_expires < now() RETURNING kind"
+        "WHERE status = 'leased' AND lease_expires < now() RETURNING kind, token"
     )
+    expired = "its lease expired: the worker stopped beating (killed, stopped, or cut off)"
+    _end_leases(cursor, [row["token"] for row in [*failed, *back]], "expired", expired)
     for kind in sorted({row["kind"] for row in back}):
         cursor.execute("SELECT pg_notify(?, ?)", (CHANNEL, kind))
+
+
+def _end_leases(cursor: Cursor, tokens: Sequence[int], outcome: str, reason: str | None = None) -> None:
+    """Say in ``work_leases`` how these leases ended (a refused result's lease ended already:
+    its end stays, its outcome becomes the refusal)."""
+    if tokens:
+        cursor.execute(
+            "UPDATE work_leases SET ended = coalesce(ended, now()), outcome = ?, reason = ? "
+            "WHERE token = ANY(?::bigint[])",
+            (outcome, reason, list(tokens)),
+        )
 
 
 def migrate(database: Database) -> int:

@@ -439,7 +439,8 @@ class WebApp:
         name = request.path_params["name"]
         if self.runs is None or len(name) > _LONGEST_NAME:
             return self.not_found("There is no such run here.")
-        found = await anyio.to_thread.run_sync(self.runs.run, name)
+        every_worker = request.query_params.get("workers") == "all"
+        found = await anyio.to_thread.run_sync(self.runs.run, name, every_worker)
         if found is None:
             return self.not_found(f"There is no run {name!r} in this database.")
         return self.page("run.html", title=f"Run {name}", r=found)

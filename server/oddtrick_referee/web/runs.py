@@ -3,8 +3,9 @@
 A run's page shows what ``oddtrick tournament status`` prints, from the same
 function (:func:`~.distributed_results.status_report`), and its standings in
 the same table as a local tournament's page: the jobs by status with why any
-failed or was given back, the standings or the SPRT line, and the workers with
-their last beat and what each holds. While the run is not over the page follows
+failed or was given back, its ETA, the standings or the SPRT line, the run's workers
+(alive or dead, version, sets, rate, errors, what each holds; ``?workers=all``
+adds the database's others) and who played which set. While the run is not over the page follows
 it by itself (static/follow.js: a polite poll, paused while the tab is hidden).
 """
 
@@ -14,6 +15,7 @@ import threading
 from typing import Any
 
 from oddtrick_referee.competitions.on_workers.distributed_results import ResultCheck, status_report
+from oddtrick_referee.competitions.on_workers.status_text import eta_line
 from oddtrick_referee.storage.run_store import RunStore
 from oddtrick_referee.workers.kinds import ANALYSIS
 
@@ -43,17 +45,17 @@ class RunPages:
                                  "counts": self.store.counts(name)})  # fmt: skip
             return rows
 
-    def run(self, name: str) -> dict[str, Any] | None:
-        """The run's report (as ``tournament status --json`` prints it) and the set each worker holds."""
+    def run(self, name: str, every_worker: bool = False) -> dict[str, Any] | None:
+        """The run's report, as ``tournament status --json`` prints it (``every_worker``: as
+        with ``--all-workers``, the page's ``?workers=all``)."""
         with self._lock:
             run = self.store.get(name)
             if run is None:
                 return None
             jobs = self._check.jobs(self.store, run)
-            report = status_report(self.store, run, jobs)
-        set_of = {job.id: job.index + 1 for job in jobs}
-        for worker in report["workers"]:
-            worker["set"] = set_of.get(worker["job"]) if worker["job"] else None
+            report = status_report(self.store, run, jobs, every_worker)
+        report["every_worker"] = every_worker
+        report["eta_text"] = eta_line(report["eta"]).removeprefix("ETA: ")
         report["counts"] = [(status, report["sets"].get(status, 0)) for status in STATUSES]
         report["follow"] = None if report["over"] else FOLLOW_SECONDS
         return report

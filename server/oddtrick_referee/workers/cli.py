@@ -11,6 +11,7 @@ from pathlib import Path
 
 from oddtrick._argparse import positive_seconds
 from oddtrick_referee._exceptions import BadJob, DatabaseError
+from oddtrick_referee.metrics import MetricsUnavailable, add_metrics_option, start_metrics
 from oddtrick_referee.storage.work_queue import (
     BEAT_SECONDS,
     LEASE_SECONDS,
@@ -101,6 +102,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "analysis, 2 for tournament sets; below --lease)",
     )
     worker.add_argument("--once", action="store_true", help="do one job, then exit")
+    add_metrics_option(worker, "this worker")
     worker.set_defaults(handler=_worker)
 
 
@@ -129,6 +131,13 @@ def _worker(args: argparse.Namespace) -> int:
                 return 2
             kinds = [kind for kind in kinds if kind != ANALYSIS]
     name = args.name or f"{socket.gethostname()}-{os.getpid()}"
+    try:
+        metrics, metrics_server = start_metrics(args.metrics, "oddtrick worker")
+    except MetricsUnavailable as error:
+        print(error, file=sys.stderr)
+        return 2
+    if metrics_server is not None:
+        print(f"metrics on {metrics_server.url}", flush=True)
     settings = WorkerSettings(
         url=args.database,
         name=name,
@@ -138,12 +147,16 @@ def _worker(args: argparse.Namespace) -> int:
         beat_seconds=args.beat,
         once=args.once,
         tables=args.tables,
+        metrics=metrics,
     )
     try:
         return run_worker(settings)
     except DatabaseError as error:
         print(f"oddtrick worker: {error}", file=sys.stderr)
         return 1
+    finally:
+        if metrics_server is not None:
+            metrics_server.close()
 
 
 def submit_analysis(url: str, logs: list[Path], par: bool, required: str | None) -> int:

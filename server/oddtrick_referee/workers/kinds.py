@@ -24,6 +24,7 @@ from oddtrick import __version__
 from oddtrick_referee._exceptions import BadJob
 from oddtrick_referee.competitions.on_workers.distributed import TOURNAMENT_SET
 from oddtrick_referee.competitions.on_workers.job_payloads import SetPayload
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.storage.analysis_jobs import ANALYSIS as ANALYSIS  # the old names work
 from oddtrick_referee.storage.analysis_jobs import ANALYSIS_FIRST_VERSION, AnalysisPayload
 from oddtrick_referee.storage.analysis_jobs import MAX_LOG_BYTES as MAX_LOG_BYTES
@@ -39,6 +40,8 @@ class Capacity:
     """What this worker offers a job: how many tables it plays at once (``--tables``)."""
 
     tables: int = 2
+    metrics: Metrics | None = None
+    """Where the referees of its sets count decisions, faults and tables (``--metrics``)."""
 
 
 def describe(kind: str, payload: dict[str, Any]) -> str:
@@ -71,7 +74,8 @@ def analyse(payload: dict[str, Any], capacity: Capacity | None = None) -> Any:
 
 def play_set(payload: dict[str, Any], capacity: Capacity | None = None) -> Any:
     """A duplicate set of a distributed tournament, or a batch of a test's deal pairs."""
-    return tournament_job.play_job(SetPayload.from_dict(payload), (capacity or Capacity()).tables)
+    capacity = capacity or Capacity()
+    return tournament_job.play_job(SetPayload.from_dict(payload), capacity.tables, capacity.metrics)
 
 
 KINDS: dict[str, Callable[[dict[str, Any], Capacity], Any]] = {ANALYSIS: analyse, TOURNAMENT_SET: play_set}

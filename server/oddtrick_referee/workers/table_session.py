@@ -37,6 +37,7 @@ from oddtrick_referee.competitions.tournaments.tournament import (
     run_tournament,
 )
 from oddtrick_referee.competitions.tournaments.tournament_plan import TableRun
+from oddtrick_referee.metrics import Metrics
 
 JOBS_PER_SESSION = 200
 """Jobs one session plays before it is started afresh (its SQLite file and logs grow with them)."""
@@ -47,9 +48,10 @@ _Item = tuple[list[TableRun], "concurrent.futures.Future[None]"] | None
 class Session:
     """One local tournament in a thread; :meth:`play` hands it a job's runs and waits."""
 
-    def __init__(self, key: str, settings: TournamentSettings) -> None:
+    def __init__(self, key: str, settings: TournamentSettings, metrics: Metrics | None = None) -> None:
         self.key = key
         self.settings = settings
+        self.metrics = metrics
         self.played = 0
         self.keys: set[tuple[str, int, int]] = set()
         """The table runs this session has played (a run is never played twice in one store)."""
@@ -109,6 +111,7 @@ class Session:
                 progress_stream=quiet,
                 progress=Progress(0, quiet),
                 play=self._play,
+                metrics=self.metrics,
             )
 
     def _fail_waiting(self) -> None:
@@ -153,7 +156,9 @@ async def _play_runs(tournament: Tournament, progress: Progress, runs: list[Tabl
 _session: Session | None = None
 
 
-def session_for(key: str, settings: TournamentSettings, runs: list[TableRun]) -> Session:
+def session_for(
+    key: str, settings: TournamentSettings, runs: list[TableRun], metrics: Metrics | None = None
+) -> Session:
     """The session for this key: the running one if it matches, lives and has not played
     these runs already (a set leased again by the worker whose result was refused), else a
     new one."""
@@ -163,7 +168,7 @@ def session_for(key: str, settings: TournamentSettings, runs: list[TableRun]) ->
         _session.close()
         _session = None
     if _session is None:
-        _session = Session(key, settings)
+        _session = Session(key, settings, metrics)
     return _session
 
 

@@ -27,6 +27,7 @@ from oddtrick_referee.competitions.on_workers.distributed_results import pack_lo
 from oddtrick_referee.competitions.on_workers.job_payloads import EntryRecord, SetPayload
 from oddtrick_referee.competitions.tournaments.tournament import TournamentSettings
 from oddtrick_referee.competitions.tournaments.tournament_plan import TableRun
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.workers.table_session import session_for
 
@@ -60,7 +61,7 @@ def own_entries(payload: SetPayload) -> list[EntryRecord]:
     return [record for record in payload.entries if record.name in seated]
 
 
-def play_job(payload: SetPayload, tables: int) -> dict[str, Any]:
+def play_job(payload: SetPayload, tables: int, metrics: Metrics | None = None) -> dict[str, Any]:
     """Play the job's runs here (in the session of its run, :mod:`.table_session`);
     return the tables' records and their logs."""
     settings = _settings(payload, tables)
@@ -70,7 +71,7 @@ def play_job(payload: SetPayload, tables: int) -> dict[str, Any]:
         [*(described[field] for field in ("tournament", "entries", "config", "rules")), settings.tables],
         sort_keys=True,
     )
-    session = session_for(key, settings, runs)
+    session = session_for(key, settings, runs, metrics)
     try:
         session.play(runs)
     except BaseException as error:

@@ -34,11 +34,15 @@ from typing import Any, TextIO, TypeVar
 import psycopg
 
 from oddtrick_referee._exceptions import BadJob, DatabaseUnreachable, HandBack
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.storage.work_queue import Lease, WorkQueue, open_queue, version_text
 from oddtrick_referee.workers.kinds import AFTER, KINDS, LEASE_AND_BEAT, Capacity, close_all, describe
 
 IDLE_LOOK_SECONDS = 60.0
 """The longest an idle worker sleeps without looking at the queue, even with no NOTIFY."""
+
+IDLE_DEAD_AFTER = 1.5 * IDLE_LOOK_SECONDS
+"""An idle worker beats each time it looks at the queue: silent this long, it is dead."""
 
 RETRY_MAX_SECONDS = 5.0
 """The longest pause between two tries of a database that does not answer."""
@@ -59,6 +63,8 @@ class WorkerSettings:
     """Stop after one job (for scripts): the worker does one and exits."""
     tables: int = 2
     """Tables a tournament job plays at once here (``--tables``)."""
+    metrics: Metrics | None = None
+    """Its figures for ``--metrics``: its referees', its lease waits and its queue's depth."""
 
     def lease_for(self, kind: str) -> float:
         return self.lease_seconds or LEASE_AND_BEAT[kind][0]
@@ -126,7 +132,7 @@ class _Beater(threading.Thread):
                 if not self._beats.beat(lease.id, lease.token, settings.lease_for(lease.kind)):
                     _say(self._out, f"job {lease.id}: lease lost (it expired and was taken back)")
                     return
-                self._beats.seen(settings.name, settings.version, settings.kinds, lease.id)
+                _seen(self._beats, settings, lease)
                 told = False
             except Exception as error:  # the database out of reach: try at the next beat
                 if not told:
@@ -138,6 +144,13 @@ class _Beater(threading.Thread):
 
     def stop(self) -> None:
         self._stopped.set()
+
+
+def _seen(queue: WorkQueue, settings: WorkerSettings, held: Lease | None) -> None:
+    """Beat in ``workers``: alive, holding ``held``; dead if silent past its lease (a worker
+    that holds a job beats every ``beat_for``) or, idle, past :data:`IDLE_DEAD_AFTER`."""
+    dead_after = settings.lease_for(held.kind) if held is not None else IDLE_DEAD_AFTER
+    queue.seen(settings.name, settings.version, settings.kinds, held.id if held else None, dead_after)
 
 
 def _say(out: TextIO, line: str) -> None:
@@ -191,30 +204,33 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
         )
         told: set[str] = set()
         refused: list[int] = []
-        hello = functools.partial(queue.seen, settings.name, settings.version, settings.kinds)
-        until_answered(out, "saying hello", functools.partial(hello, None))
+        until_answered(out, "saying hello", functools.partial(_seen, queue, settings, None))
         owner = f"{settings.name} {secrets.token_hex(4)}"  # two processes given one --name stay apart
+        asked = time.monotonic()
         while True:
             with stopping.deferred():
                 lease = functools.partial(_lease, queue, settings, owner, refused)
                 held = until_answered(out, "leasing", lease)
-            seen = functools.partial(hello, held.id if held else None)
-            until_answered(out, "saying which job it holds", seen)
+            asked = _measure(queue, settings, held, asked)
+            until_answered(out, "saying which job it holds", functools.partial(_seen, queue, settings, held))
             if held is None:
                 _idle(queue, settings, out, told, refused)
                 continue
             outcome = _work(beats, settings, held, out)
+            asked = time.monotonic()
             with stopping.deferred():
                 record = functools.partial(_record, queue, settings.name, held, outcome)
                 accepted = until_answered(out, "recording", record)
                 done, held = held, None
             _after(queue, done, accepted, outcome, refused, out)
             if settings.once:
+                _goodbye(queue, settings)
                 return 0
     except KeyboardInterrupt:
         what = "no job held"
         if held is not None:
             what = _hand_back(settings, held)
+        _goodbye(queue, settings)
         print(f"worker {settings.name}: stopped; {what}", file=out, flush=True)
         close_all(wait=2.0)
         return 130
@@ -224,6 +240,25 @@ def run_worker(settings: WorkerSettings, out: TextIO = sys.stdout) -> int:
             signal.signal(number, handler)
         beats.close()
         queue.close()
+
+
+def _measure(queue: WorkQueue, settings: WorkerSettings, held: Lease | None, asked: float) -> float:
+    """With ``--metrics``: the queue's depth now and, once a lease is held, how long since the
+    worker began asking for one. Returns when the wait being measured began."""
+    if settings.metrics is None:
+        return asked
+    with contextlib.suppress(psycopg.Error, DatabaseUnreachable):  # a figure, not worth a retry
+        settings.metrics.queue_depth.set(queue.depth(settings.kinds))
+    if held is None:
+        return asked
+    settings.metrics.lease_wait.observe(time.monotonic() - asked)
+    return time.monotonic()
+
+
+def _goodbye(queue: WorkQueue, settings: WorkerSettings) -> None:
+    """Say in ``workers`` that this worker stopped (not died); skipped if the database is away."""
+    with contextlib.suppress(Exception):
+        queue.gone(settings.name)
 
 
 def _hand_back(settings: WorkerSettings, held: Lease) -> str:
@@ -243,7 +278,15 @@ def _hand_back(settings: WorkerSettings, held: Lease) -> str:
 def _lease(queue: WorkQueue, settings: WorkerSettings, owner: str, refused: Sequence[int]) -> Lease | None:
     """Lease the next job as ``owner`` (this process alone): tried again after a lost
     answer, the lease takes the job it had committed back first (WorkQueue.lease)."""
-    return queue.lease(owner, settings.kinds, settings.version, settings.leases(), refused, holds_none=True)
+    return queue.lease(
+        owner,
+        settings.kinds,
+        settings.version,
+        settings.leases(),
+        refused,
+        holds_none=True,
+        name=settings.name,
+    )
 
 
 def _after(
@@ -301,7 +344,7 @@ def _work(beats: WorkQueue, settings: WorkerSettings, lease: Lease, out: TextIO)
     beater.start()
     started = time.perf_counter()
     try:
-        result = KINDS[lease.kind](lease.payload, Capacity(settings.tables))
+        result = KINDS[lease.kind](lease.payload, Capacity(settings.tables, settings.metrics))
         outcome = Outcome(result=result)
     except BadJob as bad:
         outcome = Outcome(error=str(bad))

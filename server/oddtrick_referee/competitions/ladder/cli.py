@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -33,10 +34,17 @@ from oddtrick_referee.competitions.ladder.service import (
     run_ladder,
 )
 from oddtrick_referee.competitions.tournaments.tournament import parse_entry
+from oddtrick_referee.metrics import (
+    Metrics,
+    MetricsServer,
+    MetricsUnavailable,
+    add_metrics_option,
+    start_metrics,
+)
 from oddtrick_referee.options import config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument, time_control
 from oddtrick_referee.play.table import TableRules
-from oddtrick_referee.storage.database import Database, open_database
+from oddtrick_referee.storage.database import Database, open_database, url_to_print
 from oddtrick_referee.storage.ladder_store import LadderStore
 from oddtrick_referee.transport.tls import add_tls_options, server_credentials
 from oddtrick_referee.web.cli import add_web_option
@@ -99,6 +107,7 @@ def _add_serve(
     _add_log_options(serve.add_argument_group("match logs"))
     _add_rating_options(serve.add_argument_group("ratings"))
     add_web_option(serve)
+    add_metrics_option(serve, "the ladder (its referee, its seat waits, its matches waiting for bots)")
     add_tls_options(serve)
     serve.add_argument("-v", "--verbose", action="store_true", help="log every connection and match")
     serve.set_defaults(handler=_serve)
@@ -527,10 +536,28 @@ def _result_for(outcome: str | None, team: int, status: str) -> str:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        settings = _ladder_settings(args)
+        metrics, metrics_server = start_metrics(args.metrics, "oddtrick ladder serve")
+    except MetricsUnavailable as error:
+        print(error, file=sys.stderr)
+        return 2
+    try:
+        return _serve_with(args, metrics, metrics_server)
+    finally:
+        if metrics_server is not None:
+            metrics_server.close()
+
+
+def _serve_with(
+    args: argparse.Namespace, metrics: Metrics | None, metrics_server: MetricsServer | None
+) -> int:
+    """``ladder serve`` with its ``--metrics`` served (or none asked for)."""
+    try:
+        settings = _ladder_settings(args, metrics)
         run_command(check_house_bots, settings)
     except (ConfigError, DealSetError, RefereeError, OSError) as error:  # OSError: a bot file's path
         return _fail("serve", error)
+    if metrics_server is not None:
+        print(f"metrics on {metrics_server.url}", flush=True)
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("oddtrick").setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.getLogger("oddtrick.ladder").setLevel(logging.INFO)
@@ -567,7 +594,7 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
+def _ladder_settings(args: argparse.Namespace, metrics: Metrics | None = None) -> LadderSettings:
     """The ladder ``serve``'s options describe; OptionError (ConfigError, DealSetError) says what is wrong."""
     ignored = [f"--{name}" for name in ("format", "deals", "target") if getattr(args, name) is not None]
     if ignored:
@@ -585,6 +612,7 @@ def _ladder_settings(args: argparse.Namespace) -> LadderSettings:
     if args.analyse and not (args.database or "").startswith(("postgresql://", "postgres://")):
         raise OptionError("--analyse needs a PostgreSQL --database: the work queue lives there")
     return LadderSettings(
+        metrics=metrics,
         config=config,
         deals=args.match_deals,
         rules=TableRules(deadline_s=args.deadline, grace_s=args.grace, clock=args.clock),
@@ -615,8 +643,17 @@ def _print_ready(ladder: Ladder, settings: LadderSettings, data_dir: Path) -> No
         print(f"  deals from {settings.deal_set.describe()}", flush=True)
     rules = settings.rules
     print(f"  time control: {time_control(rules.deadline_s, rules.clock)}", flush=True)
-    print(f"  register a bot:   oddtrick ladder register NAME --data-dir {data_dir}", flush=True)
-    print(f"  see the standings: oddtrick ladder standings --data-dir {data_dir}", flush=True)
+    where = _where_option(settings, data_dir)
+    print(f"  register a bot:   oddtrick ladder register NAME {where}", flush=True)
+    print(f"  see the standings: oddtrick ladder standings {where}", flush=True)
+
+
+def _where_option(settings: LadderSettings, data_dir: Path) -> str:
+    """The option that finds this ladder's store, for the commands the banner prints: its
+    --database when it has one (its data folder then holds no ladder), else --data-dir."""
+    if settings.database:
+        return f"--database {shlex.quote(url_to_print(settings.database))}"
+    return f"--data-dir {shlex.quote(str(data_dir))}"
 
 
 async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:

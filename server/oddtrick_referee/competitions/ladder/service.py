@@ -63,6 +63,7 @@ from oddtrick_referee.competitions.ladder.web_source import LadderLeaderboard
 from oddtrick_referee.competitions.tournaments.competition import Competition, DuplicateSet, PlayedTable
 from oddtrick_referee.competitions.tournaments.page import Page
 from oddtrick_referee.front_door import FrontDoor
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.play.table import TableRules
 from oddtrick_referee.referee import Connection, RefereeSettings, SeatedMatch, running_referee
@@ -141,6 +142,8 @@ class LadderSettings:
     ``analysis`` job to the work queue in ``database`` (PostgreSQL) for ``oddtrick worker``."""
     heartbeat_s: float = 3.0
     """How often this referee beats its heartbeat row in the database (heartbeat.py)."""
+    metrics: Metrics | None = None
+    """``--metrics``: its referee's figures, its seat waits and its matches waiting for bots."""
     heartbeat_missed: int = 4
     """Beats a referee may miss before a live one records its running matches aborted: long
     enough that a busy moment is not taken for a death, short enough that a dead referee's
@@ -436,9 +439,11 @@ class Ladder(Competition):
         said in the log, or a ladder that stops planning would never say why) if they are
         not within :data:`START_WAIT_S`. Stopped meanwhile, the match is recorded aborted."""
         needs = lineup.seats_needed()
+        metrics, planned = self.referee.metrics, time.monotonic()
         try:
-            with trio.fail_after(START_WAIT_S):
+            with trio.fail_after(START_WAIT_S), metrics.queue_depth.track_inprogress():
                 await self.referee.wait_for_seats(needs, self.settings.game)
+            metrics.lease_wait.observe(time.monotonic() - planned)
         except trio.TooSlowError:
             game = self.settings.game
             short = {name: f"{self.referee.idle_seats(name, game)}/{count}" for name, count in needs.items()}
@@ -675,6 +680,7 @@ async def run_ladder(
         tls=settings.tls,
         loopback_port=settings.tls is not None,
         compress_logs=settings.compress_logs,
+        metrics=settings.metrics,
     )
     try:
         async with running_referee(referee_settings) as referee:

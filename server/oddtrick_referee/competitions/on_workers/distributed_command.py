@@ -35,6 +35,7 @@ from oddtrick_referee.competitions.on_workers.distributed_results import (
     write_logs,
 )
 from oddtrick_referee.competitions.on_workers.job_payloads import EntryRecord
+from oddtrick_referee.competitions.on_workers.status_text import eta_line, print_played, print_workers
 from oddtrick_referee.competitions.scoring.standings import Standings
 from oddtrick_referee.competitions.scoring.standings_table import print_standings
 from oddtrick_referee.competitions.tournaments.sequential import SequentialTest
@@ -235,8 +236,9 @@ def _follow_sprt(
         return 130, None
 
 
-def status(url: str, name: str | None, as_json: bool, logs: Path | None) -> int:
-    """``oddtrick tournament status``: a run's sets, its standings or SPRT line, the workers."""
+def status(url: str, name: str | None, as_json: bool, logs: Path | None, every_worker: bool = False) -> int:
+    """``oddtrick tournament status``: a run's sets, its standings or SPRT line, its workers
+    (``every_worker``: the database's others too), who played which set, its ETA."""
     try:
         store = _open(url)
     except DatabaseError as error:
@@ -260,17 +262,17 @@ def status(url: str, name: str | None, as_json: bool, logs: Path | None) -> int:
                 print(f"oddtrick tournament status: {error}", file=sys.stderr)
                 return 1
             print(f"{len(written)} match logs written to {logs}", file=sys.stderr)
-        report = status_report(store, run, jobs)
+        report = status_report(store, run, jobs, every_worker)
         if as_json:
             print(json.dumps(report, indent=2, default=str))
         else:
-            _print_status(report, run, jobs)
+            _print_status(report, run, jobs, every_worker)
         return 0
     finally:
         store.queue.close()
 
 
-def _print_status(report: dict[str, Any], run: Run, jobs: list[SetJob]) -> None:
+def _print_status(report: dict[str, Any], run: Run, jobs: list[SetJob], every_worker: bool) -> None:
     counts = report["sets"]
     parts = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
     when = f"{run.created:%Y-%m-%d %H:%M:%S %Z}"
@@ -287,15 +289,10 @@ def _print_status(report: dict[str, Any], run: Run, jobs: list[SetJob]) -> None:
         print(f"set {back['set']} (job {back['job']}) was given back: {back['reason']}")
     for refused in report["refused"]:
         print(f"set {refused['set']} (job {refused['job']}): {refused['reason']}; {refused['status']} again")
+    print(eta_line(report["eta"]))
     print()
     print_standings(standings(run, jobs), sys.stdout)
     print()
-    print("workers (last beat):")
-    if not report["workers"]:
-        print("  none has leased from this database yet")
-    for worker in report["workers"]:
-        holding = f"holds job {worker['job']}" if worker["job"] else "idle"
-        ago = f"{worker['seconds_ago']:>7.1f} s ago"
-        print(f"  {worker['name']:<24} oddtrick {worker['version']:<8} {ago}  {holding}")
-        if "refused" in worker:
-            print(f"    refused: {worker['refused']}")
+    print_workers(report["workers"], every_worker, sys.stdout)
+    print()
+    print_played(report["played"], sys.stdout)

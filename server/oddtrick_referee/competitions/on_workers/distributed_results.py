@@ -32,6 +32,7 @@ from oddtrick.rules import Seat
 from oddtrick.sprt import SprtState
 from oddtrick_referee._exceptions import DatabaseError, LogUnreadable, ResultRefused
 from oddtrick_referee.competitions.on_workers.job_payloads import run_from_dict
+from oddtrick_referee.competitions.on_workers.operator_view import eta, set_rows, worker_rows
 from oddtrick_referee.competitions.scoring.counted import deal_results, table_result, table_standings
 from oddtrick_referee.competitions.scoring.scored import PlayedTable, disagreement, scored_table
 from oddtrick_referee.competitions.scoring.standings import Standings
@@ -39,7 +40,7 @@ from oddtrick_referee.competitions.tournaments.sequential import pair_scores
 from oddtrick_referee.competitions.tournaments.tournament_plan import SLOT_MARK, TableRun
 from oddtrick_referee.play.clock import ClockRule, time_control
 from oddtrick_referee.storage.results import TableResult
-from oddtrick_referee.storage.run_store import Run, RunStore, SetJob, WorkerSeen
+from oddtrick_referee.storage.run_store import Run, RunStore, SetJob
 
 log = logging.getLogger("oddtrick.workers")
 
@@ -254,32 +255,15 @@ def describe_run(run: Run) -> dict[str, Any]:
     return {"name": run.name, "kind": run.kind, "created": run.created.isoformat(), **run.settings}
 
 
-def run_version(run: Run) -> str | None:
-    """The oddtrick version the run was submitted with, whose workers alone play its sets
-    (None: a run submitted before runs kept it, open to any worker)."""
-    version = run.settings.get("oddtrick")
-    return version if isinstance(version, str) else None
-
-
-def _worker_line(run: Run, worker: WorkerSeen) -> dict[str, Any]:
-    line: dict[str, Any] = {
-        "name": worker.name,
-        "version": worker.version,
-        "last_beat": worker.last_beat.isoformat(),
-        "seconds_ago": round(worker.seconds_ago, 1),
-        "job": worker.job_id,
-    }
-    needed = run_version(run)
-    if needed is not None and worker.version != needed:
-        line["refused"] = f"oddtrick {worker.version}: this run's sets are for oddtrick {needed} only"
-    return line
-
-
-def status_report(store: RunStore, run: Run, jobs: list[SetJob]) -> dict[str, Any]:
+def status_report(
+    store: RunStore, run: Run, jobs: list[SetJob], every_worker: bool = False
+) -> dict[str, Any]:
     """What ``tournament status --json`` prints and the web page's run page shows: one
     function, so the two cannot disagree. ``jobs`` are :meth:`ResultCheck.jobs`' (only
     tables read off their logs count). ``over`` says no job is waiting or leased (or,
-    for an SPRT, that the test is decided or at its cap): the page stops following it."""
+    for an SPRT, that the test is decided or at its cap): the page stops following it.
+    ``workers`` are the run's (:func:`~.operator_view.worker_rows`; ``every_worker``: the
+    database's others too), ``played`` who played each set, ``eta`` when it should end."""
     counts: dict[str, int] = {}
     for job in jobs:
         counts[job.status] = counts.get(job.status, 0) + 1
@@ -302,8 +286,12 @@ def status_report(store: RunStore, run: Run, jobs: list[SetJob]) -> dict[str, An
             if job.refused
         ],
         "standings": standings(run, jobs).to_json(),
-        "workers": [_worker_line(run, w) for w in store.workers()],
     }
+    leases = store.leases(run.name)
+    report["workers"] = worker_rows(run, jobs, leases, store.workers(), every_worker)
+    report["played"] = set_rows(jobs, leases)
+    elapsed = store.seconds_since(min(lease.leased for lease in leases)) if leases else None
+    report["eta"] = eta(run, jobs, elapsed)
     report["over"] = not any(job.status in ("waiting", "leased") for job in jobs)
     if run.kind == "sprt":
         progress = sprt_progress(run, jobs)

@@ -79,6 +79,7 @@ from oddtrick_referee.competitions.tournaments.tournament_plan import Tournament
 from oddtrick_referee.competitions.tournaments.tournament_plan import parse_entry as parse_entry
 from oddtrick_referee.competitions.tournaments.tournament_plan import remote_entry as remote_entry
 from oddtrick_referee.front_door import FrontDoor
+from oddtrick_referee.metrics import Metrics
 from oddtrick_referee.play.clock import time_control
 from oddtrick_referee.play.local_seat import bot_entrant
 from oddtrick_referee.referee import MatchSpec, RefereeSettings, running_referee
@@ -396,6 +397,7 @@ async def run_tournament(
     page: Page | None = None,
     progress: Progress | None = None,
     play: Callable[[Tournament, Progress, str], Awaitable[Standings]] | None = None,
+    metrics: Metrics | None = None,
 ) -> Standings:
     """Start a referee, start the local entries, play every missing table, return the standings.
 
@@ -409,7 +411,9 @@ async def run_tournament(
     # warnings wait until the data folder has proved usable (an error there is one line).
     identities, warnings = _identities(settings, bot_identity(settings.bot_user))
     settings, store, master_seed = await _open_tournament(settings, data_dir, identities, progress_stream)
-    referee_settings = _referee_settings(settings, data_dir, host, port, tls)
+    referee_settings = dataclasses.replace(
+        _referee_settings(settings, data_dir, host, port, tls), metrics=metrics
+    )
     for warning in warnings:
         print(warning, file=progress_stream, flush=True)
     progress = progress or Progress(0, progress_stream)

@@ -66,8 +66,10 @@ def add_status_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         prog="oddtrick tournament status",
         description=(
             "A run on workers (a tournament or an SPRT submitted with --workers), from its database: "
-            "its sets by status and why any failed or was given back, its standings (and the SPRT "
-            "line), and every worker with its last beat and the job it holds. Without NAME, the runs."
+            "its sets by status and why any failed or was given back, its ETA at the pace so far, its "
+            "standings (and the SPRT line), the run's workers (alive or dead by their last beat, their "
+            "oddtrick version, sets played, deals per minute, errors, the set each holds) and who "
+            "played which set. Without NAME, the runs. docs/workers.md explains each column."
         ),
         epilog="example: oddtrick tournament status --database postgresql://oddtrick@db/oddtrick t-0123abcd",
     )
@@ -77,9 +79,16 @@ def add_status_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     parser.add_argument("--database", required=True, metavar="postgresql://…", help="the workers' database")
     parser.add_argument("--json", action="store_true", help="print it all as JSON")
     parser.add_argument(
+        "--all-workers",
+        action="store_true",
+        help="also list the database's workers that have not leased a set of this run (marked *)",
+    )
+    parser.add_argument(
         "--logs", type=Path, default=None, metavar="DIR", help="also write the run's match logs to DIR"
     )
-    parser.set_defaults(handler=lambda args: status(args.database, args.name, args.json, args.logs))
+    parser.set_defaults(
+        handler=lambda args: status(args.database, args.name, args.json, args.logs, args.all_workers)
+    )
 
 
 def add_control_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
