@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from tests.site_support import Site, build_site
 from tests.web_support import browser_page, chromium_path
 
 SIZES = [(1280, 800), (390, 844)]
+VISIBLE_TEXT = "n => n.filter(t => getComputedStyle(t).visibility === 'visible').map(t => t.textContent)"
 
 LAYOUT = """() => {
   const problems = [];
@@ -144,3 +146,69 @@ async def test_no_page_is_wider_than_the_screen_nor_hides_a_column_unsaid(site, 
     assert len(pages) >= 19, pages
     problems = [f"{address}: {p}" for address, listed in found.items() for p in listed]
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=["desktop", "phone"])
+async def test_the_rating_chart_has_axes_dates_values_on_hover_and_links_to_its_matches(site, width, height):
+    """A ladder bot's chart: its rating axis has round values around every rating, its
+    matches' axis the dates of the first and last, hovering a point shows that match's date
+    and rating, each point links to the match's replay, and no request leaves the host."""
+    from oddtrick_referee.competitions.ladder.ratings import Rater, Rating, RatingSettings
+    from tests.site_support import DAY_MS, FIRST_MS, RATINGS
+
+    conservative = Rater(RatingSettings()).conservative
+    ratings = [conservative(Rating(mu, sigma)) for mu, sigma in RATINGS][: len(site.rated)]
+    days = [
+        time.strftime("%Y-%m-%d", time.gmtime((FIRST_MS + k * DAY_MS) / 1000)) for k in range(len(ratings))
+    ]
+
+    def drive(url: str) -> dict[str, Any]:
+        requested: list[str] = []
+        seen: dict[str, Any] = {"tips": []}
+        with browser_page(width, height) as page:
+            page.on("request", lambda request: requested.append(request.url))
+            page.goto(f"{url}/bots/a1")
+            seen["values"] = page.eval_on_selector_all("#rating-axis text", "n => n.map(t => t.textContent)")
+            seen["dates"] = page.eval_on_selector_all("#date-axis text", "n => n.map(t => t.textContent)")
+            seen["links"] = page.eval_on_selector_all(
+                "#rating-chart a", "n => n.map(a => a.getAttribute('href'))"
+            )
+            points = page.locator("#rating-chart a circle")
+            for k in range(points.count()):
+                points.nth(k).hover()
+                seen["tips"].append(
+                    page.eval_on_selector_all(
+                        "#rating-chart .tip",
+                        VISIBLE_TEXT,
+                    )
+                )
+            page.locator("#rating-chart a circle").last.click()
+            page.wait_for_url(f"**/matches/{site.rated[-1]}")
+            seen["opened"] = page.inner_text("h1")
+            seen["outside"] = [
+                r for r in requested if not r.startswith(url + "/") and not r.startswith("data:")
+            ]
+        return seen
+
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(
+            serve_web, create_app(site.data_dir, leaderboard=site.leaderboard), "127.0.0.1:0"
+        )
+        seen = await in_thread(drive, url)
+        nursery.cancel_scope.cancel()
+    assert seen["outside"] == []
+    assert seen["links"] == [f"/matches/{m}" for m in site.rated]
+    values = [float(v) for v in seen["values"] if v != "rating"]
+    assert values == sorted(values), values
+    assert len(values) >= 3, values
+    assert values[0] <= min(ratings), (values, ratings)
+    assert values[-1] >= max(ratings), (values, ratings)
+    assert seen["dates"][0] == days[0], seen["dates"]
+    assert days[-1] in seen["dates"], seen["dates"]
+    assert len(seen["tips"]) == len(ratings)
+    for tips, rating, day, match_id in zip(seen["tips"], ratings, days, site.rated, strict=True):
+        assert len(tips) == 1, tips
+        assert day in tips[0], tips[0]
+        assert f"rating {rating:.1f}" in tips[0], tips[0]
+        assert match_id in tips[0], tips[0]
+    assert seen["opened"] == f"Match {site.rated[-1]}"
