@@ -7,7 +7,8 @@ Whist match's replay at its first card, chooses each speed, presses play and cou
 positions shown after ``S`` seconds of the wall clock. It prints ``name: value`` lines on
 stdout, progress on stderr:
 
-* ``steps_per_s_at_Nx``: the steps taken a second at speed N;
+* ``steps_per_s_at_Nx``: the steps taken a second at speed N, from the first position
+  autoplay showed to its last (a drawing that shows several steps due at once counts one);
 * ``pace_at_Nx``: that against N steps a second (1.0 is the speed chosen);
 * ``draw_ms_p50``: how long one position takes to draw (the replay's ``show``), stepped
   by the → key, for the page's own cost beside the pace;
@@ -37,7 +38,12 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
 ]
 SPEEDS = ("1", "4", "8")
-STEP = "() => parseInt(document.getElementById('scrubber').value, 10)"
+WATCH = """() => {
+  window.stepsAt = [];
+  const step = () => parseInt(document.getElementById('scrubber').value, 10);
+  new MutationObserver(() => window.stepsAt.push([performance.now(), step()]))
+    .observe(document.getElementById('position'), { childList: true, characterData: true, subtree: true });
+}"""
 DRAW_MS = """async () => {
   const times = [];
   for (let k = 0; k < 30; k++) {
@@ -75,14 +81,16 @@ def measure(url: str, match_id: str, seconds: float) -> dict[str, float]:
         for speed in SPEEDS:
             page.goto(f"{url}/matches/{match_id}?hand=1&card=0")
             page.select_option("#speed", speed)
-            start = page.evaluate(STEP)
+            page.evaluate(WATCH)
             page.click("#play")
             page.wait_for_timeout(seconds * 1000)
-            steps = page.evaluate(STEP) - start
             page.click("#play")
-            found[f"steps_per_s_at_{speed}x"] = round(steps / seconds, 2)
-            found[f"pace_at_{speed}x"] = round(steps / seconds / float(speed), 3)
-            print(f"{speed}×: {steps} steps in {seconds} s", file=sys.stderr)
+            shown: list[list[float]] = page.evaluate("() => window.stepsAt")
+            (first_ms, first), (last_ms, last) = shown[0], shown[-1]
+            rate = (last - first) / ((last_ms - first_ms) / 1000) if last_ms > first_ms else 0.0
+            found[f"steps_per_s_at_{speed}x"] = round(rate, 2)
+            found[f"pace_at_{speed}x"] = round(rate / float(speed), 3)
+            print(f"{speed}×: {last - first} steps in {(last_ms - first_ms) / 1000:.2f} s", file=sys.stderr)
         page.goto(f"{url}/matches/{match_id}?hand=1&card=0")
         found["draw_ms_p50"] = round(statistics.median(page.evaluate(DRAW_MS)), 2)
         browser.close()
