@@ -15,8 +15,6 @@ result. Other matches (ladder, ``serve``) count by their own result.
 from __future__ import annotations
 
 import dataclasses
-import datetime
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,6 +25,7 @@ from oddtrick_referee.competitions.tournaments.page import Leaderboard, RatingPo
 from oddtrick_referee.storage.match_index import bot_name
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.data import MatchRow, WebData, _row
+from oddtrick_referee.web.rating_chart import RatingChart, rating_chart
 
 _RECENT = 20
 """Matches listed on the page; the rest are a link to the matches list filtered by the bot."""
@@ -67,23 +66,6 @@ class TimeBucket:
     count: int
     share: float
     """Of all the decisions counted (0 to 1)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class RatingChart:
-    """The rating over time as an SVG's coordinates, drawn on the server (no script)."""
-
-    width: int
-    height: int
-    points: str
-    """The polyline's ``x,y x,y …``."""
-    dots: tuple[tuple[float, float, str], ...]
-    """Each rated match: x, y and its tooltip."""
-    low: float
-    high: float
-    first_ms: int
-    last_ms: int
-    latest: float
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,44 +136,6 @@ def time_buckets(histogram: Histogram) -> tuple[TimeBucket, ...]:
         count = sum(n for ms, n in histogram.counts.items() if ms >= low and (high is None or ms < high))
         out.append(TimeBucket(label, count, count / total if total else 0.0))
     return tuple(out)
-
-
-def rating_chart(points: Sequence[RatingPoint], width: int = 600, height: int = 200) -> RatingChart | None:
-    """The polyline of the rating after each match, scaled to the box with a margin."""
-    if not points:
-        return None
-    low = min(p.rating for p in points)
-    high = max(p.rating for p in points)
-    if math.isclose(low, high):
-        low, high = low - 1, high + 1
-    pad = 10
-    n = len(points)
-
-    def xy(index: int, rating: float) -> tuple[float, float]:
-        x = pad + (width - 2 * pad) * (index / (n - 1) if n > 1 else 0.5)
-        y = pad + (height - 2 * pad) * (high - rating) / (high - low)
-        return round(x, 1), round(y, 1)
-
-    coords = [xy(i, p.rating) for i, p in enumerate(points)]
-    dots = tuple(
-        (x, y, f"{_day(p.at_ms)}: {p.rating:.1f} after match {p.match_id}")
-        for (x, y), p in zip(coords, points, strict=True)
-    )
-    return RatingChart(
-        width,
-        height,
-        " ".join(f"{x},{y}" for x, y in coords),
-        dots,
-        low,
-        high,
-        points[0].at_ms,
-        points[-1].at_ms,
-        points[-1].rating,
-    )
-
-
-def _day(ms: int) -> str:
-    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _tournament_records(data: WebData, name: str) -> tuple[tuple[str, ...], list[Record]]:

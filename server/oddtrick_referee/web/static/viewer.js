@@ -81,9 +81,9 @@
     }
     $("tricks-ns").textContent = state.tricks[0];
     $("tricks-ew").textContent = state.tricks[1];
-    const body = document.querySelector("#auction tbody");
-    body.replaceChildren();
-    if (state.calls.length) {
+    const body = document.querySelector("#auction tbody"); // none at classic Whist: no auction
+    if (body) body.replaceChildren();
+    if (body && state.calls.length) {
       const cells = Array(["W", "N", "E", "S"].indexOf(state.calls[0].seat)).fill(null).concat(state.calls);
       for (let i = 0; i < cells.length; i += 4) {
         const tr = el("tr");
@@ -471,6 +471,7 @@
     let call = current().calls;
     if (card === 0 && params.has("call")) call = clamp(parseInt(params.get("call"), 10) || 0, 0, call);
     let timer = null;
+    let shownHand = null; // the hand in the browser's history entry: a new hand, a new entry
     const state = () => current().positions[call + card];
 
     const board = analysisBoard(doc.match_id, hands, (k) => { card = k; call = current().calls; show(); });
@@ -503,7 +504,10 @@
       url.searchParams.set("card", card);
       if (inAuction) url.searchParams.set("call", call);
       else url.searchParams.delete("call");
-      history.replaceState(null, "", url);
+      // One history entry per hand, so Back goes to the hand shown before, where it was left.
+      if (shownHand !== null && shownHand !== hand) history.pushState(null, "", url);
+      else history.replaceState(null, "", url);
+      shownHand = hand;
       // The links to this deal at both tables follow the hand shown.
       document.querySelectorAll("[data-hand-link]").forEach((link) => {
         link.href = link.dataset.handLink.replace("{hand}", String(hand));
@@ -537,7 +541,14 @@
     };
 
     // Autoplay: a step every second at 1×, from 0.25× to 8×; it stops at the match's end.
+    // Steps are due on a clock, not a delay after each drawing: a tick late because the page
+    // was busy drawing takes every step due since, so the pace is the speed chosen. Only a
+    // page that was away (a hidden tab) for more than MOST_BEHIND steps starts the clock afresh.
     const playButton = $("play");
+    const MOST_BEHIND = 16;
+    let clockStart = 0; // when the autoplay's clock started, in performance.now()'s ms
+    let stepsTaken = 0; // since then
+    const period = () => 1000 / parseFloat($("speed").value);
     function pause() {
       if (timer !== null) clearTimeout(timer);
       timer = null;
@@ -545,19 +556,29 @@
       playButton.setAttribute("aria-label", "play");
       playButton.setAttribute("aria-pressed", "false");
     }
+    function startClock() {
+      clockStart = performance.now();
+      stepsTaken = 0;
+      if (timer !== null) clearTimeout(timer);
+      timer = setTimeout(tick, period());
+    }
     function tick() {
-      if (atLastStep()) { pause(); return; }
-      moves.forward();
+      const now = performance.now();
+      let due = Math.floor((now - clockStart) / period());
+      if (due - stepsTaken > MOST_BEHIND) { clockStart = now - period(); stepsTaken = 0; due = 1; }
+      while (stepsTaken < due && !atLastStep()) { moves.forward(); stepsTaken++; }
       show();
-      timer = setTimeout(tick, 1000 / parseFloat($("speed").value));
+      if (atLastStep()) { pause(); return; }
+      timer = setTimeout(tick, Math.max(0, clockStart + (stepsTaken + 1) * period() - performance.now()));
     }
     function play() {
       if (atLastStep()) { hand = 1; card = 0; call = 0; show(); }
       playButton.textContent = "pause";
       playButton.setAttribute("aria-label", "pause");
       playButton.setAttribute("aria-pressed", "true");
-      timer = setTimeout(tick, 1000 / parseFloat($("speed").value));
+      startClock();
     }
+    $("speed").addEventListener("change", () => { if (timer !== null) startClock(); });
     const toggle = () => (timer === null ? play() : pause());
     playButton.addEventListener("click", toggle);
 
@@ -575,6 +596,16 @@
       show();
     });
     $("rotate").addEventListener("change", (event) => rotate(event.target.value));
+    // Back and Forward between the hands' history entries show the position in the address.
+    window.addEventListener("popstate", () => {
+      const at = new URLSearchParams(location.search);
+      hand = clamp(parseInt(at.get("hand") || "1", 10) || 1, 1, hands.length);
+      card = clamp(parseInt(at.get("card") || "0", 10) || 0, 0, current().plays.length);
+      call = current().calls;
+      if (card === 0 && at.has("call")) call = clamp(parseInt(at.get("call"), 10) || 0, 0, call);
+      shownHand = hand; // this entry is the hand's: no new one
+      show();
+    });
     const keys = {
       ArrowRight: "forward", ArrowLeft: "back", ArrowDown: "nextHand", ArrowUp: "previousHand", Home: "start", End: "end",
     };
@@ -606,6 +637,8 @@
     const folded = folder();
     const status = $("live-status");
     function over() {
+      const badge = $("live-badge");
+      if (badge) { badge.textContent = "finished"; badge.classList.add("finished"); }
       const link = el("a", "", "replay it card by card");
       link.href = location.pathname;
       status.replaceChildren("the match is over: ", link);
