@@ -303,7 +303,7 @@ async def test_a_sealed_tables_progress_page_and_its_tournament_in_play_pass(tmp
     assert not problems, "\n".join(problems)
 
 
-FOCUSED_CARD = """() => document.activeElement.closest('#hand button:enabled')
+FOCUSED_CARD = """() => document.activeElement.closest('#hand button:enabled:not([aria-disabled="true"])')
   ? document.activeElement.dataset.card : ''"""
 
 
@@ -342,9 +342,9 @@ def test_the_seat_in_the_browser_passes_in_the_auction_and_the_play(tmp_path: Pa
                     if turns["focus"]:
                         page.keyboard.press("Enter")
                     else:
-                        page.locator("#hand button:enabled").first.click()
+                        page.locator('#hand button:enabled:not([aria-disabled="true"])').first.click()
                 else:
-                    page.locator("#hand button:enabled").first.click()
+                    page.locator('#hand button:enabled:not([aria-disabled="true"])').first.click()
             found["over"] = page_problems(page)
     except BaseException:
         command.stop()

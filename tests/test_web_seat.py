@@ -167,12 +167,14 @@ def refuse(page: Any, card: str) -> dict[str, Any]:
 
 
 def by_keyboard(page: Any) -> str:
-    """Tab to a legal card and press Enter: the card played is the one focused."""
+    """Tab to a legal card (past greyed ones, which Tab reaches too) and press Enter: the card
+    played is the one focused."""
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     for _ in range(100):
         page.keyboard.press("Tab")
         focused = page.evaluate(
-            "() => document.activeElement.closest('#hand') ? document.activeElement.dataset.card : ''"
+            "() => document.activeElement.closest('#hand button[aria-disabled=\"false\"]')"
+            " ? document.activeElement.dataset.card : ''"
         )
         if focused:
             page.keyboard.press("Enter")

@@ -102,10 +102,10 @@
       }
       const next = before ? before.nextSibling : hand.firstChild;
       if (next !== button) hand.insertBefore(button, next);
-      // Greyed, not disabled: a click on it says why (explain), and it leaves the tab order.
+      // Greyed, not disabled: a click or Enter on it says why (explain), so it stays in the
+      // tab order for a keyboard user to hear why as well.
       const playable = legal.has(card);
       button.setAttribute("aria-disabled", playable ? "false" : "true");
-      button.tabIndex = playable ? 0 : -1;
       before = button;
     }
   }
