@@ -16,7 +16,7 @@ own measure), the share of its decisions that fell back for want of time (its co
 say so), the time-outs, and the machine's load: the 1-minute load average before and
 after, and its range while the run lasted (sampled every 5 s). On a shared machine the
 load is the context of every figure: quote it with them. This is a measurement, not a
-test: it prints figures, the README and docs/strong_bot.md quote them.
+test: it prints figures, the README and docs/strong-bot.md quote them.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Try it::
 Its tunables are options (``Bot.options``): ``option.think_seconds=2 option.samples=40``
 after the bot file, in ``oddtrick bot`` or after a tournament's ``--bot NAME=FILE.py``;
 ``oddtrick bot sample_bots/pimc_bot.py --check-options`` lists them. ``option.level=N``
-picks one of the graded :data:`LEVELS` (docs/strong_bot.md gives their measured strengths).
+picks one of the graded :data:`LEVELS` (docs/strong-bot.md gives their measured strengths).
 
 Every decision's comment (in the match log and the replays) says how many sampled deals
 were solved in how long. One for which none was solved in time is the heuristic bot's
@@ -197,7 +197,7 @@ LEVELS: dict[int, Level] = {
 as many deals as the one below (level 3 is the bot's defaults). Samples, not seconds,
 set the lower levels, so that they play alike on a fast and on a busy machine (their
 second of thinking is a cap they seldom reach); the time caps bind at the top.
-Measured strengths: docs/strong_bot.md."""
+Measured strengths: docs/strong-bot.md."""
 
 
 def level_text() -> str:
