@@ -179,7 +179,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--tables", type=int, default=2, help="tables at once (default 2)")
     parser.add_argument("--seed", default="strength", help="the tournaments' master seed prefix")
     parser.add_argument("--out", type=Path, help="append each measurement's figures here (JSON lines)")
-    parser.add_argument("--no-heuristic", action="store_true", help="only each level against the one below")
+    parser.add_argument(
+        "--against",
+        choices=["both", "heuristic", "below"],
+        default="both",
+        help="each level against the heuristic bot, the level below, or both (default)",
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run: levels 1-2, 2 deal pairs")
     args = parser.parse_args()
     if args.quick:
@@ -197,8 +202,8 @@ def main() -> None:
     args = parse_args()
     print(f"strength of the strong bot's levels {args.levels}: {os.getloadavg()[0]:.1f} load now", flush=True)
     for level in args.level_list:
-        matchups = [] if args.no_heuristic else [None]
-        if level - 1 >= 1:
+        matchups: list[int | None] = [] if args.against == "below" else [None]
+        if level - 1 >= 1 and args.against != "heuristic":
             matchups.append(level - 1)
         for against in matchups:
             found = measure(level, against, args)
