@@ -1,18 +1,22 @@
-"""How strong the strong bot is where bots really play: through the referee, on its clock.
+"""How strong the strong bot's levels are where bots really play: through the referee, on its clock.
 
-    python benchmarks/strength.py                                   # both games, against the heuristic bot
-    python benchmarks/strength.py --game classic --opponent random --deals 100 --tables 2
-    python benchmarks/strength.py --think 0.5 --deadline 5          # less thinking, the default deadline
+    python benchmarks/strength.py                          # levels 1-3, Contract Whist, 24 deal pairs each
+    python benchmarks/strength.py --quick                  # a smoke run: levels 1-2, 2 deal pairs
+    python benchmarks/strength.py --levels 3 --game classic --deals 40
+    python benchmarks/strength.py --levels 2,3 --deadline 2 --out figures.jsonl
 
-Each measurement is an ``oddtrick tournament`` run, as a user would start
-one: a referee on a socket, every entry its own bot process, duplicate deals
-(each played twice with the partnerships swapped), the referee's decision
-deadline enforced, a time-out played as the referee's fallback. It prints
-the strong bot's points per deal against the opponent with the standings' 95%
-interval (docs/standings.md), the time-outs of both entries over their
-decisions, the slowest answer the referee timed, and the machine's load
-(1-minute load average, sampled every 5 s) while it ran. This is a
-measurement, not a test: it prints figures, the README quotes them.
+For each level (``option.level=N`` of sample_bots/pimc_bot.py) it measures the level
+against the heuristic bot and against the level below. Each measurement is an
+``oddtrick tournament`` run, as a user would start one: a referee on a socket, every
+entry its own bot processes, duplicate deals (each played twice with the partnerships
+swapped), the referee's decision deadline enforced, a time-out played as the referee's
+fallback. It prints the higher level's points per deal with the standings' 95% interval
+(docs/standings.md), its decisions' think time (median and 99th percentile, the bot's
+own measure), the share of its decisions that fell back for want of time (its comments
+say so), the time-outs, and the machine's load: the 1-minute load average before and
+after, and its range while the run lasted (sampled every 5 s). On a shared machine the
+load is the context of every figure: quote it with them. This is a measurement, not a
+test: it prints figures, the README and docs/strong-bot.md quote them.
 """
 
 from __future__ import annotations
@@ -28,11 +32,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from oddtrick_referee.play.matchlog import read_log
-
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sdk" / "oddtrick" / "bots"
-OPPONENTS = {"heuristic": BOTS / "heuristic_bot.py:HeuristicBot", "random": BOTS / "random_bot.py:RandomBot"}
+PIMC = BOTS / "pimc_bot.py"
+HEURISTIC = BOTS / "heuristic_bot.py"
 
 
 class LoadSampler:
@@ -58,45 +61,33 @@ class LoadSampler:
         self.samples.append(os.getloadavg()[0])
 
     def summary(self) -> str:
-        mean = sum(self.samples) / len(self.samples)
-        low, high = min(self.samples), max(self.samples)
-        return f"load {low:.1f}-{high:.1f} (mean {mean:.1f}) on {os.cpu_count()} cores"
-
-
-def decisions_by_entry(data_dir: Path) -> dict[str, dict[str, int]]:
-    """Per entry, over every match log: decisions asked, time-outs, and the slowest
-    answer the referee timed (ms)."""
-    counts: dict[str, dict[str, int]] = {}
-    for path in sorted((data_dir / "logs").rglob("*.jsonl")):
-        records = list(read_log(path))
-        players = next(r for r in records if r["type"] == "match_start")["players"]
-        for record in records:
-            if record["type"] != "action":
-                continue
-            entry = players[record["seat"]]["name"].split("~")[0]
-            row = counts.setdefault(entry, {"decisions": 0, "timeouts": 0, "slowest_ms": 0})
-            row["decisions"] += 1
-            row["timeouts"] += record.get("fault") == "timeout"
-            row["slowest_ms"] = max(row["slowest_ms"], record["think_ms"] or 0)
-    return counts
-
-
-def measure(game: str, opponent: str, args: argparse.Namespace, out: Path | None) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="strength-") as folder:
-        work = Path(folder)
-        bot = work / "pimc_entry.py"
-        bot.write_text(
-            "from oddtrick.bots.pimc_bot import PimcBot\n\n\n"
-            f"class Pimc(PimcBot):\n    think_seconds = {args.think!r}\n",
-            encoding="utf-8",
+        ordered = sorted(self.samples)
+        median = ordered[len(ordered) // 2]
+        return (
+            f"load {self.samples[0]:.1f} before, {self.samples[-1]:.1f} after, "
+            f"{ordered[0]:.1f}-{ordered[-1]:.1f} (median {median:.1f}) during, {os.cpu_count()} cores"
         )
+
+
+def entry_words(level: int | None) -> tuple[str, list[str]]:
+    """An entry's name and its ``--bot`` words: a level of the strong bot, or the heuristic bot."""
+    if level is None:
+        return "heuristic", [f"heuristic={HEURISTIC}"]
+    return f"level{level}", [f"level{level}={PIMC}", f"option.level={level}"]
+
+
+def measure(level: int, against: int | None, args: argparse.Namespace) -> dict[str, Any]:
+    """One tournament: ``level`` against the level ``against`` (None: the heuristic bot)."""
+    name, words = entry_words(level)
+    other, other_words = entry_words(against)
+    with tempfile.TemporaryDirectory(prefix="strength-") as folder:
         command = [
             sys.executable,
             "-m",
             "oddtrick",
             "tournament",
             "--game",
-            game,
+            args.game,
             "--deals",
             str(args.deals),
             "--tables",
@@ -104,75 +95,122 @@ def measure(game: str, opponent: str, args: argparse.Namespace, out: Path | None
             "--deadline",
             str(args.deadline),
             "--seed",
-            f"{args.seed}-{game}",
+            f"{args.seed}-{args.game}",
             "--bot",
-            f"pimc={bot}:Pimc",
+            *words,
             "--bot",
-            f"{opponent}={OPPONENTS[opponent]}",
+            *other_words,
             "--data-dir",
-            str(work / "data"),
+            str(Path(folder) / "data"),
             "--json",
         ]
         started = time.perf_counter()
         with LoadSampler() as load:
             result = subprocess.run(command, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
-        if result.returncode != 0:
-            raise SystemExit(f"the tournament failed: {result.stderr.strip().splitlines()[-1:]}")
-        entries = {entry["entry"]: entry for entry in json.loads(result.stdout)["entries"]}
-        counts = decisions_by_entry(work / "data")
-    pimc = entries["pimc"]
-    low, high = pimc["ci95"]
-    faults = {name: sum(entry["faults"].values()) for name, entry in entries.items()}
-    figures = {
-        "game": game,
-        "opponent": opponent,
-        "deals": pimc["deals"],
-        "points_per_deal": pimc["points_per_deal"],
-        "ci95": [low, high],
-        "think": args.think,
-        "deadline": args.deadline,
-        "decisions": counts,
-        "faults": faults,
+    if result.returncode != 0:
+        raise SystemExit(f"the tournament failed: {result.stderr.strip().splitlines()[-3:]}")
+    entries = {entry["entry"]: entry for entry in json.loads(result.stdout)["entries"]}
+    return figures(name, other, entries, load, seconds, args)
+
+
+def figures(
+    name: str,
+    other: str,
+    entries: dict[str, Any],
+    load: LoadSampler,
+    seconds: float,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """What one measurement found, as a JSON line keeps it."""
+    row = entries[name]
+    time_of = row["time"]
+    return {
+        "game": args.game,
+        "entry": name,
+        "opponent": other,
+        "deal_pairs": row["deals"],
+        "points_per_deal": row["points_per_deal"],
+        "ci95": row["ci95"],
+        "deadline_s": args.deadline,
+        "think_ms": time_of["think_ms"],
+        "answered": time_of["answered"],
+        "fallbacks": time_of.get("fallbacks", 0),
+        "opponent_fallbacks": entries[other]["time"].get("fallbacks", 0),
+        "opponent_answered": entries[other]["time"]["answered"],
+        "timeouts": {entry: value["faults"]["timeouts"] for entry, value in entries.items()},
+        "faults": {entry: sum(value["faults"].values()) for entry, value in entries.items()},
         "load": load.samples,
-        "seconds": seconds,
+        "load_text": load.summary(),
+        "seconds": round(seconds),
     }
-    if out is not None:
-        with out.open("a", encoding="utf-8") as file:
-            file.write(json.dumps(figures) + "\n")
-    own, theirs = counts.get("pimc", {}), counts.get(opponent, {})
-    print(
-        f"pimc vs {opponent}, {game}: {pimc['points_per_deal']:+.2f} points per deal, 95% CI "
-        f"[{low:+.2f}, {high:+.2f}], {pimc['deals']} deal pairs through the referee "
-        f"(deadline {args.deadline:g} s, think {args.think:g} s a card, {2 * args.think:g} s a call); "
-        f"time-outs: pimc {own.get('timeouts', 0)} in {own.get('decisions', 0)} decisions "
-        f"(slowest {own.get('slowest_ms', 0)} ms), {opponent} {theirs.get('timeouts', 0)} in "
-        f"{theirs.get('decisions', 0)}; all faults {faults}; {load.summary()}; {seconds:.0f} s",
-        flush=True,
+
+
+def line(found: dict[str, Any]) -> str:
+    """One measurement for people."""
+    low, high = found["ci95"] or (float("nan"), float("nan"))
+    think = found["think_ms"]
+    share = found["fallbacks"] / found["answered"] if found["answered"] else 0.0
+    other = found["opponent_answered"]
+    other_share = found["opponent_fallbacks"] / other if other else 0.0
+    return (
+        f"{found['entry']} vs {found['opponent']}, {found['game']}: {found['points_per_deal']:+.2f} points "
+        f"a deal, 95% CI [{low:+.2f}, {high:+.2f}], {found['deal_pairs']} deal pairs, deadline "
+        f"{found['deadline_s']:g} s; think p50 {think['p50']} ms, p99 {think['p99']} ms; fell back "
+        f"{share:.0%} ({found['opponent']} {other_share:.0%}); time-outs {found['timeouts']}, "
+        f"all faults {found['faults']}; {found['load_text']}; {found['seconds']} s"
     )
-    return figures
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--game", choices=["classic", "contract"], action="append", help="default: both")
-    parser.add_argument("--opponent", choices=sorted(OPPONENTS), action="append", help="default: heuristic")
-    parser.add_argument("--deals", type=int, default=40, help="deal pairs per measurement (default 40)")
     parser.add_argument(
-        "--think", type=float, default=1.0, help="the strong bot's seconds per card (default 1, its own)"
+        "--levels", default="1,2,3", help="the levels measured, comma-separated (default 1,2,3)"
     )
+    parser.add_argument(
+        "--game", choices=["classic", "contract"], default="contract", help="default: contract"
+    )
+    parser.add_argument("--deals", type=int, default=24, help="deal pairs per measurement (default 24)")
     parser.add_argument(
         "--deadline", type=float, default=5.0, help="the referee's seconds per decision (default 5)"
     )
     parser.add_argument("--tables", type=int, default=2, help="tables at once (default 2)")
     parser.add_argument("--seed", default="strength", help="the tournaments' master seed prefix")
     parser.add_argument("--out", type=Path, help="append each measurement's figures here (JSON lines)")
+    parser.add_argument(
+        "--against",
+        choices=["both", "heuristic", "below"],
+        default="both",
+        help="each level against the heuristic bot, the level below, or both (default)",
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run: levels 1-2, 2 deal pairs")
     args = parser.parse_args()
-    for game in args.game or ["classic", "contract"]:
-        for opponent in args.opponent or ["heuristic"]:
-            measure(game, opponent, args, args.out)
+    if args.quick:
+        args.levels, args.deals = "1,2", 2
+    try:
+        args.level_list = sorted({int(word) for word in args.levels.split(",")})
+    except ValueError:
+        parser.error(f"--levels takes numbers separated by commas (e.g. 1,2,3), not {args.levels!r}")
+    if args.deals < 2:
+        parser.error("--deals must be at least 2: an interval needs two deal pairs")
+    return args
+
+
+def main() -> None:
+    args = parse_args()
+    print(f"strength of the strong bot's levels {args.levels}: {os.getloadavg()[0]:.1f} load now", flush=True)
+    for level in args.level_list:
+        matchups: list[int | None] = [] if args.against == "below" else [None]
+        if level - 1 >= 1 and args.against != "heuristic":
+            matchups.append(level - 1)
+        for against in matchups:
+            found = measure(level, against, args)
+            print(line(found), flush=True)
+            if args.out is not None:
+                with args.out.open("a", encoding="utf-8") as file:
+                    file.write(json.dumps(found) + "\n")
 
 
 if __name__ == "__main__":

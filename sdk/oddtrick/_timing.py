@@ -21,7 +21,22 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["DecisionTimes", "Histogram", "bucket"]
+__all__ = ["FALLBACK_PREFIX", "DecisionTimes", "Histogram", "bucket", "is_fallback"]
+
+FALLBACK_PREFIX = "fallback:"
+"""How a bot's comment (``Decision.comment``) says the decision is its fallback for want
+of time, its search having finished nothing in its budget: ``"fallback: 0 samples solved
+in 0.21 s"``. The referee counts such answers per seat (:attr:`DecisionTimes.fallbacks`)
+and the standings warn when they are many, for then the results measure the fallback,
+not the search. A bot's word about itself, kept beside its times: it changes no score."""
+
+FALLBACK_WARNING_SHARE = 0.10
+"""The standings warn of an entry whose answers were fallbacks more often than this."""
+
+
+def is_fallback(comment: str | None) -> bool:
+    """Whether a decision's comment says it is a fallback (:data:`FALLBACK_PREFIX`)."""
+    return comment is not None and comment.startswith(FALLBACK_PREFIX)
 
 
 def bucket(ms: int) -> int:
@@ -89,18 +104,22 @@ class DecisionTimes:
 
     ``answer``: the referee's request-to-answer time of every answered decision;
     ``think``: the bot's own time, and ``lag``: the referee's less it, for the
-    decisions where the bot reported its own.
+    decisions where the bot reported its own; ``fallbacks``: the answers the bot's
+    comment called fallbacks for want of time (:data:`FALLBACK_PREFIX`).
     """
 
     answer: Histogram = dataclasses.field(default_factory=Histogram)
     think: Histogram = dataclasses.field(default_factory=Histogram)
     lag: Histogram = dataclasses.field(default_factory=Histogram)
+    fallbacks: int = 0
 
-    def add(self, think_ms: int | None, bot_think_ms: int | None) -> None:
+    def add(self, think_ms: int | None, bot_think_ms: int | None, comment: str | None = None) -> None:
         """One decision, as the log has it (``think_ms`` None: no answer came in time)."""
         if think_ms is None:
             return
         self.answer.add(think_ms)
+        if is_fallback(comment):
+            self.fallbacks += 1
         if bot_think_ms is not None:
             own = min(bot_think_ms, think_ms)
             self.think.add(own)
@@ -110,17 +129,26 @@ class DecisionTimes:
         self.answer.merge(other.answer)
         self.think.merge(other.think)
         self.lag.merge(other.lag)
+        self.fallbacks += other.fallbacks
 
     @property
     def reported(self) -> bool:
         """Whether the bot reported its own time on every answer counted here."""
         return self.think.total == self.answer.total
 
+    @property
+    def fallback_share(self) -> float:
+        """The share of answered decisions that were fallbacks (0 with none answered)."""
+        return self.fallbacks / self.answer.total if self.answer.total else 0.0
+
     def to_dict(self) -> dict[str, Any]:
+        # "fallbacks" only when there were some: the logs of bots that never say so keep
+        # their last line as it always was.
         return {
             "answer": self.answer.to_dict(),
             "think": self.think.to_dict(),
             "lag": self.lag.to_dict(),
+            **({"fallbacks": self.fallbacks} if self.fallbacks else {}),
         }
 
     @classmethod
@@ -129,6 +157,7 @@ class DecisionTimes:
             Histogram.from_dict(data.get("answer", {})),
             Histogram.from_dict(data.get("think", {})),
             Histogram.from_dict(data.get("lag", {})),
+            int(data.get("fallbacks", 0)),
         )
 
     @classmethod
@@ -140,11 +169,12 @@ class DecisionTimes:
 
     def summary(self, timeouts: int = 0) -> dict[str, Any]:
         """What the standings' ``--json`` and ``oddtrick analyze --json`` give per bot:
-        decisions answered, those with the bot's own time, each measure's median,
-        99th percentile and maximum (ms), and the time-outs."""
+        decisions answered, those with the bot's own time, those its comments called
+        fallbacks, each measure's median, 99th percentile and maximum (ms), and the time-outs."""
         return {
             "answered": self.answer.total,
             "reported": self.think.total,
+            "fallbacks": self.fallbacks,
             "think_ms": self.think.summary(),
             "lag_ms": self.lag.summary(),
             "answer_ms": self.answer.summary(),

@@ -97,7 +97,7 @@ def _seat_times(records: Sequence[Record]) -> dict[str, tuple[DecisionTimes, int
         if not isinstance(record, ActionRecord):
             continue
         seat_times, timeouts = times.get(record.seat, (DecisionTimes(), 0))
-        seat_times.add(record.think_ms, record.bot_think_ms)
+        seat_times.add(record.think_ms, record.bot_think_ms, record.comment)
         timeouts += record.fault in TIMEOUT_FAULTS
         times[record.seat] = (seat_times, timeouts)
     return times

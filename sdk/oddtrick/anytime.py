@@ -37,6 +37,12 @@ every unit of work (one sampled deal solved, one iteration deepened). The
 generator runs on the worker thread and must not touch the bot's state that
 the event loop may change meanwhile; it may read the view, which is frozen.
 
+A search that finished nothing in time answers with its fallback; a bot that says so
+in the decision's comment, beginning it with :data:`FALLBACK_PREFIX` (``return card,
+"fallback: 0 samples solved"``), is counted by the referee, and the standings warn when
+its fallbacks are more than a tenth of its answers: its results then measure the
+fallback, not the search.
+
 All searches of one process share one worker thread, step by step in turn:
 several seats of one process take turns fairly, and a library that is not
 safe to call from two threads at once (DDS, which the strong sample bot
@@ -55,9 +61,10 @@ from collections.abc import Iterator
 from typing import Any, Final, TypeVar
 
 from oddtrick._bot import BotView
+from oddtrick._timing import FALLBACK_PREFIX
 from oddtrick._worker import Worker, settle
 
-__all__ = ["Budget", "anytime", "budget"]
+__all__ = ["FALLBACK_PREFIX", "Budget", "anytime", "budget"]
 
 T = TypeVar("T")
 

@@ -287,7 +287,7 @@ class HeuristicBot(oddtrick.Bot):
 
     name = "heuristic"
     version = "1"
-    options = (
+    options: ClassVar[tuple[str, ...]] = (
         "unknown_partner_tricks",
         "passed_partner_tricks",
         "misfit_penalty",

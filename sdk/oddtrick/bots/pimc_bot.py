@@ -23,18 +23,27 @@ Try it::
 
 Its tunables are options (``Bot.options``): ``option.think_seconds=2 option.samples=40``
 after the bot file, in ``oddtrick bot`` or after a tournament's ``--bot NAME=FILE.py``;
-``oddtrick bot sample_bots/pimc_bot.py --check-options`` lists them.
+``oddtrick bot sample_bots/pimc_bot.py --check-options`` lists them. ``option.level=N``
+picks one of the graded :data:`LEVELS` (docs/strong-bot.md gives their measured strengths).
+
+Every decision's comment (in the match log and the replays) says how many sampled deals
+were solved in how long. One for which none was solved in time is the heuristic bot's
+answer, and its comment begins ``fallback:`` (:data:`oddtrick.anytime.FALLBACK_PREFIX`),
+which the referee counts: the standings warn when an entry fell back on more than a tenth
+of its decisions, for its results then measure the heuristic bot, not this one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import oddtrick
-from oddtrick import PASS, Call, Card, Denomination, Phase, Rank, Seat
-from oddtrick.anytime import Budget, anytime, budget
+from oddtrick import PASS, Call, Card, Decision, Denomination, OptionError, Phase, Rank, Seat
+from oddtrick.anytime import FALLBACK_PREFIX, Budget, anytime, budget
 
 # The auction's policy (when to open, compete, leave partner's contract alone)
 # is the heuristic bot's; only its trick estimates are replaced by sampling.
@@ -166,6 +175,45 @@ def auction_likelihood(auction: Sequence[tuple[Seat, Call]], me: Seat, hands: Ha
     return likelihood
 
 
+# ------------------------------------------------------------------- levels
+
+
+@dataclasses.dataclass(frozen=True)
+class Level:
+    """A graded strength: how many deals the bot may sample, and for how long it may think."""
+
+    samples: int
+    call_samples: int
+    think_seconds: float
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(samples=2, call_samples=1, think_seconds=1.0),
+    2: Level(samples=6, call_samples=3, think_seconds=1.0),
+    3: Level(samples=24, call_samples=12, think_seconds=1.0),
+    4: Level(samples=64, call_samples=32, think_seconds=2.0),
+}
+"""``option.level=N``: the bot at a named strength, each level sampling about three times
+as many deals as the one below (level 3 is the bot's defaults). Samples, not seconds,
+set the lower levels, so that they play alike on a fast and on a busy machine (their
+second of thinking is a cap they seldom reach); the time caps bind at the top.
+Measured strengths: docs/strong-bot.md."""
+
+
+def level_text() -> str:
+    """``1 (2 samples a card, …), 2 (…)``: the levels as an error message lists them."""
+    return ", ".join(
+        f"{number} ({level.samples} samples a card, {level.call_samples} a call, {level.think_seconds:g} s)"
+        for number, level in LEVELS.items()
+    )
+
+
+def search_comment(done: int, asked: int, seconds: float) -> str:
+    """A decision's comment: the samples solved, and ``fallback:`` first when none was."""
+    said = f"{done} of {asked} samples solved in {seconds:.2f} s"
+    return f"{FALLBACK_PREFIX} {said}; the heuristic bot's answer" if done == 0 else said
+
+
 # ---------------------------------------------------------------------- bot
 
 
@@ -192,7 +240,8 @@ class PimcBot(HeuristicBot):
 
     name = "pimc"
     version = "1"
-    options = (
+    options: ClassVar[tuple[str, ...]] = (
+        "level",
         "think_seconds",
         "samples",
         "call_samples",
@@ -204,6 +253,10 @@ class PimcBot(HeuristicBot):
     )
     """Each tunable below (and the heuristic bot's), set from a command line with
     ``option.NAME=VALUE``: ``option.think_seconds=2 option.samples=40``."""
+
+    level: ClassVar[int] = 0
+    """One of :data:`LEVELS` (1 to 4) sets ``samples``, ``call_samples`` and
+    ``think_seconds`` at once, unless they are given too; 0, the default, leaves them be."""
 
     samples: ClassVar[int] = 24
     """At most this many sampled deals per card decision."""
@@ -236,6 +289,21 @@ class PimcBot(HeuristicBot):
     """Tricks taken off a sampled double-dummy estimate before bidding on it:
     double-dummy play flatters the declarer (the defenders' blind opening lead
     is found perfectly, every finesse guessed)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass holding ``level`` (``option.level=N`` makes one) takes the level's
+        settings for those it does not hold itself; an unknown level is an OptionError,
+        raised when the options are checked, before any match."""
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "level" not in own or cls.level == 0:
+            return
+        if cls.level not in LEVELS:
+            raise OptionError(f"option level of {cls.__name__} is {cls.level}: the levels are {level_text()}")
+        chosen = LEVELS[cls.level]
+        for name in ("samples", "call_samples", "think_seconds"):
+            if name not in own:
+                setattr(cls, name, getattr(chosen, name))
 
     def __init__(self, seed: int | str | None = None, think_seconds: float | None = None) -> None:
         self.rng = random.Random(seed)
@@ -281,25 +349,28 @@ class PimcBot(HeuristicBot):
     # ------------------------------------------------------------ card play
 
     # Async where the heuristic bot's is not: a Bot's decision may be either.
-    async def choose_card(self, view: oddtrick.BotView) -> Card:  # type: ignore[override]
+    async def choose_card(self, view: oddtrick.BotView) -> Decision:  # type: ignore[override]
         """The card of the best average score over sampled deals, the heuristic
         bot's among equally good ones; the heuristic bot's card when there is no
-        time to solve a single deal."""
+        time to solve a single deal. The comment says how many were solved."""
         legal = [action for action in view.legal_actions if isinstance(action, Card)]
         if len(legal) == 1:
-            return legal[0]
+            return Decision(legal[0], "the only legal card")
         maxim = super().choose_card(view)
         limit = self.budget(view)
-        return await anytime(limit, self.card_search(view, maxim, limit), maxim)
+        started = time.monotonic()
+        card, done = await anytime(limit, self.card_search(view, maxim, limit), (maxim, 0))
+        return Decision(card, search_comment(done, self.samples, time.monotonic() - started))
 
-    def card_search(self, view: oddtrick.BotView, maxim: Card, limit: Budget) -> Iterator[Card]:
-        """The best card after each sampled deal solved (runs on the anytime worker)."""
+    def card_search(self, view: oddtrick.BotView, maxim: Card, limit: Budget) -> Iterator[tuple[Card, int]]:
+        """The best card after each sampled deal solved, with the deals solved so far
+        (runs on the anytime worker)."""
         legal = [action for action in view.legal_actions if isinstance(action, Card)]
         totals = dict.fromkeys(legal, 0.0)
         for done, hands in enumerate(self._samples(view, limit, self.samples), 1):
             for card, value in self.card_values(view, [hands]).items():
                 totals[card] += value
-            yield best_card(totals, maxim, self.tie_margin * done)
+            yield best_card(totals, maxim, self.tie_margin * done), done
 
     def card_values(self, view: oddtrick.BotView, deals: Sequence[Hands]) -> dict[Card, float]:
         """Each legal card's total, over ``deals`` (full layouts of the cards still
@@ -329,44 +400,51 @@ class PimcBot(HeuristicBot):
 
     # ------------------------------------------------------------ auction
 
-    async def choose_call(self, view: oddtrick.BotView) -> Call:  # type: ignore[override]
+    async def choose_call(self, view: oddtrick.BotView) -> Decision:  # type: ignore[override]
         """The heuristic bot's auction on sampled trick estimates (its own
-        estimates when there is no time to solve a single deal)."""
-        limit = self.budget(view)
-        self._estimates = await anytime(limit, self.trick_search(view, limit), None)
+        estimates when there is no time to solve a single deal, or nothing to
+        estimate). The comment says how many deals were solved."""
+        needed = self._needed(view)
+        comment = "no contract to estimate: the heuristic bot's call"
+        if needed:
+            limit = self.budget(view)
+            started = time.monotonic()
+            search = self.trick_search(view, limit, needed)
+            self._estimates, done = await anytime(limit, search, (None, 0))
+            comment = search_comment(done, self.call_samples, time.monotonic() - started)
         try:
-            return super().choose_call(view)
+            return Decision(super().choose_call(view), comment)
         finally:
             self._estimates = None
 
-    def trick_search(
-        self, view: oddtrick.BotView, limit: Budget
-    ) -> Iterator[dict[Denomination, tuple[float, int]] | None]:
-        """For each denomination, the average double-dummy tricks our side takes
-        with this seat declaring (its left leading), over deals consistent with
-        what the auction says, and how many deals that is: after each deal solved
-        (runs on the anytime worker)."""
-        assert view.seat is not None
-        me = view.seat
-        # Only what the policy may ask: a denomination we can still bid or the
-        # one standing, and not one the heuristic rules out (no trumps unfit).
+    def _needed(self, view: oddtrick.BotView) -> list[Denomination]:
+        """The denominations the policy may ask about: one we can still bid or the
+        one standing, and not one the heuristic rules out (no trumps unfit)."""
         standing = next((call.denomination for _, call in reversed(view.auction) if call.is_bid), None)
         biddable = {action.denomination for action in view.legal_actions if isinstance(action, Call)}
-        needed = [
+        return [
             denomination
             for denomination in Denomination
             if (denomination in biddable or denomination is standing)
             and HeuristicBot.partnership_tricks(self, view, denomination) is not None
         ]
-        if not needed:
-            return
+
+    def trick_search(
+        self, view: oddtrick.BotView, limit: Budget, needed: Sequence[Denomination]
+    ) -> Iterator[tuple[dict[Denomination, tuple[float, int]] | None, int]]:
+        """For each of the ``needed`` denominations, the average double-dummy tricks
+        our side takes with this seat declaring (its left leading), over deals
+        consistent with what the auction says, and how many deals that is: after
+        each deal solved (runs on the anytime worker)."""
+        assert view.seat is not None
+        me = view.seat
         totals = dict.fromkeys(needed, 0.0)
         for done, hands in enumerate(self._samples(view, limit, self.call_samples), 1):
             positions = [Position(hands, denomination.suit, me.left) for denomination in needed]
             # The defenders are on lead: our tricks are the thirteen they don't take.
             for denomination, theirs in zip(needed, max_tricks(positions), strict=True):
                 totals[denomination] += 13 - theirs
-            yield {denomination: (total / done, done) for denomination, total in totals.items()}
+            yield {denomination: (total / done, done) for denomination, total in totals.items()}, done
 
     def partnership_tricks(self, view: oddtrick.BotView, denomination: Denomination) -> float | None:
         """The heuristic's count (``None``: no trumps with a hand unfit for it)

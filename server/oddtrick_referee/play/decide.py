@@ -162,7 +162,7 @@ def count(record: SeatRecord, decided: Decided) -> None:
     if decided.think_ms is not None:
         record.think_ms_total += decided.think_ms
         record.think_ms_max = max(record.think_ms_max, decided.think_ms)
-        record.times.add(decided.think_ms, decided.bot_think_ms)
+        record.times.add(decided.think_ms, decided.bot_think_ms, decided.comment)
     if decided.bot_error is not None:
         record.add_fault(Fault.BOT_ERROR)
 

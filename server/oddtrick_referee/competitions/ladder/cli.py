@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from oddtrick import bots
 from oddtrick._argparse import EntryArgument, EntryWords, positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set
@@ -154,7 +155,9 @@ def _add_match_options(play: argparse._ArgumentGroup) -> None:
         default=[],
         metavar=("NAME=FILE.py[:Class]", "option.NAME=VALUE"),
         help="a house bot of your own instead of the default ones (repeatable), its bot options "
-        "after it: --house-bot strong=sample_bots/pimc_bot.py option.think_seconds=0.5",
+        "after it: --house-bot strong=sample_bots/pimc_bot.py option.think_seconds=0.5; or "
+        "strong:LEVEL, the strong sample bot at a level (1 to 4, docs/strong-bot.md): "
+        "--house-bot strong:1 --house-bot strong:2 --house-bot strong:3",
     )
     play.add_argument(
         "--house-seats",
@@ -662,8 +665,28 @@ async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:
         await run()
 
 
-def _house_bot(given: EntryArgument) -> HouseBot:
+STRONG_HOUSE = "strong:"
+"""``--house-bot strong:LEVEL``: the strong sample bot at one of its levels, as a house bot."""
 
+
+def _house_bot(given: EntryArgument) -> HouseBot:
+    """The house bot one ``--house-bot`` names: ``NAME=FILE.py`` with its options, or
+    ``strong:LEVEL``, the strong sample bot at that level (``house-strong-LEVEL``), so that
+    a new entrant sees where it stands against graded opponents (docs/strong-bot.md). Its
+    level is checked with its options, by the bot, before the ladder starts."""
+    if given.text.startswith(STRONG_HOUSE):
+        level = given.text.removeprefix(STRONG_HOUSE)
+        if not level.isdigit():
+            raise OptionError(
+                f"--house-bot {given.text}: strong:LEVEL takes a level number, e.g. strong:2 "
+                "(the levels are in docs/strong-bot.md)"
+            )
+        strong = parse_entry(f"house-strong-{int(level)}={bots.bot_file('pimc')}")
+        assert strong.command is not None  # an SDK bot file
+        assert strong.cwd is not None
+        return HouseBot(
+            strong.name, strong.command, strong.cwd, options={**given.options, "level": int(level)}
+        )
     entry = parse_entry(given.text)
     if not entry.sdk or entry.command is None or entry.cwd is None:
         raise OptionError(

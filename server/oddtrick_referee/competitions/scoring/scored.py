@@ -123,7 +123,7 @@ def _seats(start: MatchStart, records: Iterable[Record]) -> dict[Seat, SeatRecor
             if think is not None:
                 seat.think_ms_total += think
                 seat.think_ms_max = max(seat.think_ms_max, think)
-                seat.times.add(think, record.bot_think_ms)
+                seat.times.add(think, record.bot_think_ms, record.comment)
             if record.bot_error is not None:
                 seat.add_fault(Fault.BOT_ERROR)
         elif isinstance(record, Refusal) and record.reason != _UNCOUNTED_REFUSAL:

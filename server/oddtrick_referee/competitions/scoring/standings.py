@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any
 
 from oddtrick._options import OptionValue, options_text
-from oddtrick._timing import TIME_NOTE, DecisionTimes, time_cells
+from oddtrick._timing import FALLBACK_WARNING_SHARE, TIME_NOTE, DecisionTimes, time_cells
 from oddtrick_referee.competitions.scoring.dd_skill import METHOD as DD_METHOD
 from oddtrick_referee.competitions.scoring.dd_skill import DdSkill
 from oddtrick_referee.competitions.scoring.intervals import t_quantile
@@ -201,6 +201,24 @@ class Standings:
             "at 0 the bots played identically, and more deals will not separate them"
         )
 
+    def fallback_note(self) -> str | None:
+        """A warning naming the entries whose answers were fallbacks for want of time (their
+        comments said so, ``oddtrick._timing.FALLBACK_PREFIX``) more often than
+        :data:`FALLBACK_WARNING_SHARE`, or None: their results measure the fallback, not the
+        bot, and nothing else in the standings would tell."""
+        short = [row for row in self.rows if row.times.fallback_share > FALLBACK_WARNING_SHARE]
+        if not short:
+            return None
+        names = ", ".join(
+            f"{row.entry} {row.times.fallbacks} of {row.times.answer.total} ({row.times.fallback_share:.0%})"
+            for row in short
+        )
+        return (
+            f"short of time: answers its comments call fallbacks, its search having finished "
+            f"nothing in time: {names}; these results measure the fallback more than the bot. "
+            "Give it more time (--deadline, its think options) or a less busy machine"
+        )
+
     def render_times(self) -> list[str]:
         """The time table: per entry its answered decisions, the median and 99th
         percentile of its think time and of the lag, and its time-outs."""
@@ -245,6 +263,8 @@ class Standings:
         if any(row.times.answer.total or row.faults.out_of_time for row in self.rows):
             lines += ["", *self.render_times()]
         lines += self.notes
+        if (short := self.fallback_note()) is not None:
+            lines.append(short)
         if (variance := self.variance_note()) is not None:
             lines.append(variance)
         if self.unpaired:

@@ -82,6 +82,8 @@ def print_standings(standings: Standings, stream: TextIO) -> None:
         out.print(Text(TIME_NOTE, style="dim"), soft_wrap=True)
     for note in standings.notes:
         out.print(Text(note), soft_wrap=True)
+    if (short := standings.fallback_note()) is not None:
+        out.print(Text(short, style="yellow"), soft_wrap=True)
     if (variance := standings.variance_note()) is not None:
         out.print(Text(variance, style="yellow"))
     if standings.unpaired:
