@@ -168,6 +168,11 @@ def _play_on(args: argparse.Namespace) -> None:
     """``replay --from HAND:CARD --with SEAT=BOT``: the hand played on, printed."""
     if args.play_from is None:
         raise ReplayError("--with, --others, --think and --json play a hand on: give --from HAND:CARD too")
+    if args.hand is not None or args.trick is not None or args.keys is not None:
+        raise ReplayError(
+            "--hand, --trick and --print step through the replay, --from HAND:CARD plays a hand on"
+            " from one step: give one or the other"
+        )
     step = parse_step(args.play_from)
     picked = parse_seats(args.play_with)
     if not picked:
