@@ -67,9 +67,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "          oddtrick replay MATCH.jsonl --from 3:17 --with NS=pimc   (play hand 3 on from card 17)\n\n"
         "play on: from a step of a finished hand, the seats given by --with are played by their\n"
         "bot and the others by --others (double dummy unless told), then the continuation and\n"
-        "its result are shown beside what happened. Players: "
-        + "; ".join(f"{name}: {words}" for name, words in BOTS.items())
-        + ".\nA sealed play of a duplicate pair (its deals still to be played) is not played on.",
+        "its result are shown beside what happened. The players:\n"
+        + "".join(f"  {name:<10} {words}\n" for name, words in BOTS.items())
+        + "A sealed play of a duplicate pair (its deals still to be played) is not played on.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_source(replay)
