@@ -158,3 +158,35 @@ async def test_play_on_shows_its_two_lines_side_by_side_a_trick_a_line_on_a_desk
     for row in on["rows"] + played["rows"]:
         assert row["tops"] == 1
         assert row["height"] < 2 * row["play"], "a trick wraps onto a second line"
+
+
+ARROWS = """() => [...document.querySelectorAll('#trick-list li')].map((li) => {
+  // The trick's "→ WINNER": the lines its text is laid on.
+  const walker = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode()) && !node.textContent.includes('→')) {}
+  const range = document.createRange();
+  range.setStart(node, node.textContent.indexOf('→'));
+  range.setEnd(node, node.textContent.length);
+  return [range.toString(), new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size];
+})"""
+
+
+def _trick_list(url: str, match_id: str) -> dict[int, list[tuple[str, int]]]:
+    seen: dict[int, list[tuple[str, int]]] = {}
+    for width, height in ((1280, 800), (390, 844)):
+        with browser_page(width, height) as page:
+            page.goto(f"{url}/matches/{match_id}?hand=1&card=52")
+            page.wait_for_selector("#accuracy-panel:not([hidden])", timeout=120_000)
+            seen[width] = page.evaluate(ARROWS)
+    return seen
+
+
+async def test_each_tricks_winner_stays_beside_its_arrow_in_the_trick_list(data_dir):
+    """The best cards named after costly ones make the trick list's lines wrap: the winner
+    must not be left on a line of its own, away from its arrow."""
+    seen = await _drive(data_dir, _trick_list)
+    for width, arrows in seen.items():
+        assert len(arrows) == 13
+        split = [text for text, lines in arrows if lines != 1]
+        assert not split, f"at {width} px the winner is parted from its arrow: {split}"
