@@ -172,6 +172,16 @@ def test_play_on_options_without_a_step_or_seats_say_what_is_missing(played):
     )
 
 
+@pytest.mark.parametrize("stepping", [["--hand", "2"], ["--trick", "3"], ["--print"]])
+def test_stepping_options_beside_a_play_on_are_refused_not_ignored(played, stepping):
+    """--hand, --trick and --print step the replay; beside --from they would be dropped silently."""
+    log = str(played["classic-turned"].log_path)
+    run = oddtrick("replay", log, "--from", "1:4", "--with", "N=dd", *stepping)
+    assert run.returncode == 1
+    assert "--from HAND:CARD plays a hand on from one step: give one or the other" in run.stderr
+    assert run.stdout == ""
+
+
 def test_the_page_player_stops_at_close_and_answers_busy_after(played):
     import threading
 

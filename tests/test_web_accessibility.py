@@ -56,6 +56,7 @@ OUR_CHECKS = """() => {
       control.getAttribute('aria-labelledby') ||
       (control.tagName === 'BUTTON' && control.textContent.trim()) || control.querySelector(':scope > title');
     if (!labelled) problems.push(name(control) + ': a control without a label');
+    // A greyed card (aria-disabled) is reached too: Enter on it says why it may not be played.
     if (control.tabIndex < 0) problems.push(name(control) + ': a control the keyboard cannot reach');
   }
   return problems;
@@ -303,6 +304,10 @@ async def test_a_sealed_tables_progress_page_and_its_tournament_in_play_pass(tmp
     assert not problems, "\n".join(problems)
 
 
+PLAYABLE = '#hand button:enabled:not([aria-disabled="true"])'
+"""A card the seat may play: a greyed card is a button too, marked aria-disabled, so that a
+click on it can say why it may not be played."""
+
 FOCUSED_CARD = """() => document.activeElement.closest('#hand button:enabled:not([aria-disabled="true"])')
   ? document.activeElement.dataset.card : ''"""
 
@@ -342,9 +347,9 @@ def test_the_seat_in_the_browser_passes_in_the_auction_and_the_play(tmp_path: Pa
                     if turns["focus"]:
                         page.keyboard.press("Enter")
                     else:
-                        page.locator('#hand button:enabled:not([aria-disabled="true"])').first.click()
+                        page.locator(PLAYABLE).first.click()
                 else:
-                    page.locator('#hand button:enabled:not([aria-disabled="true"])').first.click()
+                    page.locator(PLAYABLE).first.click()
             found["over"] = page_problems(page)
     except BaseException:
         command.stop()

@@ -344,7 +344,7 @@ async def test_a_ladder_tables_page_links_its_twin_the_team_result_and_the_trave
     links = page.split('id="ladder"', 1)[1].split("</p>", 1)[0]
     assert "Ladder match lm-1, table 1 of 2" in links
     assert (
-        "team A (a1 + a2) v team B (b1 + b2): team A +7 over 2 deal(s) played at both tables: won by team A"
+        "team A (a1 + a2) v team B (b1 + b2): team A +7 over 2 deals played at both tables: won by team A"
         in links
     )
     assert f'href="/matches/{tables[1]}?hand=1"' in links

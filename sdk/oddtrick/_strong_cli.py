@@ -35,9 +35,11 @@ def _add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="double-dummy analysis of played matches: the tricks every card lost",
         description=(
             "Replay match logs and solve every hand double-dummy: for each card, the tricks the "
-            "player's side could take before and after it (so each mistake shows as tricks lost), "
-            "each deal's par, and the tricks lost per seat and per bot. Needs the strong extra "
-            "(pip install 'oddtrick[strong]')."
+            "player's side could take before and after it (so each mistake shows as tricks lost) "
+            "and with each of its legal cards (a costly card names the best), each deal's par, and "
+            "per seat and per bot the tricks lost and the accuracy: inaccuracies (?!, a card that "
+            "lost 1 trick), mistakes (?, 2) and blunders (??, 3 or more). Needs the strong extra "
+            "(pip install 'oddtrick[strong]'); docs/analysis.md says what the numbers mean."
         ),
         epilog="example: oddtrick analyze oddtrick-data/logs/*.jsonl --json > analysis.json; "
         "on workers: oddtrick analyze --submit --database postgresql://… LOG.jsonl, then "
@@ -48,7 +50,10 @@ def _add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     analyze.add_argument("--json", action="store_true", help="print the analysis as JSON (for tools)")
     analyze.add_argument(
-        "--cards", action="store_true", help="list every card, not only those that lost tricks"
+        "--cards",
+        action="store_true",
+        help="list every card with the tricks each legal card would have given, not only the cards "
+        "that lost tricks",
     )
     analyze.add_argument(
         "--no-par",

@@ -67,9 +67,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "          oddtrick replay MATCH.jsonl --from 3:17 --with NS=pimc   (play hand 3 on from card 17)\n\n"
         "play on: from a step of a finished hand, the seats given by --with are played by their\n"
         "bot and the others by --others (double dummy unless told), then the continuation and\n"
-        "its result are shown beside what happened. Players: "
-        + "; ".join(f"{name}: {words}" for name, words in BOTS.items())
-        + ".\nA sealed play of a duplicate pair (its deals still to be played) is not played on.",
+        "its result are shown beside what happened. The players:\n"
+        + "".join(f"  {name:<10} {words}\n" for name, words in BOTS.items())
+        + "A sealed play of a duplicate pair (its deals still to be played) is not played on.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_source(replay)
@@ -168,6 +168,11 @@ def _play_on(args: argparse.Namespace) -> None:
     """``replay --from HAND:CARD --with SEAT=BOT``: the hand played on, printed."""
     if args.play_from is None:
         raise ReplayError("--with, --others, --think and --json play a hand on: give --from HAND:CARD too")
+    if args.hand is not None or args.trick is not None or args.keys is not None:
+        raise ReplayError(
+            "--hand, --trick and --print step through the replay, --from HAND:CARD plays a hand on"
+            " from one step: give one or the other"
+        )
     step = parse_step(args.play_from)
     picked = parse_seats(args.play_with)
     if not picked:

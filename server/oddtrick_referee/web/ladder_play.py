@@ -49,7 +49,8 @@ def _result(row: MatchRow) -> str:
         return {"forfeit": "forfeited", "aborted": "aborted"}.get(row.status, "")
     deals = len(row.deals)
     won = {"a": "won by team A", "b": "won by team B"}.get(row.outcome or "", "drawn")
-    return f"team A {row.score_a:+d} over {deals} deal(s) played at both tables: {won}"
+    deals_word = "deal" if deals == 1 else "deals"
+    return f"team A {row.score_a:+d} over {deals} {deals_word} played at both tables: {won}"
 
 
 def ladder_play(data: WebData, source: object, match_id: str) -> LadderPlay | None:

@@ -47,7 +47,7 @@
         li.append(span, " ");
       }
       const winner = plays[plays.length - 1].winner;
-      if (winner) li.append("→ " + NAMES[winner]);
+      if (winner) li.append(el("span", "won", "→ " + NAMES[winner]));
       list.append(li);
     }
     box.append(list);

@@ -109,7 +109,7 @@
         faultMarks(span, play);
         li.append(span, " ");
       }
-      li.append("→ " + trick.winner);
+      li.append(el("span", "won", "→ " + trick.winner));
       list.append(li);
     }
     renderDecision(state.last);
