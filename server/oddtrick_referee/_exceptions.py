@@ -8,6 +8,7 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     RefereeError
     ├── OptionError (ValueError)    an option, or what it names, the command cannot use
     ├── CannotListen (OSError)      an address the referee, its page or a probe cannot listen on
+    │   └── MetricsUnavailable      the --metrics address cannot be served
     ├── StorageError (OSError)      the data folder cannot be written
     ├── DataDirInUse (OSError)      another referee holds the data folder
     ├── DatabaseError (RuntimeError)  the database cannot be opened or used
@@ -24,6 +25,7 @@ went wrong, and keeps the builtin kind callers already catch (a refused input is
     ├── RecordInvalid (ValueError)  a record read back (a row, a payload, a result) not of its form
     ├── HandBack                    a leased job this worker cannot do (given back)
     ├── NotVisible                  a spectator may not see this of a match
+    ├── PlayOnStopped               a play-on given up before its end (its page's player closing)
     ├── Refused                     a bot's handshake failed (with its gRPC status)
     ├── SittingRefused (RuntimeError)  a match from the page cannot start now (full, name busy)
     ├── EntrantExited (RuntimeError)  a local entry's process ended too soon
@@ -54,6 +56,11 @@ class OptionError(RefereeError, ValueError):
 class CannotListen(RefereeError, OSError):
     """An address that cannot be listened on (a port in use, an address not here); the
     message names it and what to do (another port, or 0 for any free one)."""
+
+
+class MetricsUnavailable(CannotListen):
+    """``--metrics`` names an address this process cannot listen on; the message names the
+    command and what to choose instead."""
 
 
 class StorageError(RefereeError, OSError):
@@ -135,6 +142,10 @@ class NoSuchMatch(RefereeError, KeyError):
 
 class NotVisible(RefereeError):
     """The match exists but a spectator may not see this of it; the message says why."""
+
+
+class PlayOnStopped(RefereeError):
+    """A play-on given up before its end: its owner (the page's player) is closing."""
 
 
 class Refused(RefereeError):

@@ -14,7 +14,7 @@ from oddtrick._argparse import EntryWords, positive_seconds
 from oddtrick._names import valid_bot_name
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set, short_set_note
 from oddtrick.rules import ConfigError, GameConfig, Seat
-from oddtrick_referee._exceptions import OptionError, RefereeError, TokensFileError
+from oddtrick_referee._exceptions import MetricsUnavailable, OptionError, RefereeError, TokensFileError
 from oddtrick_referee.competitions.ladder.cli import add_ladder_command
 from oddtrick_referee.competitions.on_workers.distributed_command import submit_tournament
 from oddtrick_referee.competitions.people.play_command import add_play_command
@@ -30,7 +30,7 @@ from oddtrick_referee.competitions.tournaments.tournament_workers_cli import (
     workers_problem,
 )
 from oddtrick_referee.conformance.cli import add_command as add_conformance
-from oddtrick_referee.metrics import MetricsUnavailable, add_metrics_option, start_metrics
+from oddtrick_referee.metrics import add_metrics_option, start_metrics
 from oddtrick_referee.options import add_data_dir, add_game_options, config_from_args
 from oddtrick_referee.play.clock import CLOCK_HELP, clock_argument
 from oddtrick_referee.play.table import TableRules
@@ -329,11 +329,11 @@ def _serve(args: argparse.Namespace) -> int:
         )
         web = bind_web(args.web) if args.web is not None else None
         metrics, metrics_server = start_metrics(args.metrics, "oddtrick serve")
+    except MetricsUnavailable as error:  # its message names the command already
+        print(error, file=sys.stderr)
+        return 2
     except (ConfigError, RefereeError) as error:
         print(f"oddtrick serve: {error}", file=sys.stderr)
-        return 2
-    except MetricsUnavailable as error:
-        print(error, file=sys.stderr)
         return 2
     if metrics_server is not None:
         settings = dataclasses.replace(settings, metrics=metrics)

@@ -26,6 +26,8 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
+from oddtrick_referee._exceptions import MetricsUnavailable
+
 LEASE_WAIT_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, float("inf"))
 """From a lease taken at once to a worker idle for a quarter of an hour."""
 
@@ -120,7 +122,3 @@ def start_metrics(
             f"{command}: cannot serve /metrics on {address[0]}:{address[1]}: {error.strerror or error} "
             "(choose another --metrics port, or 0 for any free one)"
         ) from None
-
-
-class MetricsUnavailable(Exception):
-    """``--metrics`` names an address this process cannot listen on."""

@@ -36,7 +36,7 @@ from oddtrick.rules import (
     replay,
 )
 from oddtrick.rules._words import seat_name
-from oddtrick_referee._exceptions import ReplayError
+from oddtrick_referee._exceptions import PlayOnStopped, ReplayError
 from oddtrick_referee.replay.model import HandReplay, MatchReplay, replay_records
 from oddtrick_referee.replay.play_on_players import BOTS, SeatPlayer, bot_names, seat_player
 
@@ -47,10 +47,6 @@ STEP_HELP = (
     "HAND:CARD is hand HAND after CARD cards were played, as the replay page shows it "
     "(hand 3 · card 17 is 3:17, its URL ?hand=3&card=17); 3:0 is the opening lead"
 )
-
-
-class Stopped(Exception):
-    """A play-on given up before its end: its owner (the page's player) is closing."""
 
 
 _STEP = re.compile(r"\s*(\d{1,6})\s*:\s*(\d{1,3})\s*")
@@ -240,7 +236,7 @@ def _continue(
     plays: list[Played] = []
     while state.phase is Phase.PLAY:
         if stop is not None and stop():
-            raise Stopped
+            raise PlayOnStopped
         seat = state.to_act
         assert seat is not None
         action = made[seat].act(state, seat)

@@ -28,11 +28,10 @@ from typing import Any
 
 from oddtrick._log_records import records_from_text
 from oddtrick.rules import Seat
-from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, ReplayError
+from oddtrick_referee._exceptions import NoSuchMatch, NotVisible, PlayOnStopped, ReplayError
 from oddtrick_referee.replay.play_on import (
     DEFAULT_OTHERS,
     Step,
-    Stopped,
     parse_seats,
     play_on,
     play_on_json,
@@ -165,7 +164,7 @@ class PlayOns:
                 return
             try:
                 found = self._compute(question)
-            except Stopped:
+            except PlayOnStopped:
                 return
             with self._lock:
                 self._running.discard(question)
@@ -190,7 +189,7 @@ class PlayOns:
             )
         except ReplayError as error:
             return {"status": "error", "message": str(error)}
-        except Stopped:
+        except PlayOnStopped:
             raise
         except Exception as error:  # a bot or the solver failed: said, and logged
             log.exception("play-on of match %s failed", question.match_id)

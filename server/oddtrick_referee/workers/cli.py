@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from oddtrick._argparse import positive_seconds
-from oddtrick_referee._exceptions import BadJob, DatabaseError
-from oddtrick_referee.metrics import MetricsUnavailable, add_metrics_option, start_metrics
+from oddtrick_referee._exceptions import BadJob, DatabaseError, MetricsUnavailable
+from oddtrick_referee.metrics import add_metrics_option, start_metrics
 from oddtrick_referee.storage.work_queue import (
     BEAT_SECONDS,
     LEASE_SECONDS,

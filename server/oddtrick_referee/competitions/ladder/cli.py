@@ -21,7 +21,14 @@ from oddtrick._argparse import EntryArgument, EntryWords, positive_seconds
 from oddtrick._terminal import plural
 from oddtrick.deal_sets import DEALS_FROM_HELP, DealSetError, read_deal_set
 from oddtrick.rules import ConfigError
-from oddtrick_referee._exceptions import CannotListen, DatabaseError, LadderError, OptionError, RefereeError
+from oddtrick_referee._exceptions import (
+    CannotListen,
+    DatabaseError,
+    LadderError,
+    MetricsUnavailable,
+    OptionError,
+    RefereeError,
+)
 from oddtrick_referee.command_runner import StopRequest, run_command, sigterm_stops_like_ctrl_c
 from oddtrick_referee.competitions.ladder.leaderboard import LeaderRow, leaderboard
 from oddtrick_referee.competitions.ladder.pairs import format_pairs, pair_report
@@ -38,7 +45,6 @@ from oddtrick_referee.competitions.tournaments.tournament import parse_entry
 from oddtrick_referee.metrics import (
     Metrics,
     MetricsServer,
-    MetricsUnavailable,
     add_metrics_option,
     start_metrics,
 )
