@@ -565,3 +565,50 @@ def test_a_worker_checks_only_the_bots_seated_at_the_set_s_tables(tmp_path: Path
     }
     assert refused == seats_third
     assert 0 < len(refused) < len(jobs)
+
+
+SLEEPY = Path(__file__).with_name("sleepy_bot.py")
+
+
+def _decisions(metrics_url: str) -> float:
+    """The decisions a worker's referee has taken so far, read off its /metrics."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(metrics_url, timeout=DEADLINE) as response:
+        families = list(text_string_to_metric_families(response.read().decode()))
+    return next(s.value for f in families for s in f.samples if s.name == "oddtrick_decisions_total")
+
+
+def test_a_worker_stopped_for_less_than_its_lease_charges_no_bot_and_counts_as_one_process(
+    url: str, work: WorkQueue, workers: list[Worker], tmp_path: Path
+) -> None:
+    """The worker's own stall (SIGSTOP, three deadlines long, its lease ten times that) is not
+    charged to the bots waiting on it: no fault, the standings of the one-process run."""
+    sleepy = f"cmd:{sys.executable} {SLEEPY} heuristic 100"  # the referee waits on a bot nearly always
+    words = [*tournament_words("stalled", 2, 2, f"one={sleepy}", f"two={sleepy}"), "--deadline", "1"]
+    alone = oddtrick(*words, "--data-dir", str(tmp_path / "alone"))
+    assert alone.returncode == 0, alone.stderr
+    submit(url, words)
+    worker = Worker(url, "stalled", "--lease", "30", "--beat", "0.5", "--metrics", "0")
+    workers.append(worker)
+    metrics_url = worker.wait_for(r"metrics on (\S+)").group(1)
+    until("the worker's table in play", lambda: _decisions(metrics_url) >= 20)
+    worker.process.send_signal(signal.SIGSTOP)  # the worker only: its bots run on
+    try:
+        time.sleep(3.0)  # the stall itself: what the test is about
+    finally:
+        worker.process.send_signal(signal.SIGCONT)
+    until("the set done", lambda: all_done(work, "stalled"))
+    report = status_json(url, "stalled", "--logs", str(tmp_path / "logs"))
+    expected = json.loads(alone.stdout)
+    assert without_times(report["standings"]) == without_times(expected)
+    assert [entry["time"]["timeouts"] for entry in report["standings"]["entries"]] == [0, 0]
+    faults = [
+        line
+        for log in sorted((tmp_path / "logs").glob("*.jsonl"))
+        for line in log.read_text().splitlines()
+        if '"fault"' in line
+    ]
+    assert faults == [], f"the worker's own stall was charged to the bots: {faults}"
