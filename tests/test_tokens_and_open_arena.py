@@ -51,7 +51,8 @@ async def test_tokens_are_stored_hashed_and_checked(tmp_path: Path) -> None:
     settings = RefereeSettings(port=0, data_dir=tmp_path / "data", token_hashes=hashes)
     async with running_referee(settings) as referee:
         right = await in_thread(hello_status, referee.address, "alice", token)
-        wrong = await in_thread(hello_status, referee.address, "alice", token[:-1] + "0")
+        wrong_token = token[:-1] + ("1" if token.endswith("0") else "0")  # differs always
+        wrong = await in_thread(hello_status, referee.address, "alice", wrong_token)
         other = await in_thread(hello_status, referee.address, "bob", token)
     assert right is grpc.StatusCode.OK
     assert wrong is grpc.StatusCode.UNAUTHENTICATED
