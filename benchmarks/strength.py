@@ -4,6 +4,7 @@
     python benchmarks/strength.py --quick                  # a smoke run: levels 1-2, 2 deal pairs
     python benchmarks/strength.py --levels 3 --game classic --deals 40
     python benchmarks/strength.py --levels 2,3 --deadline 2 --out figures.jsonl
+    python benchmarks/strength.py --levels 3 --against heuristic --hogs 2   # starved of CPU
 
 For each level (``option.level=N`` of sample_bots/pimc_bot.py) it measures the level
 against the heuristic bot and against the level below. Each measurement is an
@@ -36,6 +37,25 @@ ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sdk" / "oddtrick" / "bots"
 PIMC = BOTS / "pimc_bot.py"
 HEURISTIC = BOTS / "heuristic_bot.py"
+
+
+class CpuHogs:
+    """``count`` processes spinning on the CPU while a run lasts: the strong bot starved,
+    as on a machine shared with other work (each hog a plain busy loop at normal priority)."""
+
+    def __init__(self, count: int) -> None:
+        self._count = count
+        self._processes: list[subprocess.Popen[bytes]] = []
+
+    def __enter__(self) -> CpuHogs:
+        spin = "while True: pass"
+        self._processes = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(self._count)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for process in self._processes:
+            process.kill()
+            process.wait()
 
 
 class LoadSampler:
@@ -105,7 +125,7 @@ def measure(level: int, against: int | None, args: argparse.Namespace) -> dict[s
             "--json",
         ]
         started = time.perf_counter()
-        with LoadSampler() as load:
+        with CpuHogs(args.hogs), LoadSampler() as load:
             result = subprocess.run(command, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
     if result.returncode != 0:
@@ -133,6 +153,7 @@ def figures(
         "points_per_deal": row["points_per_deal"],
         "ci95": row["ci95"],
         "deadline_s": args.deadline,
+        "hogs": args.hogs,
         "think_ms": time_of["think_ms"],
         "answered": time_of["answered"],
         "fallbacks": time_of.get("fallbacks", 0),
@@ -146,6 +167,11 @@ def figures(
     }
 
 
+def hogs_text(hogs: int) -> str:
+    """``, 2 CPU hogs beside it``, or nothing."""
+    return f", {hogs} CPU hog{'s' if hogs != 1 else ''} beside it" if hogs else ""
+
+
 def line(found: dict[str, Any]) -> str:
     """One measurement for people."""
     low, high = found["ci95"] or (float("nan"), float("nan"))
@@ -156,7 +182,8 @@ def line(found: dict[str, Any]) -> str:
     return (
         f"{found['entry']} vs {found['opponent']}, {found['game']}: {found['points_per_deal']:+.2f} points "
         f"a deal, 95% CI [{low:+.2f}, {high:+.2f}], {found['deal_pairs']} deal pairs, deadline "
-        f"{found['deadline_s']:g} s; think p50 {think['p50']} ms, p99 {think['p99']} ms; fell back "
+        f"{found['deadline_s']:g} s{hogs_text(found.get('hogs', 0))}; "
+        f"think p50 {think['p50']} ms, p99 {think['p99']} ms; fell back "
         f"{share:.0%} ({found['opponent']} {other_share:.0%}); time-outs {found['timeouts']}, "
         f"all faults {found['faults']}; {found['load_text']}; {found['seconds']} s"
     )
@@ -184,6 +211,12 @@ def parse_args() -> argparse.Namespace:
         choices=["both", "heuristic", "below"],
         default="both",
         help="each level against the heuristic bot, the level below, or both (default)",
+    )
+    parser.add_argument(
+        "--hogs",
+        type=int,
+        default=0,
+        help="processes spinning on the CPU while each tournament runs: the bots starved (default 0)",
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run: levels 1-2, 2 deal pairs")
     args = parser.parse_args()

@@ -355,3 +355,11 @@ def test_never_thinks_past_half_the_time_left_whatever_its_think_seconds(phase_c
     roomy = dataclasses.replace(short, time_left_ms=60_000)
     think = 5.0 * (PimcBot.call_think_factor if state.phase is Phase.AUCTION else 1.0)
     assert bot.budget(roomy).answer_by == pytest.approx(100.0 + min(think, 30.0))
+
+
+def test_a_decision_is_close_only_while_more_samples_may_change_the_card():
+    ace, king, two = Card.parse("AS"), Card.parse("KS"), Card.parse("2S")
+    assert not pimc_bot.is_close({ace: [1.0, 1.0, 1.0], king: [1.0, 1.0, 1.0]})  # equal on every deal
+    assert not pimc_bot.is_close({ace: [3.0, 2.0, 3.0], king: [-1.0, -1.0, -2.0], two: [0.0, 0.0, 0.0]})
+    assert pimc_bot.is_close({ace: [3.0, -2.0, 1.0, 0.0], king: [-1.0, 1.0, 0.0, 0.5]})
+    assert not pimc_bot.is_close({ace: [3.0], king: [-3.0]})  # one deal says nothing of the spread
