@@ -126,6 +126,17 @@ def call_scores(
     return {call: score_of(view.seat, contract, tricks, optimism) for call, contract in contracts.items()}
 
 
+def paired_lead(ours: Sequence[float], theirs: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``ours`` less ``theirs`` sample by sample, and its standard error (at
+    least two samples): how far one choice leads another on the same deals, and how sure
+    that lead is."""
+    count = len(ours)
+    differences = [mine - other for mine, other in zip(ours, theirs, strict=True)]
+    mean = sum(differences) / count
+    variance = sum((difference - mean) ** 2 for difference in differences) / (count - 1)
+    return mean, math.sqrt(variance / count)
+
+
 def best_call(scores: Mapping[Call, Sequence[float]], model: Call, tie: float, confidence: float) -> Call:
     """The call of the best mean score, if it beats ``model``'s call by more than ``tie``
     points plus ``confidence`` standard errors of the deal-by-deal difference; else the
@@ -136,10 +147,8 @@ def best_call(scores: Mapping[Call, Sequence[float]], model: Call, tie: float, c
     best = max(scores, key=lambda call: (sum(scores[call]), call is model))
     if best is model:
         return model
-    differences = [ours - theirs for ours, theirs in zip(scores[best], scores[model], strict=True)]
-    mean = sum(differences) / count
-    variance = sum((difference - mean) ** 2 for difference in differences) / (count - 1)
-    return best if mean > tie + confidence * math.sqrt(variance / count) else model
+    mean, error = paired_lead(scores[best], scores[model])
+    return best if mean > tie + confidence * error else model
 
 
 def describe(scores: Mapping[Call, Sequence[float]], chosen: Call, model: Call) -> str:
@@ -161,6 +170,7 @@ __all__ = [
     "declarer_tricks",
     "describe",
     "endings_of",
+    "paired_lead",
     "play_out",
     "play_out_all",
     "score_of",

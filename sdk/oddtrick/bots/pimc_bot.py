@@ -224,11 +224,8 @@ def is_close(values: dict[Card, list[float]], errors: float = 2.0) -> bool:
     if count < 2 or len(values) < 2:
         return False
     ranked = sorted(values, key=lambda card: sum(values[card][:count]), reverse=True)
-    best, second = values[ranked[0]][:count], values[ranked[1]][:count]
-    differences = [ours - theirs for ours, theirs in zip(best, second, strict=True)]
-    mean = sum(differences) / count
-    variance = sum((difference - mean) ** 2 for difference in differences) / (count - 1)
-    return mean < errors * (variance / count) ** 0.5
+    lead, error = auction_simulation.paired_lead(values[ranked[0]][:count], values[ranked[1]][:count])
+    return lead < errors * error
 
 
 # ---------------------------------------------------------------------- bot
