@@ -54,11 +54,16 @@ def test_play_out_ends_the_auction_as_the_rules_do() -> None:
     for number in range(20):
         state = GameState(CONFIG, f"play-out-{number}")
         deal = state.deal
-        first = state.to_act
-        assert first is not None
-        view = bot_view(state, first, dict.fromkeys(Seat, "bot"))
+        for _ in range(number % 3):  # the calls made before this seat's: none, one or two
+            seat = state.to_act
+            assert seat is not None
+            state.apply(heuristic.choose_call(bot_view(state, seat, dict.fromkeys(Seat, "bot"))))
+        before = [call for _, call in state.auction]
+        me = state.to_act
+        assert me is not None
+        view = bot_view(state, me, dict.fromkeys(Seat, "bot"))
         for call in auction_simulation.candidate_calls(view, levels_above=1):
-            real = GameState.from_deal(CONFIG, deal, dealer=state.dealer, actions=[call])
+            real = GameState.from_deal(CONFIG, deal, dealer=state.dealer, actions=[*before, call])
             while real.phase is Phase.AUCTION:
                 seat = real.to_act
                 assert seat is not None
