@@ -30,6 +30,7 @@ PUBLIC_MODULES = (
     "oddtrick",
     "oddtrick.rules",
     "oddtrick.bots",
+    "oddtrick.bots.auction_simulation",
     "oddtrick.bots.heuristic_bot",
     "oddtrick.bots.pimc_bot",
     "oddtrick.bots.random_bot",

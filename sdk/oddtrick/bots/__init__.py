@@ -10,6 +10,9 @@ from an installed package; and each is importable for in-process play::
 - ``random_bot``: uniform over the legal actions, the file to copy.
 - ``heuristic_bot``: both games by the classic strategy.
 - ``pimc_bot``: the strong one (needs the ``strong`` extra).
+
+``auction_simulation`` is not a bot: it judges a call by playing the auction out
+on sampled deals, an option of the strong bot (``option.simulate_auction=true``).
 """
 
 from __future__ import annotations
