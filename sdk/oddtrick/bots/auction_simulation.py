@@ -111,21 +111,6 @@ def score_of(me: Seat, contract: Contract | None, tricks: Mapping[Ending, int], 
     return contract_score(me, contract, tricks[(contract.denomination, contract.declarer)], optimism)
 
 
-def call_scores(
-    view: oddtrick.BotView,
-    hands: Hands,
-    candidates: Sequence[Call],
-    policy: HeuristicBot,
-    optimism: float,
-) -> dict[Call, float]:
-    """Each candidate call's score on one sampled deal: the auction played out after it,
-    its contract scored with the deal's double-dummy tricks."""
-    assert view.seat is not None
-    contracts = play_out_all(view, hands, candidates, policy)
-    tricks = declarer_tricks(hands, endings_of(contracts))
-    return {call: score_of(view.seat, contract, tricks, optimism) for call, contract in contracts.items()}
-
-
 def paired_lead(ours: Sequence[float], theirs: Sequence[float]) -> tuple[float, float]:
     """The mean of ``ours`` less ``theirs`` sample by sample, and its standard error (at
     least two samples): how far one choice leads another on the same deals, and how sure
@@ -152,7 +137,8 @@ def best_call(scores: Mapping[Call, Sequence[float]], model: Call, tie: float, c
 
 
 def describe(scores: Mapping[Call, Sequence[float]], chosen: Call, model: Call) -> str:
-    """``pass +1.2 (model), 8♠ +2.9``: the chosen call's and the model's mean scores."""
+    """``8♠ +2.9, pass +1.2 (model)``: the chosen call's mean score, then the model's
+    (the model's alone when it was chosen)."""
     shown = [chosen] if chosen is model else [chosen, model]
     parts = []
     for call in shown:
@@ -164,7 +150,6 @@ def describe(scores: Mapping[Call, Sequence[float]], chosen: Call, model: Call) 
 
 __all__ = [
     "best_call",
-    "call_scores",
     "candidate_calls",
     "contract_score",
     "declarer_tricks",

@@ -327,7 +327,7 @@ class PimcBot(HeuristicBot):
     """Bids tried in each denomination beyond the cheapest: jumps that may shut the other
     side out of the auction."""
     call_tie_margin: ClassVar[float] = 0.25
-    """A simulated call replaces the heuristic bot's only if it scores this many points a
+    """A simulated call replaces the estimates' call only if it scores this many points a
     deal more..."""
     call_confidence: ClassVar[float] = 1.0
     """...plus this many standard errors of the deal-by-deal difference: with a few
