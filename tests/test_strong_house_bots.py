@@ -17,7 +17,7 @@ import trio
 from ladder_support import LADDER_BOTS, ladder_serving, ladder_settings, register, stop_all
 
 from oddtrick._argparse import EntryArgument
-from oddtrick._logfile import read_log_text
+from oddtrick._log_records import ActionRecord, HandStart, MatchStart, read_records
 from oddtrick_referee.competitions.ladder.cli import _house_bot
 
 
@@ -49,13 +49,46 @@ async def test_a_strong_house_bot_at_level_one_plays_an_entrant_and_says_what_it
         stop_all(processes)
     assert outcome.status == "finished"
     assert outcome.lineup.names == {"alice", "house-strong-1"}
-    logs = sorted((tmp_path / "data" / "logs").rglob("*.jsonl"))
-    assert logs
-    text = "".join(read_log_text(path) for path in logs)
-    # Its comments: two samples a card and one a call, at level 1 (on a busy machine it may
-    # have solved none of them in time, and says so).
-    assert re.search(r'"comment":"(fallback: )?[012] of 2 samples solved in', text)
-    assert re.search(r'"comment":"(fallback: )?[01] of 1 samples solved in', text)
+    logs = sorted((tmp_path / "data" / "logs").glob(f"{outcome.match_id}-t*.jsonl"))
+    assert len(logs) == 2
+    comments = [comment for path in logs for comment in _house_comments(path)]
+    # Every decision of the house bot says what it solved: two samples a card and one a
+    # call at level 1 (on a busy machine it may have solved none in time, and says so).
+    # A hand whose four first calls are passes is thrown in, so there may be no card.
+    calls = [comment for kind, comment in comments if kind == "call"]
+    cards = [comment for kind, comment in comments if kind == "card"]
+    assert len(calls) >= 2
+    assert all(re.fullmatch(r"(fallback: )?[01] of 1 samples solved in .*", said) for said in calls), calls
+    card_said = r"(fallback: )?[012] of 2 samples solved in .*|the only legal card"
+    assert all(re.fullmatch(card_said, said) for said in cards), cards
+
+
+def _house_comments(path: Path) -> list[tuple[str, str]]:
+    """Each house seat's decision in a match log: ``("call" | "card", its comment)``. A
+    hand's calls are its actions until its auction ends: three passes after a bid or a
+    double, or four passes (the hand thrown in)."""
+    house: set[str] = set()
+    found: list[tuple[str, str]] = []
+    calls: list[str] = []
+    for record in read_records(path):
+        if isinstance(record, MatchStart):
+            house = {seat for seat, player in record.players.items() if player["name"] == "house-strong-1"}
+        elif isinstance(record, HandStart):
+            calls = []
+        elif isinstance(record, ActionRecord):
+            in_auction = not _auction_over(calls)
+            if in_auction:
+                calls.append(record.action)
+            if record.seat in house:
+                found.append(("call" if in_auction else "card", record.comment or ""))
+    assert len(house) == 2
+    return found
+
+
+def _auction_over(calls: list[str]) -> bool:
+    if calls == ["pass"] * 4:
+        return True
+    return len(calls) >= 4 and calls[-3:] == ["pass"] * 3
 
 
 def test_a_level_that_does_not_exist_stops_the_ladder_before_it_starts(tmp_path: Path) -> None:
