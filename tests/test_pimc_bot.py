@@ -163,6 +163,21 @@ def test_a_contract_is_valued_by_its_score_not_its_tricks():
     assert values == {Card.parse("AC"): 9 - 4, Card.parse("2C"): 0 - 6}
 
 
+def test_the_margins_are_the_rules_scores_from_either_side():
+    """Our points less theirs for each count of our tricks: classic Whist's odd tricks, and a
+    doubled contract seen by a defender (8 hearts by South doubled: East-West's five tricks
+    leave it made, 16 to 10; their sixth sets it, 0 to 12)."""
+    classic = pimc_bot.margins(end_position(DRAW_TRUMPS, S, S, trumps=Suit.SPADES, won=(5, 4)))
+    assert classic == (-7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7)
+    contract = Contract(8, Denomination.HEARTS, S, doubled=True)
+    view = end_position(
+        DRAW_TRUMPS, E, S, trumps=Suit.HEARTS, won=(5, 4), config=GameConfig.contract(), contract=contract
+    )
+    table = pimc_bot.margins(view)
+    assert (table[5], table[6]) == (10 - 16, 12 - 0)
+    assert (table[0], table[13]) == (-26, 26)
+
+
 # ----------------------------------------------------------------- sampling
 
 

@@ -39,7 +39,7 @@ import copy
 import dataclasses
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 import oddtrick
@@ -51,7 +51,7 @@ from oddtrick.anytime import FALLBACK_PREFIX, Budget, anytime, budget
 from oddtrick.bots import auction_simulation
 from oddtrick.bots.heuristic_bot import HeuristicBot, highest_bid
 from oddtrick.double_dummy import Hands, Position, max_tricks, solve
-from oddtrick.rules import PACK, GameKind
+from oddtrick.rules import PACK, GameKind, Side, contract_points, odd_tricks
 
 HIGH_CARD_POINTS = {Rank.ACE: 4, Rank.KING: 3, Rank.QUEEN: 2, Rank.JACK: 1}
 """Milton Work's count, the usual measure of a hand's strength: 40 points in the pack."""
@@ -65,22 +65,22 @@ class SamplingFailed(Exception):
 # ------------------------------------------------------------------ scoring
 
 
-def classic_margin(tricks: int) -> int:
-    """Classic Whist: our points less theirs when our side takes ``tricks``.
-    The side with seven or more scores the excess over six, so the seventh
-    trick swings two points."""
-    return tricks - 6 if tricks >= 7 else tricks - 7
-
-
-def contract_margin(tricks: int, level: int, declaring: bool, doubled: bool) -> int:
-    """Contract Whist: our points less theirs when our side takes ``tricks``
-    of a contract at ``level`` that we declare (or defend)."""
-    theirs = 13 - tricks
-    declarer_tricks = tricks if declaring else theirs
-    made = declarer_tricks >= level
-    ours = tricks if (made or not declaring) else 0
-    points = theirs if (made or declaring) else 0
-    return (ours - points) * (2 if doubled else 1)
+def margins(view: oddtrick.BotView) -> tuple[int, ...]:
+    """Our points less theirs in this hand for each count of our side's tricks, 0 to 13,
+    scored by the rules themselves (:func:`oddtrick.rules.odd_tricks`,
+    :func:`oddtrick.rules.contract_points`): a table, since each sampled deal asks it once
+    per legal card."""
+    assert view.seat is not None
+    us = view.seat.side
+    contract = view.contract
+    if view.config.game is GameKind.CLASSIC or contract is None:
+        return tuple(odd_tricks(tricks) - odd_tricks(13 - tricks) for tricks in range(14))
+    table = []
+    for tricks in range(14):
+        by_side = (tricks, 13 - tricks) if us is Side.NORTH_SOUTH else (13 - tricks, tricks)
+        points, _, _ = contract_points(contract, by_side)
+        table.append(points[us] - points[us.other])
+    return tuple(table)
 
 
 # ----------------------------------------------------------------- sampling
@@ -436,23 +436,13 @@ class PimcBot(HeuristicBot):
         leader = view.current_trick[0][0] if view.current_trick else view.seat
         trick = tuple(card for _, card in view.current_trick)
         won = view.tricks_won[view.seat.side]
-        margin = self._margin(view)
+        margin = margins(view)
         totals = dict.fromkeys(legal, 0.0)
         for scores in solve([Position(hands, view.trumps, leader, trick) for hands in deals]):
             for card in legal:
                 # Our side's tricks: those won, plus what DDS says we take from here.
-                totals[card] += margin(won + scores[card])
+                totals[card] += margin[won + scores[card]]
         return totals
-
-    @staticmethod
-    def _margin(view: oddtrick.BotView) -> Callable[[int], int]:
-        """Our points less theirs as a function of our side's tricks in this hand."""
-        assert view.seat is not None
-        contract = view.contract
-        if view.config.game is GameKind.CLASSIC or contract is None:
-            return classic_margin
-        declaring = contract.side is view.seat.side
-        return lambda tricks: contract_margin(tricks, contract.level, declaring, contract.doubled)
 
     # ------------------------------------------------------------ auction
 
