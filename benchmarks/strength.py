@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,10 +34,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from oddtrick._log_records import HandResultRecord, MatchStart, read_records
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sdk" / "oddtrick" / "bots"
 PIMC = BOTS / "pimc_bot.py"
 HEURISTIC = BOTS / "heuristic_bot.py"
+CONTRACT = re.compile(r"^(.+?) (?:made|failed)\b")
+"""A hand result's contract, from its text: ``9♥ by South`` of ``9♥ by South failed by 7: …``."""
 
 
 class CpuHogs:
@@ -128,10 +133,48 @@ def measure(level: int, against: int | None, args: argparse.Namespace) -> dict[s
         with CpuHogs(args.hogs), LoadSampler() as load:
             result = subprocess.run(command, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
-    if result.returncode != 0:
-        raise SystemExit(f"the tournament failed: {result.stderr.strip().splitlines()[-3:]}")
+        if result.returncode != 0:
+            raise SystemExit(f"the tournament failed: {result.stderr.strip().splitlines()[-3:]}")
+        split = contract_split(Path(folder) / "data" / "logs", name)
     entries = {entry["entry"]: entry for entry in json.loads(result.stdout)["entries"]}
-    return figures(name, other, entries, load, seconds, args)
+    return {**figures(name, other, entries, load, seconds, args), "contracts": split}
+
+
+def contract_split(logs: Path, name: str) -> dict[str, list[float]]:
+    """Where ``name``'s points came from: each deal pair's score (its two tables' margins
+    from ``name``'s side, halved, as the standings count it), filed under ``same`` when both
+    tables reached the same contract (the card play decided) or ``different`` (the auction
+    did). Classic Whist has no auction: every deal pair is ``same``. The two tables of a
+    deal pair share the seed commitment and the hand number."""
+    tables: dict[tuple[str, int], list[tuple[str, float]]] = {}
+    for path in sorted(logs.rglob("*.jsonl*")):
+        side = 0
+        commitment = ""
+        for record in read_records(path):
+            if isinstance(record, MatchStart):
+                commitment = record.seed_commitment
+                side = 0 if record.players["N"]["name"].split("~")[0] == name else 1
+            elif isinstance(record, HandResultRecord):
+                contract = CONTRACT.match(record.text)
+                margin = record.points[side] - record.points[1 - side]
+                tables.setdefault((commitment, record.hand), []).append(
+                    (contract.group(1) if contract else "", margin)
+                )
+    split: dict[str, list[float]] = {"same": [], "different": []}
+    for plays in tables.values():
+        if len(plays) == 2:
+            kind = "same" if plays[0][0] == plays[1][0] else "different"
+            split[kind].append((plays[0][1] + plays[1][1]) / 2)
+    return split
+
+
+def split_text(split: dict[str, list[float]]) -> str:
+    """``same contract at both tables: 22 deal pairs, +3.0 points; different: 38, +70.5``."""
+    same, different = split["same"], split["different"]
+    return (
+        f"same contract at both tables: {len(same)} deal pairs, {sum(same):+.1f} points; "
+        f"different: {len(different)}, {sum(different):+.1f}"
+    )
 
 
 def figures(
@@ -186,6 +229,7 @@ def line(found: dict[str, Any]) -> str:
         f"think p50 {think['p50']} ms, p99 {think['p99']} ms; fell back "
         f"{share:.0%} ({found['opponent']} {other_share:.0%}); time-outs {found['timeouts']}, "
         f"all faults {found['faults']}; {found['load_text']}; {found['seconds']} s"
+        f"\n  where the points are: {split_text(found['contracts'])}"
     )
 
 
