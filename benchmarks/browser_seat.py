@@ -88,7 +88,7 @@ def play(page: Any, spectator: Any, base: str) -> None:
         if page.evaluate("() => document.body.dataset.over === 'yes'"):
             return
         asked = int(page.evaluate("() => document.body.dataset.asked"))
-        enabled = page.locator("#hand button[aria-disabled=false], #bidding-box button:enabled")
+        enabled = page.locator("#hand button[aria-disabled=false], #bidding-box button[aria-disabled=false]")
         enabled.last.click()
 
 

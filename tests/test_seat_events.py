@@ -17,6 +17,7 @@ import trio
 
 from oddtrick.rules import GameConfig, Seat
 from oddtrick_referee.competitions.people.at_terminal import DEFAULT_BOT, opponent
+from oddtrick_referee.competitions.people.browser_seat import BIDDING_BOX
 from oddtrick_referee.competitions.people.in_browser import Sitting, Sittings
 from oddtrick_referee.competitions.people.seat_desk import SeatDesk
 from oddtrick_referee.replay.json_export import match_to_json
@@ -85,5 +86,12 @@ async def test_the_seat_page_is_sent_the_match_document_s_events_as_the_seat_see
         assert following["type"] in ("call_made", "card_played")
         assert following["seat"] == str(seat)
         assert (following.get("card") or following["call"]) in asked["legal"] or asked["kind"] == "call"
-        assert all(why.startswith("you must follow suit") for why in asked["why_not"].values())
-    assert any(asked["why_not"] for asked in questions), "no card was ever greyed"
+        if asked["kind"] == "card":
+            assert all(why.startswith("you must follow suit") for why in asked["why_not"].values())
+            continue
+        # A call: every other call of the bidding box, with the rules' reason.
+        assert set(asked["why_not"]) | set(asked["legal"]) == {str(call) for call in BIDDING_BOX}
+        for call, why in asked["why_not"].items():
+            reason = "you cannot double now" if call == "double" else "is not higher than the bid so far"
+            assert reason in why, (call, why)
+    assert any(asked["why_not"] for asked in questions if asked["kind"] == "card"), "no card was ever greyed"

@@ -335,7 +335,7 @@ def test_the_seat_in_the_browser_passes_in_the_auction_and_the_play(tmp_path: Pa
                     turns[phase] = page.inner_text("#announce")
                 if phase == "auction":
                     legal = page.eval_on_selector_all(
-                        "#bidding-box button:enabled", "b => b.map(x => x.dataset.call)"
+                        "#bidding-box button[aria-disabled='false']", "b => b.map(x => x.dataset.call)"
                     )
                     bids = [c for c in legal if c not in ("pass", "double")] if not bid else []
                     bid = True

@@ -1,8 +1,9 @@
 """A person plays a seat in the browser: ``oddtrick play --web`` run as a command (its referee
 on a real socket, the bots as real processes), driven by clicks and keys in a real headless
 Chromium. A whole hand of classic Whist and one of Contract Whist are played; an illegal
-card is refused with its reason and changes nothing; the page never receives a card of
-another hand before it is played; and the log passes ``oddtrick check``."""
+card is refused with its reason and changes nothing, and so is a greyed call; the page
+never receives a card of another hand before it is played; and the log passes
+``oddtrick check``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import pytest
 import trio
 from process_support import reap
 
-from oddtrick.rules import Card, GameConfig, Seat, deal_cards
+from oddtrick.rules import Call, Card, GameConfig, Seat, deal_cards
 from oddtrick_referee.competitions.people.at_terminal import DEFAULT_BOT, opponent
 from oddtrick_referee.competitions.people.in_browser import Sitting, Sittings
 from oddtrick_referee.competitions.people.seat_desk import SeatDesk
@@ -39,6 +40,8 @@ LABEL = re.compile(
 )
 GREYED = '#hand button[aria-disabled="true"]'
 PLAYABLE = '#hand button[aria-disabled="false"]'
+CALLABLE = '#bidding-box button[aria-disabled="false"]'
+GREYED_CALL = '#bidding-box button[aria-disabled="true"]'
 RANKS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
          "nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}  # fmt: skip
 
@@ -94,6 +97,7 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
     """Answer every question of the seat by clicking a legal card or call; on the first card
     that has an illegal one beside it, try that first (and, once, play by the keyboard)."""
     seen: dict[str, Any] = {"cards": 0, "calls": 0, "refusal": None, "keyboard": None, "announced": []}
+    seen["call_refusal"] = None
     asked = -1
     bid = False
     while True:
@@ -102,11 +106,12 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
             break
         asked = int(page.evaluate("() => document.body.dataset.asked"))
         if page.evaluate("() => document.body.dataset.phase") == "auction":
-            legal = page.eval_on_selector_all(
-                "#bidding-box button:enabled", "b => b.map(x => x.dataset.call)"
-            )
+            legal = page.eval_on_selector_all(CALLABLE, "b => b.map(x => x.dataset.call)")
             assert legal, "asked for a call with no call enabled"
             assert not page.locator(PLAYABLE).count(), "a card may be clicked in the auction"
+            greyed_calls = page.eval_on_selector_all(GREYED_CALL, "b => b.map(x => x.dataset.call)")
+            if illegal and seen["call_refusal"] is None:
+                seen["call_refusal"] = refuse_call(page, greyed_calls)
             choice = next((c for c in legal if c not in ("pass", "double")), "pass") if not bid else "pass"
             bid = True
             page.click(f'#bidding-box button[data-call="{choice}"]')
@@ -116,7 +121,7 @@ def play_the_hand(page: Any, illegal: bool, keyboard: bool) -> dict[str, Any]:
         enabled = page.eval_on_selector_all(PLAYABLE, "b => b.map(x => x.dataset.card)")
         greyed = page.eval_on_selector_all(GREYED, "b => b.map(x => x.dataset.card)")
         assert enabled
-        assert not page.locator("#bidding-box button:enabled").count(), "a call may be clicked in the play"
+        assert not page.locator(CALLABLE).count(), "a call may be clicked in the play"
         if illegal and greyed and seen["refusal"] is None:
             seen["refusal"] = refuse(page, greyed[0])
         if keyboard and seen["keyboard"] is None:
@@ -166,6 +171,20 @@ def refuse(page: Any, card: str) -> dict[str, Any]:
     }
 
 
+def refuse_call(page: Any, greyed: list[str]) -> dict[str, Any]:
+    """Click greyed calls of the bidding box (the highest bid below the standing one if
+    there is one, and double, which this game does not allow): the page says why each may
+    not be made, in the rules' words, and the seat is still asked."""
+    bids = [call for call in greyed if call not in ("pass", "double")]
+    tried = [*bids[-1:], "double"]
+    shown: dict[str, str] = {}
+    for call in tried:
+        page.click(f'#bidding-box button[data-call="{call}"]', force=True)  # force: it is greyed
+        page.wait_for_selector("#refusal:not([hidden])")
+        shown[call] = page.inner_text("#refusal")
+    return {"shown": shown, "still_asked": page.evaluate("() => document.body.dataset.yourTurn") == "yes"}
+
+
 def by_keyboard(page: Any) -> str:
     """Tab to a legal card (past greyed ones, which Tab reaches too) and press Enter: the card
     played is the one focused."""
@@ -183,9 +202,11 @@ def by_keyboard(page: Any) -> str:
 
 
 def mentioned(message: dict[str, Any]) -> set[Card]:
-    """Every card a message names, by its code or in words (a question's calls, 7H, are not cards)."""
+    """Every card a message names, by its code or in words (a question's calls, 7H, are not
+    cards: its legal calls and the calls its reasons are for are left out, the reasons kept)."""
     if message.get("kind") == "call":
         message = {key: value for key, value in message.items() if key != "legal"}
+        message["why_not"] = list(message["why_not"].values())
     text = json.dumps(message, ensure_ascii=False)
     cards = {Card.parse(code) for code in re.findall(r'"([2-9TJQKA][CDHS])"', text)}
     cards |= {Card.parse(RANKS[rank] + suit[0].upper()) for rank, suit in LABEL.findall(text)}
@@ -271,6 +292,13 @@ def test_a_person_plays_a_whole_hand_in_the_browser_and_the_log_checks(
     assert refusal["unchanged"]
     played = {Card.parse(text) for seat, text in hands[1]["cards"] if seat == "S"}
     assert Card.parse(seen["keyboard"]) in played
+    if game == "contract":
+        call_refusal = seen["call_refusal"]
+        assert call_refusal["still_asked"]
+        shown = call_refusal["shown"]
+        assert shown.pop("double").startswith("you cannot double now"), shown
+        for call, why in shown.items():  # a bid below the standing one, when there was one
+            assert why.startswith(f"{Call.parse(call).pretty} is not higher than the bid so far"), why
 
     result = next(r for r in records if r["type"] == "hand_result")
     assert seen["result"].startswith(result["text"]), seen["result"]

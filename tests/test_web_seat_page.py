@@ -76,7 +76,7 @@ def play_observing(page: Any, height: int) -> dict[str, Any]:
         asked = int(page.evaluate("() => document.body.dataset.asked"))
         if page.evaluate("() => document.body.dataset.phase") == "auction":
             legal = page.eval_on_selector_all(
-                "#bidding-box button:enabled", "b => b.map(x => x.dataset.call)"
+                "#bidding-box button[aria-disabled='false']", "b => b.map(x => x.dataset.call)"
             )
             bids = [
                 call for call in legal if call not in ("pass", "double") and int(call[:-1].rstrip("N")) <= 9

@@ -12,7 +12,8 @@ the seat's chair: the hand's start holds the seat's own cards and no other seat'
 four hands come with the hand's end, as to every seat), and nothing says how a decision
 was made. The page folds them as the replay does (``web/static/viewer.js``). Beside
 them, only what a seat alone needs: at its turn, the question, with its legal actions
-and, for each card it holds but may not play, the rules' reason.
+and, for each card it holds but may not play (or each call of the bidding box it may not
+make), the rules' reason.
 
 The page, the desk and the table all live in the referee's trio run: events reach the
 desk as the seat receives them, and a decision awaits the page's answer there.
@@ -31,7 +32,7 @@ from oddtrick._codec_protocol import spectator_event_from_wire
 from oddtrick._events import MatchOpened
 from oddtrick._human import parse_answer
 from oddtrick._in_process import BotSide
-from oddtrick.rules import Action, Card, Seat
+from oddtrick.rules import BIDS, DOUBLE, PASS, Action, Call, Card, Seat
 from oddtrick.v1 import referee_pb2
 from oddtrick_referee.competitions.people.seat_desk import SeatDesk
 from oddtrick_referee.replay.json_export import EventsShown
@@ -63,20 +64,23 @@ class SeatEvents:
         return shown
 
 
+BIDDING_BOX: tuple[Call, ...] = (*BIDS, PASS, DOUBLE)
+"""The calls the page's bidding box offers: every bid, pass and double."""
+
+
 def question(view: BotView, after: int) -> dict[str, Any]:
-    """What the page needs at the seat's turn: the legal actions and why each card held
-    is not one (the rules' own words, :func:`oddtrick._human.parse_answer`); ``after`` is
-    the number of the last event before it."""
+    """What the page needs at the seat's turn: the legal actions and why each card held,
+    or each call of the bidding box, is not one (the rules' own words,
+    :func:`oddtrick._human.parse_answer`); ``after`` is the number of the last event before it."""
     legal = view.legal_actions
     cards = isinstance(legal[0], Card)
-    why_not = (
-        {str(card): parse_answer(str(card), view) for card in view.hand if card not in legal} if cards else {}
-    )
+    offered: tuple[Card | Call, ...] = view.hand if cards else BIDDING_BOX
+    why_not = {str(action): parse_answer(str(action), view) for action in offered if action not in legal}
     return {
         "after": after,
         "kind": "card" if cards else "call",
         "legal": [str(action) for action in legal],
-        "why_not": {card: why for card, why in why_not.items() if isinstance(why, str)},
+        "why_not": {action: why for action, why in why_not.items() if isinstance(why, str)},
     }
 
 

@@ -5,9 +5,9 @@
 // and draws them with the replay's own code (viewer.js: folder, renderTable), so the
 // table, the auction in seat columns, the tricks and the score are the replay's. Beside
 // the events, at the seat's turn, comes the question ("asked"): the legal cards or
-// calls, and why each other card held may not be played. This script adds only what a
-// seat alone has: the hand as buttons, the bidding box, the prompt, and what a click on
-// a greyed card says. The buttons are kept from one event to the next (only their state
+// calls, and why each other card held (or call of the box) may not be played. This
+// script adds only what a seat alone has: the hand as buttons, the bidding box, the
+// prompt, and what a click on a greyed card or call says. The buttons are kept from one event to the next (only their state
 // changes), so a keyboard user's focus stays where it was while the bots play.
 "use strict";
 
@@ -66,12 +66,12 @@
     return state.toPlay === you ? `your turn to ${doing}` : `${who(state.toPlay)} to ${doing}`;
   }
 
-  // Why a greyed card may not be played now, in one line.
-  function whyNot(card, state) {
+  // Why a greyed card or call may not be played now, in one line.
+  function whyNot(action, kind, state) {
     if (over) return "the match is over";
     const q = open();
-    if (q && q.kind === "call") return "the auction is on: choose a call in the bidding box";
-    if (q) return q.why_not[card] || "that card may not be played now";
+    if (q && q.kind !== kind) return "the auction is on: choose a call in the bidding box";
+    if (q) return q.why_not[action] || `that ${kind} may not be made now`;
     return state.toPlay ? `it is not your turn: ${prompt(state)}` : "it is not your turn";
   }
 
@@ -98,11 +98,11 @@
         button.dataset.card = card;
         button.textContent = viewer.pretty(card);
         button.setAttribute("aria-label", cardLabel(card));
-        button.addEventListener("click", () => (button.getAttribute("aria-disabled") === "true" ? explain(card) : send(card)));
+        button.addEventListener("click", () => act(button, card, "card"));
       }
       const next = before ? before.nextSibling : hand.firstChild;
       if (next !== button) hand.insertBefore(button, next);
-      // Greyed, not disabled: a click or Enter on it says why (explain), so it stays in the
+      // Greyed, not disabled: a click or Enter on it says why (act), so it stays in the
       // tab order for a keyboard user to hear why as well.
       const playable = legal.has(card);
       button.setAttribute("aria-disabled", playable ? "false" : "true");
@@ -117,8 +117,8 @@
     button.dataset.call = call;
     button.textContent = text;
     button.setAttribute("aria-label", label);
-    button.disabled = true;
-    button.addEventListener("click", () => send(call));
+    button.setAttribute("aria-disabled", "true");
+    button.addEventListener("click", () => act(button, call, "call"));
     return button;
   }
 
@@ -143,10 +143,10 @@
   function drawBox(state, legal) {
     const bidding = !folded.match.classic && state.auction && !over;
     $("bidding-box").hidden = !bidding;
-    if (!bidding) return;
-    if (!boxBuilt) buildBox();
+    if (bidding && !boxBuilt) buildBox();
+    // Greyed as the cards are, not disabled: a click on a call not open says why.
     for (const button of document.querySelectorAll("#bidding-box button")) {
-      button.disabled = !legal.has(button.dataset.call);
+      button.setAttribute("aria-disabled", legal.has(button.dataset.call) ? "false" : "true");
     }
   }
 
@@ -164,14 +164,20 @@
     const now = document.activeElement;
     const lost = !now || now === document.body || now.disabled || now.getAttribute("aria-disabled") === "true";
     if (q && focusInTable && lost) {
-      const first = document.querySelector(q.kind === "card" ? '#hand button[aria-disabled="false"]' : "#bidding-box button:enabled");
+      const box = q.kind === "card" ? "#hand" : "#bidding-box";
+      const first = document.querySelector(`${box} button[aria-disabled="false"]`);
       if (first) first.focus();
     }
   }
 
-  function explain(card) {
+  // A click (or Enter) on a card or call: sent if it is open, else the page says why not.
+  function act(button, action, kind) {
+    if (button.getAttribute("aria-disabled") !== "true") {
+      send(action);
+      return;
+    }
     const refusal = $("refusal");
-    refusal.textContent = whyNot(card, folded.latest());
+    refusal.textContent = whyNot(action, kind, folded.latest());
     refusal.hidden = false;
   }
 
