@@ -16,8 +16,10 @@ fallback. It prints the higher level's points per deal with the standings' 95% i
 own measure), the share of its decisions that fell back for want of time (its comments
 say so), the time-outs, and the machine's load: the 1-minute load average before and
 after, and its range while the run lasted (sampled every 5 s). On a shared machine the
-load is the context of every figure: quote it with them. This is a measurement, not a
-test: it prints figures, the README and docs/strong-bot.md quote them.
+load is the context of every figure: quote it with them. Last, where the points are: the
+deal pairs whose two tables reached the same contract (the card play decided them) and
+those whose tables did not (the auction did), with the points of each. This is a
+measurement, not a test: it prints figures, the README and docs/strong-bot.md quote them.
 """
 
 from __future__ import annotations
