@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -36,14 +35,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from oddtrick._log_records import HandResultRecord, MatchStart, read_records
+from oddtrick.rules import Contract, Seat
+from oddtrick_referee.replay.model import replay_log
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "sdk" / "oddtrick" / "bots"
 PIMC = BOTS / "pimc_bot.py"
 HEURISTIC = BOTS / "heuristic_bot.py"
-CONTRACT = re.compile(r"^(.+?) (?:made|failed)\b")
-"""A hand result's contract, from its text: ``9♥ by South`` of ``9♥ by South failed by 7: …``."""
 
 
 class CpuHogs:
@@ -147,21 +145,16 @@ def contract_split(logs: Path, name: str) -> dict[str, list[float]]:
     from ``name``'s side, halved, as the standings count it), filed under ``same`` when both
     tables reached the same contract (the card play decided) or ``different`` (the auction
     did). Classic Whist has no auction: every deal pair is ``same``. The two tables of a
-    deal pair share the seed commitment and the hand number."""
-    tables: dict[tuple[str, int], list[tuple[str, float]]] = {}
+    deal pair share the seed and the hand number; each log is read by the replay model,
+    whose contracts are the rules' own."""
+    tables: dict[tuple[str, int], list[tuple[Contract | None, float]]] = {}
     for path in sorted(logs.rglob("*.jsonl*")):
-        side = 0
-        commitment = ""
-        for record in read_records(path):
-            if isinstance(record, MatchStart):
-                commitment = record.seed_commitment
-                side = 0 if record.players["N"]["name"].split("~")[0] == name else 1
-            elif isinstance(record, HandResultRecord):
-                contract = CONTRACT.match(record.text)
-                margin = record.points[side] - record.points[1 - side]
-                tables.setdefault((commitment, record.hand), []).append(
-                    (contract.group(1) if contract else "", margin)
-                )
+        match = replay_log(path)
+        side = 0 if match.players[Seat.NORTH].split("~")[0] == name else 1
+        for hand in match.hands:
+            if hand.result is not None:
+                margin = hand.result.points[side] - hand.result.points[1 - side]
+                tables.setdefault((match.seed, hand.number), []).append((hand.contract, margin))
     split: dict[str, list[float]] = {"same": [], "different": []}
     for plays in tables.values():
         if len(plays) == 2:

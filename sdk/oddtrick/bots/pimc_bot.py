@@ -417,9 +417,10 @@ class PimcBot(HeuristicBot):
         totals = dict.fromkeys(legal, 0.0)
         values: dict[Card, list[float]] = {card: [] for card in legal}
         most = max(self.samples, round(self.samples * self.close_factor))
+        margin = margins(view)
         for done, hands in enumerate(self._samples(view, limit, most), 1):
             step_started = time.monotonic()
-            for card, value in self.card_values(view, [hands]).items():
+            for card, value in self.card_values(view, [hands], margin).items():
                 totals[card] += value
                 values[card].append(value)
             yield best_card(totals, maxim, self.tie_margin * done), done
@@ -428,15 +429,20 @@ class PimcBot(HeuristicBot):
             if spent and not is_close(values):
                 return
 
-    def card_values(self, view: oddtrick.BotView, deals: Sequence[Hands]) -> dict[Card, float]:
+    def card_values(
+        self, view: oddtrick.BotView, deals: Sequence[Hands], margin: Sequence[int] | None = None
+    ) -> dict[Card, float]:
         """Each legal card's total, over ``deals`` (full layouts of the cards still
-        held), of our points less theirs when everyone plays double-dummy after it."""
+        held), of our points less theirs when everyone plays double-dummy after it.
+        ``margin`` is :func:`margins` of the view, given by a caller that asks many times
+        in one decision so that the table is built once."""
         assert view.seat is not None
         legal = [action for action in view.legal_actions if isinstance(action, Card)]
         leader = view.current_trick[0][0] if view.current_trick else view.seat
         trick = tuple(card for _, card in view.current_trick)
         won = view.tricks_won[view.seat.side]
-        margin = margins(view)
+        if margin is None:
+            margin = margins(view)
         totals = dict.fromkeys(legal, 0.0)
         for scores in solve([Position(hands, view.trumps, leader, trick) for hands in deals]):
             for card in legal:

@@ -7,8 +7,9 @@
 // the events, at the seat's turn, comes the question ("asked"): the legal cards or
 // calls, and why each other card held (or call of the box) may not be played. This
 // script adds only what a seat alone has: the hand as buttons, the bidding box, the
-// prompt, and what a click on a greyed card or call says. The buttons are kept from one event to the next (only their state
-// changes), so a keyboard user's focus stays where it was while the bots play.
+// prompt, and what a click on a greyed card or call says. The buttons are kept from
+// one event to the next (only their state changes), so a keyboard user's focus stays
+// where it was while the bots play.
 "use strict";
 
 (function () {
