@@ -15,38 +15,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from tournament_support import match_logs, run_tournament
 
 from oddtrick._codec_text import parse_action
 from oddtrick.analysis import analyze_logs, contract_par, render
 from oddtrick.double_dummy import Position, solve
 from oddtrick.rules import Card, Denomination, GameConfig, GameState, Phase, Seat, Side
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _tournament(directory: Path, game: str) -> list[Path]:
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "oddtrick",
-            "tournament",
-            "--game",
-            game,
-            "--deals",
-            "2",
-            "--bot",
-            f"random={ROOT / 'sample_bots' / 'random_bot.py'}",
-            "--bot",
-            f"heuristic={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
-            "--data-dir",
-            str(directory),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return sorted((directory / "logs").glob("*.jsonl"))
+    run_tournament(directory, game=game)
+    return match_logs(directory)
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 from process_support import reap
+from tournament_support import run_tournament, sample_bot
 
 ROOT = Path(__file__).resolve().parents[1]
-HEURISTIC = ROOT / "sdk" / "oddtrick" / "bots" / "heuristic_bot.py"
 PINNED = Path(__file__).resolve().parent / "pinned_pimc_bot.py"
 
 DEADLINE_S = 5.0
@@ -72,30 +72,15 @@ def test_no_timeouts_with_every_core_busy_and_the_bot_on_one(tmp_path):
     cpu = min(os.sched_getaffinity(0))
     hogs = [_hog() for _ in range(os.cpu_count() or 2)]
     try:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "oddtrick",
-                "tournament",
-                "--game",
-                "contract",
-                "--deals",
-                str(DEALS),
-                "--tables",
-                str(TABLES),
-                "--deadline",
-                str(DEADLINE_S),
-                "--bot",
-                f"pimc=cmd:{sys.executable} {PINNED} {cpu}",
-                "--bot",
-                f"heuristic={HEURISTIC}",
-                "--data-dir",
-                str(tmp_path),
-                "--json",
-            ],
-            capture_output=True,
-            text=True,
+        result = run_tournament(
+            tmp_path,
+            "--tables",
+            str(TABLES),
+            "--deadline",
+            str(DEADLINE_S),
+            "--json",
+            deals=DEALS,
+            bots={"pimc": f"cmd:{sys.executable} {PINNED} {cpu}", "heuristic": sample_bot("heuristic")},
             timeout=1800,
             check=False,
         )

@@ -21,6 +21,7 @@ from referee_support import (
     own_event,
     referee_running,
 )
+from tournament_support import entries, match_logs, run_tournament, sample_bot
 
 from oddtrick.rules import GameConfig, MatchFormat, Seat
 from oddtrick.v1 import cards_pb2, game_pb2, referee_pb2
@@ -248,39 +249,22 @@ def test_the_strong_bot_spends_its_bank_over_the_match(tmp_path):
     would empty its bank in a few cards. Its anytime budget takes a share of the bank
     instead (the increment and a 30th of the rest), so it never runs out."""
     pytest.importorskip("endplay")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "oddtrick",
-            "tournament",
-            "--game",
-            "contract",
-            "--deals",
-            "2",
-            "--set-size",
-            "1",
-            "--clock",
-            "3+0.2",
-            "--bot",
-            f"pimc={ROOT / 'sample_bots' / 'pimc_bot.py'}",
-            "--bot",
-            f"heuristic={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
-            "--data-dir",
-            str(tmp_path),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
+    result = run_tournament(
+        tmp_path,
+        "--set-size",
+        "1",
+        "--clock",
+        "3+0.2",
+        "--json",
+        bots={"pimc": sample_bot("pimc"), "heuristic": sample_bot("heuristic")},
         timeout=900,
     )
-    pimc = next(entry for entry in json.loads(result.stdout)["entries"] if entry["entry"] == "pimc")
+    pimc = entries(result)["pimc"]
     assert pimc["faults"]["clock"] == pimc["faults"]["timeouts"] == 0
     assert pimc["time"]["answered"] > 60
     # A second a decision would have spent 3 s of bank plus 0.2 s a decision long before.
     assert pimc["time"]["think_ms"]["p50"] < 600
-    logs = sorted((tmp_path / "logs").rglob("*.jsonl"))
+    logs = match_logs(tmp_path)
     assert len(logs) == 4
     for log in logs:
         assert check_log(log).ok

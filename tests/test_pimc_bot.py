@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from tournament_support import entries, run_tournament, sample_bot
 
 from oddtrick import PASS, Card, Contract, Denomination, GameConfig, MatchFormat, Phase, Seat, Suit, Trick
 from oddtrick._bot import BotView, decide_sync
@@ -318,35 +319,12 @@ def test_loads_as_the_oddtrick_bot_command_loads_it():
 def test_plays_a_referee_tournament_as_its_own_process_without_a_fault(tmp_path):
     """On a real referee, each seat a separate bot process and the referee's
     deadline running: the strong bot's time budget keeps it inside it."""
-    import json
-    import subprocess
-
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "oddtrick",
-            "tournament",
-            "--game",
-            "contract",
-            "--deals",
-            "1",
-            "--bot",
-            f"pimc={SAMPLE_BOTS / 'pimc_bot.py'}",
-            "--bot",
-            f"heuristic={SAMPLE_BOTS / 'heuristic_bot.py'}",
-            "--data-dir",
-            str(tmp_path),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
+    result = run_tournament(
+        tmp_path, "--json", deals=1, bots={"pimc": sample_bot("pimc"), "heuristic": sample_bot("heuristic")}
     )
-    entries = {entry["entry"]: entry for entry in json.loads(result.stdout)["entries"]}
-    assert entries["pimc"]["deals"] == 1
-    assert set(entries["pimc"]["faults"].values()) == {0}
+    pimc = entries(result)["pimc"]
+    assert pimc["deals"] == 1
+    assert set(pimc["faults"].values()) == {0}
 
 
 @pytest.mark.parametrize("phase_config", ["classic", "contract"])

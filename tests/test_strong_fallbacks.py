@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-BOTS = ROOT / "sdk" / "oddtrick" / "bots"
+from tournament_support import run_tournament, sample_bot
 
 
 def _comments(data_dir: Path) -> dict[str, list[str | None]]:
@@ -41,36 +38,13 @@ def _comments(data_dir: Path) -> dict[str, list[str | None]]:
 
 
 def test_a_starved_strong_bot_reports_its_fallbacks_and_the_standings_warn(tmp_path: Path) -> None:
-    pimc = BOTS / "pimc_bot.py"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "oddtrick",
-            "tournament",
-            "--game",
-            "contract",
-            "--deals",
-            "1",
-            "--seed",
-            "starved",
-            "--bot",
-            f"starved={pimc}",
-            "option.think_seconds=0",
-            "--bot",
-            f"level1={pimc}",
-            "option.level=1",
-            "--bot",
-            f"heuristic={BOTS / 'heuristic_bot.py'}",
-            "--data-dir",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    pimc = sample_bot("pimc")
+    bots = {
+        "starved": [pimc, "option.think_seconds=0"],
+        "level1": [pimc, "option.level=1"],
+        "heuristic": sample_bot("heuristic"),
+    }
+    result = run_tournament(tmp_path, "--seed", "starved", deals=1, bots=bots, timeout=900)
     said = _comments(tmp_path)
 
     starved = said["starved"]

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import trio
+from tournament_support import run_tournament
 
 from oddtrick.double_dummy import Position, solve
 from oddtrick.rules import Card, Denomination, Seat
@@ -27,32 +28,10 @@ from oddtrick_referee.web.server import serve_web
 from tests.referee_support import in_thread
 from tests.web_support import browser_page, chromium_path, get
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _tournament(directory: Path, game: str) -> Path:
     """A duplicate tournament of two deals: the referee on a socket, the sample bots as processes."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "oddtrick",
-            "tournament",
-            "--game",
-            game,
-            "--deals",
-            "2",
-            "--bot",
-            f"random={ROOT / 'sample_bots' / 'random_bot.py'}",
-            "--bot",
-            f"heuristic={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
-            "--data-dir",
-            str(directory),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    run_tournament(directory, game=game)
     return directory
 
 

@@ -6,13 +6,12 @@ stacked label stands apart from its value."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
+from tournament_support import run_tournament, sample_bot
 
 from oddtrick_referee.storage.tournament_store import TournamentStore
 from oddtrick_referee.web.app import create_app
@@ -20,7 +19,6 @@ from oddtrick_referee.web.server import serve_web
 from tests.referee_support import in_thread
 from tests.web_support import browser_page, chromium_path
 
-ROOT = Path(__file__).resolve().parents[1]
 LONG = ("a-rather-long-entrant-name-rnd", "another-long-entrant-name-heu")
 """Entry names as long as a team's on a ladder table, which once pushed the traveller's
 score and play columns off a desktop page."""
@@ -30,27 +28,7 @@ score and play columns off a desktop page."""
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     chromium_path()
     directory = tmp_path_factory.mktemp("layout")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "oddtrick",
-            "tournament",
-            "--game",
-            "contract",
-            "--deals",
-            "1",
-            "--bot",
-            f"{LONG[0]}={ROOT / 'sample_bots' / 'random_bot.py'}",
-            "--bot",
-            f"{LONG[1]}={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
-            "--data-dir",
-            str(directory),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    run_tournament(directory, deals=1, bots={LONG[0]: sample_bot("random"), LONG[1]: sample_bot("heuristic")})
     return directory
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from process_support import reap
+from tournament_support import match_logs, run_tournament
 from worker_support import DEADLINE, Worker, until
 
 from oddtrick.analysis import analyze_logs
@@ -31,32 +32,10 @@ from oddtrick_referee.storage.work_queue import (
     open_queue,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _tournament(directory: Path, deals: int) -> list[Path]:
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "oddtrick",
-            "tournament",
-            "--game",
-            "contract",
-            "--deals",
-            str(deals),
-            "--bot",
-            f"random={ROOT / 'sample_bots' / 'random_bot.py'}",
-            "--bot",
-            f"heuristic={ROOT / 'sample_bots' / 'heuristic_bot.py'}",
-            "--data-dir",
-            str(directory),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    return sorted((directory / "logs").glob("*.jsonl"))
+    run_tournament(directory, deals=deals)
+    return match_logs(directory)
 
 
 @pytest.fixture(scope="module")
