@@ -103,8 +103,20 @@ def entry_words(level: int | None) -> tuple[str, list[str]]:
 
 def measure(level: int, against: int | None, args: argparse.Namespace) -> dict[str, Any]:
     """One tournament: ``level`` against the level ``against`` (None: the heuristic bot)."""
-    name, words = entry_words(level)
-    other, other_words = entry_words(against)
+    deals = ["--seed", f"{args.seed}-{args.game}"]
+    return run_matchup(entry_words(level), entry_words(against), deals, args)
+
+
+def run_matchup(
+    entry: tuple[str, list[str]],
+    opponent: tuple[str, list[str]],
+    deals: list[str],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """One tournament of two entries (each a name and its ``--bot`` words) on the deals that
+    ``deals`` names (``--seed S`` or ``--deals-from FILE.pbn``), and what it found."""
+    name, words = entry
+    other, other_words = opponent
     with tempfile.TemporaryDirectory(prefix="strength-") as folder:
         command = [
             sys.executable,
@@ -119,8 +131,7 @@ def measure(level: int, against: int | None, args: argparse.Namespace) -> dict[s
             str(args.tables),
             "--deadline",
             str(args.deadline),
-            "--seed",
-            f"{args.seed}-{args.game}",
+            *deals,
             "--bot",
             *words,
             "--bot",
