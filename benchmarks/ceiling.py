@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from strength import entry_words, line, run_matchup
+from strength import add_tournament_arguments, check_levels_and_deals, entry_words, line, run_matchup
 
 from oddtrick.rules import Seat, deal_cards
 from oddtrick_referee.replay.pbn import pbn_card
@@ -55,27 +55,10 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--levels", default="3", help="the strong bot's levels measured beside it (default 3; '' for none)"
-    )
-    parser.add_argument(
-        "--game", choices=["classic", "contract"], default="contract", help="default: contract"
-    )
-    parser.add_argument("--deals", type=int, default=40, help="deal pairs (default 40)")
-    parser.add_argument(
-        "--deadline", type=float, default=5.0, help="the referee's seconds per decision (default 5)"
-    )
-    parser.add_argument("--tables", type=int, default=2, help="tables at once (default 2)")
-    parser.add_argument("--seed", default="ceiling", help="the seed the deals are drawn from")
-    parser.add_argument("--out", type=Path, help="append each measurement's figures here (JSON lines)")
+    add_tournament_arguments(parser, levels="3", deals=40, seed="ceiling")
     args = parser.parse_args()
     args.hogs = 0
-    try:
-        args.level_list = [int(word) for word in args.levels.split(",") if word.strip()]
-    except ValueError:
-        parser.error(f"--levels takes numbers separated by commas (e.g. 1,3), not {args.levels!r}")
-    if args.deals < 2:
-        parser.error("--deals must be at least 2: an interval needs two deal pairs")
+    check_levels_and_deals(parser, args)
     return args
 
 

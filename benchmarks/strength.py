@@ -239,23 +239,30 @@ def line(found: dict[str, Any]) -> str:
     )
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def add_tournament_arguments(parser: argparse.ArgumentParser, levels: str, deals: int, seed: str) -> None:
+    """The options every measurement takes (strength.py's and ceiling.py's)."""
     parser.add_argument(
-        "--levels", default="1,2,3", help="the levels measured, comma-separated (default 1,2,3)"
+        "--levels", default=levels, help=f"the levels measured, comma-separated (default {levels})"
     )
     parser.add_argument(
         "--game", choices=["classic", "contract"], default="contract", help="default: contract"
     )
-    parser.add_argument("--deals", type=int, default=24, help="deal pairs per measurement (default 24)")
+    parser.add_argument(
+        "--deals", type=int, default=deals, help=f"deal pairs per measurement (default {deals})"
+    )
     parser.add_argument(
         "--deadline", type=float, default=5.0, help="the referee's seconds per decision (default 5)"
     )
     parser.add_argument("--tables", type=int, default=2, help="tables at once (default 2)")
-    parser.add_argument("--seed", default="strength", help="the tournaments' master seed prefix")
+    parser.add_argument("--seed", default=seed, help=f"where the deals come from (default {seed!r})")
     parser.add_argument("--out", type=Path, help="append each measurement's figures here (JSON lines)")
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add_tournament_arguments(parser, levels="1,2,3", deals=24, seed="strength")
     parser.add_argument(
         "--against",
         choices=["both", "heuristic", "below"],
@@ -272,13 +279,19 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     if args.quick:
         args.levels, args.deals = "1,2", 2
+    check_levels_and_deals(parser, args)
+    return args
+
+
+def check_levels_and_deals(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``args.level_list`` from ``--levels`` (``1,2,3``; empty: none); a bad list, or fewer
+    deal pairs than an interval needs, is the parser's error."""
     try:
-        args.level_list = sorted({int(word) for word in args.levels.split(",")})
+        args.level_list = sorted({int(word) for word in args.levels.split(",") if word.strip()})
     except ValueError:
         parser.error(f"--levels takes numbers separated by commas (e.g. 1,2,3), not {args.levels!r}")
     if args.deals < 2:
         parser.error("--deals must be at least 2: an interval needs two deal pairs")
-    return args
 
 
 def main() -> None:
