@@ -8,6 +8,7 @@ cases. ``HYPOTHESIS_PROFILE=explore`` draws fresh random examples instead.
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -29,6 +30,20 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Take Ctrl-C back when the run was started with it ignored.
+
+    A shell without job control starts a background command (``scripts/test.sh &`` in a
+    script, ``nohup``) with SIGINT ignored, and an ignored signal stays ignored in every
+    program it starts: each referee, web server and bot a test runs would then ignore the
+    Ctrl-C the test sends it to see it stop cleanly, and the test would wait out its
+    deadline and fail. A handler of our own is reset to the default in a child, so the
+    children get Ctrl-C as a user's terminal gives it. (The product itself keeps an
+    inherited ignore, as a background program should.)"""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
