@@ -65,8 +65,9 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     print(
-        f"the all-seeing bot and levels {args.levels or 'none'} against the heuristic bot, "
-        f"{args.game}, {args.deals} deal pairs of seed {args.seed!r}: {os.getloadavg()[0]:.1f} load now",
+        f"the all-seeing bot, then level {', '.join(map(str, args.level_list)) or 'none'}, against the "
+        f"heuristic bot, {args.game}, {args.deals} deal pairs of seed {args.seed!r}: "
+        f"{os.getloadavg()[0]:.1f} load now",
         flush=True,
     )
     found: list[dict[str, Any]] = []
@@ -83,10 +84,13 @@ def main() -> None:
             if args.out is not None:
                 with args.out.open("a", encoding="utf-8") as file:
                     file.write(json.dumps(result) + "\n")
-    ceiling = found[0]["points_per_deal"]
+    ceiling, (low, _) = found[0]["points_per_deal"], found[0]["ci95"] or (0.0, 0.0)
     for result in found[1:]:
-        share = result["points_per_deal"] / ceiling if ceiling > 0 else float("nan")
-        print(f"{result['entry']} takes {share:.0%} of the all-seeing pair's {ceiling:+.2f} a deal")
+        if low <= 0:
+            print(f"{result['entry']}'s share: too few deal pairs (the all-seeing pair's interval reaches 0)")
+        else:
+            share = result["points_per_deal"] / ceiling
+            print(f"{result['entry']} takes {share:.0%} of the all-seeing pair's {ceiling:+.2f} a deal")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from oddtrick._terminal import plural
+from oddtrick.bots import STRONG_LEVELS, strong_levels_text
 from oddtrick.rules import Contract, Seat
 from oddtrick_referee.replay.model import replay_log
 
@@ -145,7 +147,8 @@ def run_matchup(
             result = subprocess.run(command, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
         if result.returncode != 0:
-            raise SystemExit(f"the tournament failed: {result.stderr.strip().splitlines()[-3:]}")
+            said = "\n  ".join(result.stderr.strip().splitlines()[-3:])
+            raise SystemExit(f"the tournament failed:\n  {said}")
         split = contract_split(Path(folder) / "data" / "logs", name)
     entries = {entry["entry"]: entry for entry in json.loads(result.stdout)["entries"]}
     return {**figures(name, other, entries, load, seconds, args), "contracts": split}
@@ -178,7 +181,7 @@ def split_text(split: dict[str, list[float]]) -> str:
     """``same contract at both tables: 22 deal pairs, +3.0 points; different: 38, +70.5``."""
     same, different = split["same"], split["different"]
     return (
-        f"same contract at both tables: {len(same)} deal pairs, {sum(same):+.1f} points; "
+        f"same contract at both tables: {plural(len(same), 'deal pair')}, {sum(same):+.1f} points; "
         f"different: {len(different)}, {sum(different):+.1f}"
     )
 
@@ -221,6 +224,11 @@ def hogs_text(hogs: int) -> str:
     return f", {hogs} CPU hog{'s' if hogs != 1 else ''} beside it" if hogs else ""
 
 
+def by_entry(counts: dict[str, int]) -> str:
+    """``level3 0, heuristic 0``: a count for each entry."""
+    return ", ".join(f"{entry} {count}" for entry, count in counts.items())
+
+
 def line(found: dict[str, Any]) -> str:
     """One measurement for people."""
     low, high = found["ci95"] or (float("nan"), float("nan"))
@@ -230,11 +238,11 @@ def line(found: dict[str, Any]) -> str:
     other_share = found["opponent_fallbacks"] / other if other else 0.0
     return (
         f"{found['entry']} vs {found['opponent']}, {found['game']}: {found['points_per_deal']:+.2f} points "
-        f"a deal, 95% CI [{low:+.2f}, {high:+.2f}], {found['deal_pairs']} deal pairs, deadline "
+        f"a deal, 95% CI [{low:+.2f}, {high:+.2f}], {plural(found['deal_pairs'], 'deal pair')}, deadline "
         f"{found['deadline_s']:g} s{hogs_text(found.get('hogs', 0))}; "
         f"think p50 {think['p50']} ms, p99 {think['p99']} ms; fell back "
-        f"{share:.0%} ({found['opponent']} {other_share:.0%}); time-outs {found['timeouts']}, "
-        f"all faults {found['faults']}; {found['load_text']}; {found['seconds']} s"
+        f"{share:.0%} ({found['opponent']} {other_share:.0%}); time-outs {by_entry(found['timeouts'])}, "
+        f"all faults {by_entry(found['faults'])}; {found['load_text']}; {found['seconds']} s"
         f"\n  where the points are: {split_text(found['contracts'])}"
     )
 
@@ -290,13 +298,17 @@ def check_levels_and_deals(parser: argparse.ArgumentParser, args: argparse.Names
         args.level_list = sorted({int(word) for word in args.levels.split(",") if word.strip()})
     except ValueError:
         parser.error(f"--levels takes numbers separated by commas (e.g. 1,2,3), not {args.levels!r}")
+    unknown = [level for level in args.level_list if level not in STRONG_LEVELS]
+    if unknown:
+        parser.error(f"no level {unknown[0]}: the strong bot's levels are {strong_levels_text()}")
     if args.deals < 2:
         parser.error("--deals must be at least 2: an interval needs two deal pairs")
 
 
 def main() -> None:
     args = parse_args()
-    print(f"strength of the strong bot's levels {args.levels}: {os.getloadavg()[0]:.1f} load now", flush=True)
+    levels = ", ".join(str(level) for level in args.level_list)
+    print(f"strength of the strong bot at level {levels}: {os.getloadavg()[0]:.1f} load now", flush=True)
     for level in args.level_list:
         matchups: list[int | None] = [] if args.against == "below" else [None]
         if level - 1 >= 1 and args.against != "heuristic":

@@ -155,9 +155,9 @@ def test_an_entry_resumed_with_other_options_is_another_entrant(tmp_path: Path) 
          "label (a string, default plain), depth (an int, default 1), ratio (a float, default 0.5), "
          "loud (a bool, default false)"),
         ("--bot", "option.depth=deep", "option depth of EchoBot is an int, default 1, not 'deep': give "
-         "e.g. option.depth=40"),
+         "e.g. option.depth=1"),
         ("--in-process", "option.loud=2", "option loud of EchoBot is a bool, default false, not '2': give "
-         "e.g. option.loud=true"),
+         "e.g. option.loud=false"),
         ("--in-process", "option.ratio=fast", "option ratio of EchoBot is a float, default 0.5, not 'fast'"),
     ],
 )  # fmt: skip

@@ -98,6 +98,17 @@ def test_a_level_that_does_not_exist_stops_the_ladder_before_it_starts(tmp_path:
     assert unknown.stderr.strip().endswith("the ladder did not start")
     garbled = _oddtrick(tmp_path, "ladder", "serve", "--house-bot", "strong:two", "--data-dir", "lad2")
     assert garbled.returncode == 2
-    assert "strong:LEVEL takes a level number, e.g. strong:2" in garbled.stderr
+    assert "strong:LEVEL takes a level number, 1 to 3, e.g. strong:2" in garbled.stderr
     assert not (tmp_path / "lad2").exists()
     assert list((tmp_path / "lad").rglob("*.*")) == []
+    # Level 0 is the bot's "no level": as a house bot it would be level 3 under another name.
+    none = _oddtrick(tmp_path, "ladder", "serve", "--house-bot", "strong:0", "--data-dir", "lad3")
+    assert none.returncode == 2
+    assert "strong:LEVEL takes a level number, 1 to 3" in none.stderr
+    assert not (tmp_path / "lad3").exists()
+
+
+def test_the_ladder_s_help_names_the_levels_there_are(tmp_path: Path) -> None:
+    helped = _oddtrick(tmp_path, "ladder", "serve", "--help")
+    assert helped.returncode == 0
+    assert "a level (1 to 3," in " ".join(helped.stdout.split())

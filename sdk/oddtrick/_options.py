@@ -185,9 +185,12 @@ def _as_type(target: type[Bot], name: str, value: OptionValue, default: OptionVa
         return value
     if kind is bool and isinstance(value, bool):
         return value
+    # The example is the option's own default (a value it surely takes), or a word of its
+    # type where the default is empty.
+    example = shown(default) or _EXAMPLES[kind]
     raise OptionError(
         f"option {name} of {target.__name__} is {described(default)}, not "
-        f"{shown(value)!r}: give e.g. option.{name}={_EXAMPLES[kind]}"
+        f"{shown(value)!r}: give e.g. option.{name}={example}"
     )
 
 

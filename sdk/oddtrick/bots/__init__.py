@@ -22,6 +22,15 @@ from pathlib import Path
 FOLDER = Path(__file__).resolve().parent
 """Where the sample bots' files are, inside the installed package."""
 
+STRONG_LEVELS = (1, 2, 3)
+"""The strong bot's levels (``option.level=N``; ``pimc_bot.LEVELS`` says what each is),
+here so that commands can name them without the ``strong`` extra that bot needs."""
+
+
+def strong_levels_text() -> str:
+    """``1 to 3``: the strong bot's levels as help and error messages name them."""
+    return f"{STRONG_LEVELS[0]} to {STRONG_LEVELS[-1]}"
+
 
 def bot_file(kind: str) -> Path:
     """The file of the sample bot ``kind`` (``random``, ``heuristic`` or ``pimc``)."""

@@ -48,7 +48,7 @@ from oddtrick.anytime import FALLBACK_PREFIX, Budget, anytime, budget
 
 # The auction's policy (when to open, compete, leave partner's contract alone)
 # is the heuristic bot's; only its trick estimates are replaced by sampling.
-from oddtrick.bots import auction_simulation
+from oddtrick.bots import STRONG_LEVELS, auction_simulation
 from oddtrick.bots.heuristic_bot import HeuristicBot, highest_bid
 from oddtrick.double_dummy import Hands, Position, max_tricks, solve
 from oddtrick.rules import PACK, GameKind, Side, contract_points, odd_tricks
@@ -205,6 +205,9 @@ Contract Whist: +1.04 against the heuristic bot on the 60 deal pairs where level
 does not give. Measured strengths: docs/strong-bot.md."""
 
 
+assert tuple(LEVELS) == STRONG_LEVELS, "the levels the commands name are these"
+
+
 def level_text() -> str:
     """``1 (2 samples a card, …), 2 (…)``: the levels as an error message lists them."""
     return ", ".join(
@@ -278,7 +281,8 @@ class PimcBot(HeuristicBot):
 
     level: ClassVar[int] = 0
     """One of :data:`LEVELS` (1 to 3) sets ``samples``, ``call_samples`` and
-    ``think_seconds`` at once, unless they are given too; 0, the default, leaves them be."""
+    ``think_seconds`` at once, unless they are given too; 0, the default, leaves them be
+    (the bot's own settings are level 3's)."""
 
     samples: ClassVar[int] = 24
     """At most this many sampled deals per card decision."""
@@ -345,7 +349,10 @@ class PimcBot(HeuristicBot):
         if "level" not in own or cls.level == 0:
             return
         if cls.level not in LEVELS:
-            raise OptionError(f"option level of {cls.__name__} is {cls.level}: the levels are {level_text()}")
+            raise OptionError(
+                f"option level of {cls.__name__} is {cls.level}: the levels are {level_text()}; "
+                "0, the default, sets none (the bot's own settings are level 3's)"
+            )
         chosen = LEVELS[cls.level]
         for name in ("samples", "call_samples", "think_seconds"):
             if name not in own:

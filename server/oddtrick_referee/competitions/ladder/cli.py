@@ -162,7 +162,7 @@ def _add_match_options(play: argparse._ArgumentGroup) -> None:
         metavar=("NAME=FILE.py[:Class]", "option.NAME=VALUE"),
         help="a house bot of your own instead of the default ones (repeatable), its bot options "
         "after it: --house-bot strong=sample_bots/pimc_bot.py option.think_seconds=0.5; or "
-        "strong:LEVEL, the strong sample bot at a level (1 to 4, docs/strong-bot.md): "
+        f"strong:LEVEL, the strong sample bot at a level ({bots.strong_levels_text()}, docs/strong-bot.md): "
         "--house-bot strong:1 --house-bot strong:2 --house-bot strong:3",
     )
     play.add_argument(
@@ -682,10 +682,10 @@ def _house_bot(given: EntryArgument) -> HouseBot:
     level is checked with its options, by the bot, before the ladder starts."""
     if given.text.startswith(STRONG_HOUSE):
         level = given.text.removeprefix(STRONG_HOUSE)
-        if not level.isdigit():
+        if not level.isdigit() or int(level) == 0:
             raise OptionError(
-                f"--house-bot {given.text}: strong:LEVEL takes a level number, e.g. strong:2 "
-                "(the levels are in docs/strong-bot.md)"
+                f"--house-bot {given.text}: strong:LEVEL takes a level number, {bots.strong_levels_text()}, "
+                "e.g. strong:2 (the levels are in docs/strong-bot.md)"
             )
         strong = parse_entry(f"house-strong-{int(level)}={bots.bot_file('pimc')}")
         assert strong.command is not None  # an SDK bot file
