@@ -19,7 +19,7 @@ from oddtrick.anytime import Budget
 from oddtrick.bots.pimc_bot import PimcBot
 from oddtrick.deal_sets import read_deal_set
 from oddtrick.double_dummy import Hands
-from oddtrick.rules import Card, Seat
+from oddtrick.rules import Seat
 
 DEALS = read_deal_set(Path(__file__).with_name("deals.pbn")).deals
 
@@ -39,11 +39,9 @@ class OmniscientBot(PimcBot):
     def true_layout(view: oddtrick.BotView) -> Hands:
         """The cards each seat still holds, read from the deal that dealt this seat's hand."""
         assert view.seat is not None
-        played = set(view.played_cards) | {card for _, card in view.current_trick}
-        mine: set[Card] = set(view.hand)
-        for trick in view.tricks:
-            mine.update(card for seat, card in trick.plays if seat is view.seat)
-        mine.update(card for seat, card in view.current_trick if seat is view.seat)
+        played = set(view.played_cards)
+        plays = [play for trick in view.tricks for play in trick.plays] + list(view.current_trick)
+        mine = set(view.hand) | {card for seat, card in plays if seat is view.seat}
         deal = next(fixed.deal for fixed in DEALS if set(fixed.deal[view.seat]) == mine)
         north, east, south, west = (
             tuple(card for card in deal[seat] if card not in played)

@@ -15,13 +15,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_BOTS = ROOT / "sdk" / "oddtrick" / "bots"
+from oddtrick.bots import bot_file
 
 
 def sample_bot(name: str) -> str:
-    """``sample_bots/NAME_bot.py``'s path: ``sample_bot("pimc")``."""
-    return str(SAMPLE_BOTS / f"{name}_bot.py")
+    """The sample bot ``name``'s file as a ``--bot`` word: ``sample_bot("pimc")``."""
+    return str(bot_file(name))
 
 
 RANDOM_AND_HEURISTIC: Mapping[str, str] = {
